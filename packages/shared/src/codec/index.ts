@@ -1,0 +1,3 @@
+export * from "./address.js";
+export * from "./cursor.js";
+export * from "./decimal.js";

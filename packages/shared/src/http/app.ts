@@ -1,0 +1,107 @@
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import Fastify, { type FastifyInstance } from "fastify";
+import FindMyWay, { type HTTPMethod } from "find-my-way";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import type { Logger } from "pino";
+import { AppError } from "../errors/index.js";
+import { errorHandler } from "./error-handler.js";
+import { REQUEST_ID_HEADER, requestIdFrom } from "./request-id.js";
+
+/** The Fastify instance type every service builds on (zod schemas for validation and serialization). */
+export type HttpApp = FastifyInstance<Server, IncomingMessage, ServerResponse, Logger, ZodTypeProvider>;
+
+/** Options of {@link createHttpApp}. */
+export interface HttpAppOptions {
+  /** Service name, returned by `/health` and `/readyz` and logged on every line. */
+  service: string;
+  logger: Logger;
+  /** Readiness probe for `/readyz`: resolves when ready, throws (or rejects) when not. */
+  readiness?: () => Promise<void>;
+  /** Trust `X-Forwarded-*` from proxies (true, a hop count or a list of addresses). */
+  trustProxy?: boolean | string | string[];
+  /** Request body limit in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Whole-request timeout in milliseconds (default 30 s; 0 disables). */
+  requestTimeout?: number;
+  /** Skip registering `/health` and `/readyz` (the gateway answers them itself). */
+  withoutHealthRoutes?: boolean;
+}
+
+const METHODS: HTTPMethod[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/**
+ * Creates a Fastify app with the house plumbing: request ids (`X-Request-ID` kept or made and
+ * sent on every response), zod validation, the one error handler (DESIGN.md §6), 404
+ * `not_found` for unknown routes and 405 `method_not_allowed` (with `Allow`) for known paths
+ * with another method, and `/health` (no I/O) and `/readyz` (the `readiness` probe, 503 `not_ready`).
+ * No side effects beyond the returned instance: call `listen` yourself.
+ */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const app = Fastify<Server, IncomingMessage, ServerResponse, Logger>({
+    loggerInstance: options.logger,
+    genReqId: requestIdFrom,
+    requestIdLogLabel: "request_id",
+    disableRequestLogging: true,
+    trustProxy: options.trustProxy ?? false,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    requestTimeout: options.requestTimeout ?? 30_000,
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // Every response, errors and 404s included, carries the request id.
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request done");
+  });
+
+  // A shadow router of every registered route, to tell 405 from 404.
+  const shadow = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 200 });
+  app.addHook("onRoute", (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (METHODS.includes(method as HTTPMethod)) shadow.on(method as HTTPMethod, route.url, () => {});
+    }
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split("?")[0] ?? "/";
+    const allowed = METHODS.filter((m) => m !== request.method && shadow.find(m, path) !== null);
+    if (allowed.length > 0) {
+      reply.header("allow", allowed.join(", "));
+      throw new AppError("method_not_allowed", `method ${request.method} is not allowed on ${path}`);
+    }
+    throw new AppError("not_found", `no route for ${request.method} ${path}`);
+  });
+
+  if (!options.withoutHealthRoutes) registerHealthRoutes(app, options.service, options.readiness);
+  return app as unknown as HttpApp;
+}
+
+/** Registers `/health` (process liveness, no I/O) and `/readyz` (runs `readiness`, 503 `not_ready` on failure). */
+export function registerHealthRoutes(app: FastifyInstance | HttpApp, service: string, readiness?: () => Promise<void>): void {
+  const a = app as FastifyInstance;
+  a.get("/health", async (request, reply) => {
+    reply.header("cache-control", "no-store");
+    return { status: "ok", service, request_id: request.id };
+  });
+  a.get("/readyz", async (request, reply) => {
+    reply.header("cache-control", "no-store");
+    if (readiness) {
+      try {
+        await readiness();
+      } catch (error) {
+        throw new AppError("not_ready", "service is not ready", { cause: error });
+      }
+    }
+    return { status: "ready", service, request_id: request.id };
+  });
+}
