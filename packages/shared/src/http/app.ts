@@ -40,8 +40,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = Fastify<Server, IncomingMessage, ServerResponse, Logger>({
     loggerInstance: options.logger,
     genReqId: requestIdFrom,
-    requestIdLogLabel: "request_id",
-    disableRequestLogging: true,
+    logController: { requestIdLogLabel: "request_id", disableRequestLogging: true },
     trustProxy: options.trustProxy ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     requestTimeout: options.requestTimeout ?? 30_000,
