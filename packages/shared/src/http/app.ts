@@ -40,7 +40,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = Fastify<Server, IncomingMessage, ServerResponse, Logger>({
     loggerInstance: options.logger,
     genReqId: requestIdFrom,
-    logController: { requestIdLogLabel: "request_id", disableRequestLogging: true },
+    // Deprecated in favour of `logController` (FSTDEP023/024) but still the simplest form in Fastify 5.
+    requestIdLogLabel: "request_id",
+    disableRequestLogging: true,
     trustProxy: options.trustProxy ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     requestTimeout: options.requestTimeout ?? 30_000,
