@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, LogController } from "fastify";
 import FindMyWay, { type HTTPMethod } from "find-my-way";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
@@ -40,9 +40,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = Fastify<Server, IncomingMessage, ServerResponse, Logger>({
     loggerInstance: options.logger,
     genReqId: requestIdFrom,
-    // Deprecated in favour of `logController` (FSTDEP023/024) but still the simplest form in Fastify 5.
-    requestIdLogLabel: "request_id",
-    disableRequestLogging: true,
+    logController: new LogController({ requestIdLogLabel: "request_id", disableRequestLogging: true }),
     trustProxy: options.trustProxy ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     requestTimeout: options.requestTimeout ?? 30_000,
