@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runner } from "node-pg-migrate";
 import pg from "pg";
 
 /**
@@ -120,6 +119,8 @@ export async function migrate(options: { databaseUrl: string; logger?: DbLogger 
   const createdDatabase = await ensureDatabase(options.databaseUrl);
   if (createdDatabase) logger?.info(`created database ${databaseNameOf(options.databaseUrl)}`);
   const quiet = () => {};
+  // Imported on demand: services import this package without paying for the runner's startup.
+  const { runner } = await import("node-pg-migrate");
   const ran = await runner({
     databaseUrl: options.databaseUrl,
     dir: MIGRATIONS_DIR,
