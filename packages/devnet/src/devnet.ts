@@ -1,0 +1,107 @@
+import { existsSync } from "node:fs";
+import { DEVNET_CHAIN_ID } from "./accounts.js";
+import { type AnvilProcess, startAnvil } from "./anvil.js";
+import { rpc } from "./clients.js";
+import {
+  type Deployment,
+  type DeployOptions,
+  deployAll,
+  isDeploymentLive,
+  readDeployment,
+  writeDeployment,
+} from "./deploy.js";
+
+/** A running devnet (anvil + deployed contracts). */
+export interface Devnet {
+  rpcUrl: string;
+  chainId: number;
+  port: number;
+  deployment: Deployment;
+  /** True when the chain was resumed from `stateFile` with the deployment of `deploymentFile`. */
+  resumed: boolean;
+  /** The anvil process. */
+  anvil: AnvilProcess;
+  /** Stops anvil (SIGTERM: it dumps `stateFile` first) and waits for its exit. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startDevnet}. */
+export interface StartDevnetOptions extends Omit<DeployOptions, "deploymentFile"> {
+  /** Port on 127.0.0.1 (default 0 = a free port; the CLI uses 8545). */
+  port?: number;
+  /** Seconds between blocks (default 1) or "automine" (one block per transaction). */
+  blockTime?: number | "automine";
+  /** Deploy the contracts (default true). With false, `deployment` has zero addresses. */
+  deploy?: boolean;
+  /** anvil `--state` file: the chain is loaded from it if it exists and dumped to it on stop. */
+  stateFile?: string;
+  /** Deployment JSON (DESIGN.md §13) to write, or to reuse when the resumed chain has its contracts. */
+  deploymentFile?: string;
+  /** Do not print anything (default true: startDevnet itself prints nothing but anvil errors). */
+  silent?: boolean;
+}
+
+const ZERO = "0x0000000000000000000000000000000000000000" as const;
+
+/**
+ * Starts anvil from the npm package on 127.0.0.1 (chain id 31337, anvil's default mnemonic,
+ * 10 accounts with 10,000 ETH) and deploys everything ({@link deployAll}) unless `deploy: false`.
+ * Deployment runs under automine (fast); interval mining (`blockTime`) is switched on afterwards.
+ * With `stateFile` + `deploymentFile`: when the state file exists and the resumed chain has the
+ * contracts of the deployment file, the deployment is reused (same chain, nothing redeployed);
+ * otherwise a fresh deployment is made and the file rewritten.
+ * @throws Error when anvil cannot start or a deployment fails (anvil is stopped then).
+ */
+export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
+  const blockTime = options.blockTime ?? 1;
+  const hadState = options.stateFile ? existsSync(options.stateFile) : false;
+  const anvil = await startAnvil({
+    port: options.port ?? 0,
+    chainId: DEVNET_CHAIN_ID,
+    stateFile: options.stateFile,
+    echo: options.silent === false,
+  });
+  try {
+    let deployment: Deployment | undefined;
+    let resumed = false;
+    if (hadState && options.deploymentFile) {
+      const previous = readDeployment(options.deploymentFile);
+      if (previous && (await isDeploymentLive(anvil.rpcUrl, previous))) {
+        deployment = { ...previous, rpcUrl: anvil.rpcUrl };
+        resumed = true;
+      }
+    }
+    if (!deployment && options.deploy !== false) {
+      deployment = await deployAll(anvil.rpcUrl, options);
+    }
+    deployment ??= {
+      chainId: DEVNET_CHAIN_ID,
+      rpcUrl: anvil.rpcUrl,
+      startBlock: 0,
+      contracts: {
+        launchpad: ZERO,
+        weth: ZERO,
+        uniswapV3Factory: ZERO,
+        nonfungiblePositionManager: ZERO,
+        swapRouter: ZERO,
+        ethUsdFeed: ZERO,
+        sequencerUptimeFeed: ZERO,
+      },
+    };
+    if (options.deploymentFile && options.deploy !== false)
+      writeDeployment(options.deploymentFile, deployment);
+    if (blockTime !== "automine") await rpc(anvil.rpcUrl, "evm_setIntervalMining", [blockTime]);
+    return {
+      rpcUrl: anvil.rpcUrl,
+      chainId: DEVNET_CHAIN_ID,
+      port: anvil.port,
+      deployment,
+      resumed,
+      anvil,
+      stop: () => anvil.stop(),
+    };
+  } catch (error) {
+    await anvil.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,79 @@
+import { devnetAggregatorAbi, devnetSequencerUptimeFeedAbi } from "@tmi/contracts";
+import type { Hash, TransactionReceipt } from "viem";
+import { FEED_ACCOUNT } from "./accounts.js";
+import { localPublicClient, localWalletClient } from "./clients.js";
+import type { Deployment } from "./deploy.js";
+import { serialize } from "./queue.js";
+
+/** One round of the ETH/USD feed (8 decimals: 300000000000 = 3,000 USD). */
+export interface EthUsdRound {
+  roundId: bigint;
+  answer: bigint;
+  startedAt: bigint;
+  updatedAt: bigint;
+  answeredInRound: bigint;
+}
+
+async function sendFeed(
+  rpcUrl: string,
+  deployment: Deployment,
+  build: () => { address: `0x${string}`; abi: unknown; functionName: string; args: readonly unknown[] },
+  account: number | `0x${string}`,
+): Promise<{ hash: Hash; receipt: TransactionReceipt }> {
+  const wallet = localWalletClient(rpcUrl, account, deployment.chainId);
+  return serialize(`${rpcUrl}:${wallet.account.address}`, async () => {
+    const hash = await wallet.writeContract(build() as never);
+    const receipt = await localPublicClient(rpcUrl, deployment.chainId).waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`feed update reverted: ${hash}`);
+    return { hash, receipt };
+  });
+}
+
+/**
+ * Stores `round` in the devnet ETH/USD feed and makes it the latest round (emits `AnswerUpdated`).
+ * Any values are accepted (stale, zero, negative, answeredInRound < roundId) to test consumers.
+ * Sent from devnet account 9 (or `options.account`); resolves once mined.
+ * @throws Error when the transaction fails.
+ */
+export async function setEthUsdRound(
+  rpcUrl: string,
+  deployment: Deployment,
+  round: EthUsdRound,
+  options: { account?: number | `0x${string}` } = {},
+): Promise<{ hash: Hash; receipt: TransactionReceipt }> {
+  return sendFeed(
+    rpcUrl,
+    deployment,
+    () => ({
+      address: deployment.contracts.ethUsdFeed,
+      abi: devnetAggregatorAbi,
+      functionName: "setRoundData",
+      args: [round.roundId, round.answer, round.startedAt, round.updatedAt, round.answeredInRound],
+    }),
+    options.account ?? FEED_ACCOUNT,
+  );
+}
+
+/**
+ * Records a sequencer status in the devnet uptime feed: `answer` 0 = up, 1 = down; `startedAt` =
+ * when the status changed (Unix seconds). Sent from devnet account 9; resolves once mined.
+ * @throws Error when the transaction fails.
+ */
+export async function setSequencerStatus(
+  rpcUrl: string,
+  deployment: Deployment,
+  status: { answer: bigint; startedAt: bigint },
+  options: { account?: number | `0x${string}` } = {},
+): Promise<{ hash: Hash; receipt: TransactionReceipt }> {
+  return sendFeed(
+    rpcUrl,
+    deployment,
+    () => ({
+      address: deployment.contracts.sequencerUptimeFeed,
+      abi: devnetSequencerUptimeFeedAbi,
+      functionName: "setStatus",
+      args: [status.answer, status.startedAt],
+    }),
+    options.account ?? FEED_ACCOUNT,
+  );
+}

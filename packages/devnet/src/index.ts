@@ -1,0 +1,27 @@
+/**
+ * @tmi/devnet: a local chain for development and tests. anvil from npm, the reference launchpad,
+ * Uniswap V3 and the Chainlink-style feeds deployed on it (DESIGN.md §13), wallet helpers, a
+ * traffic simulator and a fast history loader.
+ */
+export {
+  DEPLOYER_ACCOUNT,
+  DEVNET_CHAIN_ID,
+  DEVNET_MNEMONIC,
+  DEVNET_PROTOCOL_FEE_RECIPIENT,
+  devnetAccounts,
+  devnetChain,
+  FEED_ACCOUNT,
+} from "./accounts.js";
+export { type AnvilOptions, type AnvilProcess, anvilBinaryPath, startAnvil } from "./anvil.js";
+export { localPublicClient, localWalletClient, rpc } from "./clients.js";
+export {
+  type Deployment,
+  type DeployOptions,
+  deployAll,
+  isDeploymentLive,
+  readDeployment,
+  writeDeployment,
+} from "./deploy.js";
+export { type Devnet, type StartDevnetOptions, startDevnet } from "./devnet.js";
+export { type EthUsdRound, setEthUsdRound, setSequencerStatus } from "./feeds.js";
+export { createTrader, POOL_FEE, type Trader, type TxResult } from "./trader.js";
