@@ -1,0 +1,113 @@
+import fastifyCors from "@fastify/cors";
+import fastifyEtag from "@fastify/etag";
+import fastifySwagger from "@fastify/swagger";
+import scalarApiReference from "@scalar/fastify-api-reference";
+import { createCursorCodec } from "@tmi/shared/codec";
+import { createHttpApp, type HttpApp } from "@tmi/shared/http";
+import type { FastifyInstance, FastifyPluginCallback } from "fastify";
+import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+import type { Logger } from "pino";
+import type { QueryApiConfig } from "./config.js";
+import type { ReadDb } from "./db.js";
+import { registerCreatorRoutes } from "./routes/creator-routes.js";
+import { registerTokenRoutes } from "./routes/token-routes.js";
+
+/** Dependencies of {@link buildApp}. */
+export interface QueryApiDeps {
+  /** Read-only database access (a `pg.Pool` on the read replica); never written to. */
+  pool: ReadDb;
+  config: QueryApiConfig;
+  logger: Logger;
+}
+
+/** Path of the OpenAPI 3.1 document. */
+export const OPENAPI_PATH = "/api/v1/openapi.json";
+
+/**
+ * `@fastify/cors` without its catch-all `OPTIONS *` route: preflights are answered by the
+ * plugin's `onRequest` hook (which runs for unmatched routes too), and without the catch-all
+ * the shared app keeps answering unknown paths with 404 and wrong methods with 405 (a
+ * catch-all `OPTIONS` route would make every unknown path "allow" OPTIONS).
+ */
+const corsWithoutCatchAll: FastifyPluginCallback<Parameters<typeof fastifyCors>[1]> = (
+  instance,
+  options,
+  done,
+) => {
+  const withoutOptionsRoute = new Proxy(instance, {
+    get(target, property) {
+      if (property === "options") return () => target;
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  (fastifyCors as unknown as FastifyPluginCallback<Parameters<typeof fastifyCors>[1]>)(
+    withoutOptionsRoute,
+    options,
+    done,
+  );
+};
+// Same encapsulation as the real plugin (its hooks apply to the whole app).
+Object.assign(corsWithoutCatchAll, {
+  [Symbol.for("skip-override")]: true,
+  [Symbol.for("fastify.display-name")]: "@fastify/cors",
+});
+
+/**
+ * Builds the query-api HTTP app (no side effects: tests call `app.inject()`): every GET route
+ * of the spec over the read models (`routes/`), `/health`, `/readyz` (database ping), the
+ * OpenAPI document at {@link OPENAPI_PATH}, the browsable reference at `/docs`, CORS,
+ * `ETag`/304 and per-route `Cache-Control`.
+ */
+export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
+  const app = createHttpApp({
+    service: "query-api",
+    logger: deps.logger,
+    readiness: async () => {
+      await deps.pool.query("SELECT 1");
+    },
+  });
+  const root = app as unknown as FastifyInstance;
+
+  await root.register(corsWithoutCatchAll, {
+    origin: deps.config.corsOrigins === "*" ? "*" : deps.config.corsOrigins,
+    methods: ["GET", "HEAD", "OPTIONS"],
+    exposedHeaders: ["ETag", "X-Request-ID", "Cache-Control"],
+    allowedHeaders: ["Content-Type", "If-None-Match", "X-Request-ID"],
+    maxAge: 600,
+    strictPreflight: false,
+  });
+  await root.register(fastifyEtag, { weak: false });
+  await root.register(fastifySwagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Token Market Indexing API — query-api",
+        version: "1.0.0",
+        description:
+          "Read-only routes over indexed token launches, trades, candles, chain activity and creators. Amounts are decimal strings in base units; prices are wei per whole token.",
+      },
+      tags: [
+        { name: "tokens", description: "Tokens, trending, pricing, chart, trades and activity" },
+        { name: "creators", description: "Creators and their tokens" },
+        { name: "health", description: "Liveness and readiness" },
+      ],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async (_request, reply) => {
+    reply.header("cache-control", "public, max-age=60");
+    return root.swagger();
+  });
+  await root.register(scalarApiReference, {
+    routePrefix: "/docs",
+    configuration: { url: OPENAPI_PATH, title: "Token Market Indexing API" },
+  });
+
+  const ctx = { db: deps.pool, cursors: createCursorCodec(deps.config.cursorSecret) };
+  registerTokenRoutes(app, ctx);
+  registerCreatorRoutes(app, ctx);
+  return app;
+}

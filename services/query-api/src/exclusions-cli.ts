@@ -1,0 +1,84 @@
+// `pnpm exclusions add|remove|list [<address>] [--kind token|creator] [--reason "..."]`
+// Operator CLI over `excluded_addresses` (DESIGN.md §9), on DATABASE_URL (the primary: this is
+// the one write path of query-api's package, separate from the server's read-only pool).
+import { parseArgs } from "node:util";
+import { databaseUrl } from "@tmi/shared/env";
+import { isAppError } from "@tmi/shared/errors";
+import pg from "pg";
+import { addExclusion, type ExclusionKind, listExclusions, removeExclusion } from "./exclusions.js";
+
+const USAGE = `usage:
+  pnpm exclusions add <address> --kind token|creator --reason "<why>"
+  pnpm exclusions remove <address> --kind token|creator
+  pnpm exclusions list [<address>] [--kind token|creator]
+env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/tmi)`;
+
+function fail(message: string, status = 2): never {
+  process.stderr.write(`${message}\n${status === 2 ? `${USAGE}\n` : ""}`);
+  process.exit(status);
+}
+
+let parsed: ReturnType<typeof parseArgs>;
+try {
+  parsed = parseArgs({
+    args: process.argv.slice(2).filter((arg) => arg !== "--"),
+    allowPositionals: true,
+    options: { kind: { type: "string" }, reason: { type: "string" }, help: { type: "boolean", short: "h" } },
+  });
+} catch (error) {
+  fail(String((error as Error).message));
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const [command, address, ...rest] = positionals;
+if (rest.length > 0) fail(`unexpected arguments: ${rest.join(" ")}`);
+const kindValue = values.kind;
+if (kindValue !== undefined && kindValue !== "token" && kindValue !== "creator")
+  fail("--kind must be token or creator");
+const kind = kindValue as ExclusionKind | undefined;
+
+const url = databaseUrl.safeParse(process.env.DATABASE_URL || undefined);
+if (!url.success) fail("DATABASE_URL must be a postgres:// or postgresql:// URL", 1);
+const client = new pg.Client({ connectionString: url.data, application_name: "tmi-exclusions-cli" });
+
+try {
+  await client.connect();
+  switch (command) {
+    case "add": {
+      if (address === undefined) fail("add needs an address");
+      if (kind === undefined) fail("add needs --kind token|creator");
+      const reason = typeof values.reason === "string" ? values.reason.trim() : "";
+      if (reason === "") fail('add needs --reason "<why>"');
+      const inserted = await addExclusion(client, { address, kind, reason });
+      process.stdout.write(`${inserted ? "added" : "updated"} ${kind} ${address.toLowerCase()}\n`);
+      break;
+    }
+    case "remove": {
+      if (address === undefined) fail("remove needs an address");
+      if (kind === undefined) fail("remove needs --kind token|creator");
+      const removed = await removeExclusion(client, { address, kind });
+      process.stdout.write(`${removed ? "removed" : "not excluded:"} ${kind} ${address.toLowerCase()}\n`);
+      break;
+    }
+    case "list": {
+      const rows = await listExclusions(client, {
+        ...(kind ? { kind } : {}),
+        ...(address ? { address } : {}),
+      });
+      for (const row of rows)
+        process.stdout.write(`${row.address}\t${row.kind}\t${row.created_at}\t${row.reason}\n`);
+      if (rows.length === 0) process.stdout.write("no exclusions\n");
+      break;
+    }
+    default:
+      fail(command === undefined ? "missing command" : `unknown command "${command}"`);
+  }
+} catch (error) {
+  if (isAppError(error)) fail(error.message);
+  fail(`exclusions: ${(error as Error).message}`, 1);
+} finally {
+  await client.end().catch(() => {});
+}

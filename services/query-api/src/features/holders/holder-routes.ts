@@ -1,0 +1,102 @@
+import { type CursorCodec, parseAddress } from "@tmi/shared/codec";
+import { AppError } from "@tmi/shared/errors";
+import type { FastifyPluginAsync } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { ReadDb } from "../../db.js";
+import { readHolderPage, readHolderToken, shareBps } from "./holder-queries.js";
+
+/** Route id the holders cursors are bound to. */
+export const HOLDERS_CURSOR_ROUTE = "tokens.holders";
+
+/** Dependencies of {@link holderRoutes}. */
+export interface HolderRoutesDeps {
+  /** Read pool (replica allowed). */
+  pool: ReadDb;
+  cursorCodec: CursorCodec;
+  /** Launchpad address, also left out of holders (it is found from the token's TokenCreated event anyway). */
+  launchpadAddress?: string;
+}
+
+/** One holder of the holders page. */
+export const holderSchema = z.object({
+  address: z.string().describe("holder address, lowercase 0x hex"),
+  balance: z.string().describe("balance in token base units (decimal string)"),
+  share_bps: z
+    .number()
+    .int()
+    .describe("balance × 10000 / initial_supply, floored (basis points of the fixed supply)"),
+});
+
+/** Page of holders. */
+export const holderPageSchema = z.object({
+  items: z.array(holderSchema),
+  next_cursor: z.string().optional(),
+});
+
+const paramsSchema = z.object({ address: z.string() });
+const querySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().optional(),
+});
+
+/**
+ * `GET /api/v1/tokens/:address/holders`: a Page of `{address, balance, share_bps}` from
+ * `token_balances`, ordered by balance descending then address ascending, positive balances
+ * only, without the zero address, the launchpad, the token itself and its pool (DESIGN.md §3).
+ * Errors: 400 `invalid_address` (malformed path address), 400 `invalid_request` (limit outside
+ * 1–100, or a cursor not issued by this route), 404 `not_found` (no canonical token).
+ */
+export function holderRoutes(deps: HolderRoutesDeps): FastifyPluginAsync {
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    app.get(
+      "/api/v1/tokens/:address/holders",
+      {
+        schema: {
+          tags: ["tokens"],
+          summary: "Token holders",
+          description:
+            "Holders of a token by balance (descending, then address ascending). The zero address, the launchpad, the token itself and its pool are not holders.",
+          params: paramsSchema,
+          querystring: querySchema,
+          response: { 200: holderPageSchema },
+        },
+      },
+      async (request) => {
+        const token = parseAddress(request.params.address, "address");
+        const { limit, cursor } = request.query;
+        let after: { balance: bigint; holder: string } | undefined;
+        if (cursor !== undefined) {
+          const [balance, holder] = deps.cursorCodec.decode(HOLDERS_CURSOR_ROUTE, cursor, 2);
+          if (typeof balance !== "bigint" || typeof holder !== "string") {
+            throw new AppError("invalid_request", "invalid cursor", {
+              details: [{ field: "cursor", reason: "malformed position" }],
+            });
+          }
+          after = { balance, holder };
+        }
+        const info = await readHolderToken(deps.pool, token, deps.launchpadAddress);
+        if (!info) throw new AppError("not_found", `token ${token} is not indexed`);
+        const rows = await readHolderPage(deps.pool, {
+          token,
+          notHolders: info.notHolders,
+          limit: limit + 1,
+          after,
+        });
+        const page = rows.slice(0, limit);
+        const last = page[page.length - 1];
+        const body: z.infer<typeof holderPageSchema> = {
+          items: page.map((r) => ({
+            address: r.holder,
+            balance: r.balance.toString(),
+            share_bps: shareBps(r.balance, info.initialSupply),
+          })),
+        };
+        if (rows.length > limit && last)
+          body.next_cursor = deps.cursorCodec.encode(HOLDERS_CURSOR_ROUTE, [last.balance, last.holder]);
+        return body;
+      },
+    );
+  };
+}

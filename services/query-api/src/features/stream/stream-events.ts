@@ -1,0 +1,126 @@
+/**
+ * Event model of the live stream (`GET /api/v1/stream`): names, positions and SSE ids.
+ *
+ * Ids (the SSE `id:` field, sent back by clients as `Last-Event-ID`):
+ * - data events `<block>-<log_index>-<hash8>` (`token_created`, `trade`, `graduated`; hash8 = first
+ *   8 hex digits of the block hash, so that an id of an orphaned block never equals one of its
+ *   replacement), candles `<block>-<log_index>-<hash8>-<interval>` (log index of the last trade of the
+ *   batch in that bucket);
+ * - markers `<block>-reorg-<to_block>` (a reorg rolled back `block`..`to_block`) and `<block>-reset`:
+ *   "resume from the start of `block`".
+ * Within one chain branch ids increase with (block, log_index, kind); a `reorg` moves the position back.
+ */
+
+/** Candle intervals of the chart (and of `candle` events). */
+export const CANDLE_INTERVALS = ["1m", "5m", "15m", "1h", "4h", "1d", "1w"] as const;
+export type CandleInterval = (typeof CANDLE_INTERVALS)[number];
+
+/** Events a client can subscribe to with `events=`. */
+export const DATA_EVENT_NAMES = ["token_created", "trade", "graduated", "candle"] as const;
+export type DataEventName = (typeof DATA_EVENT_NAMES)[number];
+/** Control events, always delivered: `reorg` (rolled-back range) and `reset` (refetch state). */
+export type ControlEventName = "reorg" | "reset";
+export type StreamEventName = DataEventName | ControlEventName;
+
+/** Bucket length in seconds per interval (`1w` buckets start Monday 00:00 UTC). */
+export const INTERVAL_SECONDS: Record<CandleInterval, number> = {
+  "1m": 60,
+  "5m": 300,
+  "15m": 900,
+  "1h": 3600,
+  "4h": 14_400,
+  "1d": 86_400,
+  "1w": 604_800,
+};
+
+const MONDAY_OFFSET = 4 * 86_400; // 1970-01-05 (Monday) − 1970-01-01 (Thursday)
+
+/** Start (Unix seconds, UTC-aligned) of the `interval` bucket holding `timestamp`. */
+export function bucketStart(interval: CandleInterval, timestamp: bigint): bigint {
+  const size = BigInt(INTERVAL_SECONDS[interval]);
+  const offset = interval === "1w" ? BigInt(MONDAY_OFFSET) : 0n;
+  const shifted = timestamp - offset;
+  const floored = shifted >= 0n ? shifted / size : -((-shifted + size - 1n) / size);
+  return floored * size + offset;
+}
+
+/** A position in the stream: block, log index (−1 = before the block's first log) and kind (0 event, 1+ candles). */
+export interface StreamPosition {
+  block: bigint;
+  logIndex: number;
+  sub: number;
+}
+
+/** Compares two positions (negative when `a` comes first). */
+export function comparePositions(a: StreamPosition, b: StreamPosition): number {
+  if (a.block !== b.block) return a.block < b.block ? -1 : 1;
+  if (a.logIndex !== b.logIndex) return a.logIndex - b.logIndex;
+  return a.sub - b.sub;
+}
+
+/** One event produced for the stream, before it gets its process-local sequence number. */
+export interface StreamEventData {
+  name: StreamEventName;
+  id: string;
+  position: StreamPosition;
+  /** Token the event is about (filter key); null for control events. */
+  token: string | null;
+  /** Interval of a `candle` event. */
+  interval: CandleInterval | null;
+  /** JSON payload (snake_case, amounts as decimal strings). */
+  data: Record<string, unknown>;
+}
+
+/** First 8 hex digits of a block hash (`00000000` when unknown). */
+export function hash8(hash: string | null | undefined): string {
+  if (!hash || hash.length < 10) return "00000000";
+  return hash.slice(2, 10).toLowerCase();
+}
+
+/** Id of a data event. */
+export function dataEventId(
+  block: bigint,
+  logIndex: number,
+  blockHash: string | null | undefined,
+  interval?: CandleInterval,
+): string {
+  return `${block}-${logIndex}-${hash8(blockHash)}${interval ? `-${interval}` : ""}`;
+}
+
+/** Sub-position of a candle event of `interval` (after the trade itself). */
+export function candleSub(interval: CandleInterval): number {
+  return 1 + CANDLE_INTERVALS.indexOf(interval);
+}
+
+/** A `Last-Event-ID` understood by the server. */
+export type ParsedEventId =
+  | { kind: "data"; position: StreamPosition; hash8: string }
+  | { kind: "marker"; position: StreamPosition };
+
+const DATA_ID = /^(\d{1,19})-(\d{1,9})-([0-9a-f]{8})(?:-(1m|5m|15m|1h|4h|1d|1w))?$/;
+const MARKER_ID = /^(\d{1,19})-(?:reorg-\d{1,19}|reset)$/;
+
+/** Parses a `Last-Event-ID`; null when it is not an id this server issues. */
+export function parseEventId(id: string): ParsedEventId | null {
+  const data = DATA_ID.exec(id);
+  if (data) {
+    const interval = data[4] as CandleInterval | undefined;
+    return {
+      kind: "data",
+      position: {
+        block: BigInt(data[1]!),
+        logIndex: Number(data[2]),
+        sub: interval ? candleSub(interval) : 0,
+      },
+      hash8: data[3]!,
+    };
+  }
+  const marker = MARKER_ID.exec(id);
+  if (marker) return { kind: "marker", position: { block: BigInt(marker[1]!), logIndex: -1, sub: 0 } };
+  return null;
+}
+
+/** The SSE frame of an event: `id`, `event` and one `data` line (JSON has no raw newlines). */
+export function sseFrame(event: Pick<StreamEventData, "id" | "name" | "data">): string {
+  return `id: ${event.id}\nevent: ${event.name}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}

@@ -1,0 +1,41 @@
+import type { Int8, ReadDb } from "../db.js";
+import { TOKEN_ITEM_COLUMNS, type TokenItemRow, VISIBLE_TOKEN } from "./token-queries.js";
+
+/** Keyset position in a trending snapshot: (snapshot id, rank). */
+export type TrendingPosition = [bigint, number];
+
+/** A visible token of a trending snapshot with its rank. */
+export interface TrendingRow extends TokenItemRow {
+  snapshot_id: Int8;
+  rank: number;
+}
+
+const ENTRIES = (
+  snapshot: string,
+) => `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
+  SELECT e.rank, ${TOKEN_ITEM_COLUMNS} FROM trending_entries e JOIN tokens t ON t.address = e.token_address
+  WHERE e.snapshot_id = s.id AND e.rank > $1 AND ${VISIBLE_TOKEN}
+  ORDER BY e.rank LIMIT $2) x ON true`;
+
+const LATEST_SQL = ENTRIES("SELECT id FROM trending_snapshots ORDER BY id DESC LIMIT 1");
+const AT_SQL = ENTRIES("SELECT id FROM trending_snapshots WHERE id = $3");
+
+/**
+ * Visible tokens of a trending snapshot in rank order (DESIGN.md §4: window volume, then window
+ * trade count, then window unique traders, then address, as ranked by the indexer), after rank
+ * `after[1]` of snapshot `after[0]`, or from the top of the latest snapshot when `after` is null.
+ * Returns `snapshotId: null` when there is no snapshot yet (or the cursor's snapshot was pruned).
+ * Source: `trending_snapshots`, `trending_entries`, `tokens`, `excluded_addresses`.
+ */
+export async function listTrending(
+  db: ReadDb,
+  options: { after: TrendingPosition | null; take: number },
+): Promise<{ snapshotId: bigint | null; rows: TrendingRow[] }> {
+  const result =
+    options.after === null
+      ? await db.query<TrendingRow>(LATEST_SQL, [0, options.take])
+      : await db.query<TrendingRow>(AT_SQL, [options.after[1], options.take, options.after[0].toString()]);
+  const first = result.rows[0];
+  if (!first) return { snapshotId: null, rows: [] };
+  return { snapshotId: BigInt(first.snapshot_id), rows: result.rows.filter((row) => row.address !== null) };
+}

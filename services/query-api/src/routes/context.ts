@@ -1,0 +1,65 @@
+import type { CursorCodec, CursorValue } from "@tmi/shared/codec";
+import { AppError } from "@tmi/shared/errors";
+import type { FastifyReply } from "fastify";
+import type { ReadDb } from "../db.js";
+import { errorSchema } from "../schemas.js";
+
+/** What every route module of query-api receives. */
+export interface RouteContext {
+  db: ReadDb;
+  cursors: CursorCodec;
+}
+
+/** `Cache-Control` of data responses: short shared caching, the data moves with every block. */
+export const DATA_CACHE_CONTROL = "public, max-age=2";
+
+/** Sets the data `Cache-Control` header (errors get `no-store` from the shared error handler). */
+export function cacheData(reply: FastifyReply): void {
+  reply.header("cache-control", DATA_CACHE_CONTROL);
+}
+
+/** Error responses documented on every data route. */
+export const errorResponses = {
+  400: errorSchema.describe("invalid_request, invalid_address or invalid_interval"),
+  404: errorSchema.describe("not_found"),
+  500: errorSchema.describe("internal_error"),
+};
+
+/**
+ * Builds a page from `rows` fetched with `take = limit + 1`: the first `limit` rows mapped with
+ * `map`, and `next_cursor` (the position of the last returned row for `route`) only when a
+ * further row exists.
+ */
+export function toPage<R, T>(
+  rows: readonly R[],
+  limit: number,
+  map: (row: R) => T,
+  position: (row: R) => CursorValue[],
+  cursors: CursorCodec,
+  route: string,
+): { items: T[]; next_cursor?: string } {
+  const shown = rows.slice(0, limit);
+  const last = shown[shown.length - 1];
+  const page: { items: T[]; next_cursor?: string } = { items: shown.map(map) };
+  if (rows.length > limit && last !== undefined) page.next_cursor = cursors.encode(route, position(last));
+  return page;
+}
+
+/** Decodes an optional cursor for `route` as (bigint, int) — the newest-first token order. */
+export function decodeNewest(
+  cursors: CursorCodec,
+  route: string,
+  cursor: string | undefined,
+): [bigint, number] | null {
+  if (cursor === undefined) return null;
+  const [block, logIndex] = cursors.decode(route, cursor, 2);
+  if (typeof block !== "bigint" || typeof logIndex !== "number") throw invalidCursor();
+  return [block, logIndex];
+}
+
+/** The error of a cursor that decodes but does not hold the expected position shape. */
+export function invalidCursor(): AppError {
+  return new AppError("invalid_request", "invalid cursor", {
+    details: [{ field: "cursor", reason: "not a cursor issued by this route" }],
+  });
+}
