@@ -259,14 +259,13 @@ const REQUIRED_OUTPUTS = [
 
 function ensureBuilt() {
   const reasons = [];
-  // Contracts: compiled artifacts (ignored by git) newer than the Solidity sources and the build script.
-  const contracts = join(ROOT, "packages/contracts");
-  const artifacts = join(contracts, "artifacts");
-  const contractInputs = Math.max(
-    newestMtime(join(contracts, "contracts")),
-    newestMtime(join(contracts, "scripts")),
-  );
-  if (!existsSync(artifacts) || newestMtime(artifacts) < contractInputs) reasons.push("contracts");
+  // Contracts: ABIs and bytecode generated under packages/contracts/src/generated (ignored by git).
+  // The build script compares a hash of its inputs and returns at once when nothing changed.
+  const contractsBuild = spawnSync(process.execPath, [join(ROOT, "packages/contracts/scripts/build.mjs"), "--quiet"], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
+  if (contractsBuild.status !== 0) fail("compiling the contracts failed (packages/contracts/scripts/build.mjs); see above");
   // Prisma client (generated, ignored by git) newer than the schema.
   const generated = join(ROOT, "prisma/src/generated");
   if (!existsSync(generated) || newestMtime(generated) < mtime(join(ROOT, "prisma/schema.prisma")))
@@ -288,8 +287,6 @@ function ensureBuilt() {
     reasons.push(...new Set([...staleProjects, ...missing.map((f) => f.split("/dist/")[0])]));
   if (!reasons.length) return;
   say(`building (${[...new Set(reasons)].join(", ")})`);
-  if (reasons.includes("contracts"))
-    runOrFail("pnpm", ["--filter", "@tmi/contracts", "build"], "compiling contracts");
   if (reasons.includes("prisma client"))
     runOrFail("pnpm", ["--filter", "@tmi/db", "generate"], "generating the Prisma client");
   // Only the projects the system runs (tests and benchmarks are not needed to start it).
