@@ -1,0 +1,58 @@
+import multipart from "@fastify/multipart";
+import { AppError } from "@tmi/shared/errors";
+import { createHttpApp, type HttpApp } from "@tmi/shared/http";
+import type { Logger } from "pino";
+import type { JobProducer } from "./jobs/job-catalog.js";
+import type { ImageFetcher } from "./images/image-fetcher.js";
+import type { ReceiptReader } from "./finalize/finalize-service.js";
+import type { Sql } from "./queries/draft-queries.js";
+import { registerObjectRoutes } from "./routes/object-routes.js";
+import { FORM_OVERHEAD_BYTES, registerTokenMetadataRoutes } from "./routes/token-metadata-routes.js";
+import type { ObjectStorage } from "./storage/object-storage.js";
+
+/** Everything the metadata-api HTTP app needs, built by `main.ts` (or a test). */
+export interface MetadataAppDeps {
+  logger: Logger;
+  sql: Sql;
+  storage: ObjectStorage;
+  fetcher: ImageFetcher;
+  receipts: ReceiptReader;
+  jobs: JobProducer;
+  chainId: number;
+  launchpad: `0x${string}`;
+  spoolDir: string;
+  imageMaxBytes: number;
+  imageMaxPixels: number;
+  trustProxy?: boolean | string | string[];
+}
+
+/**
+ * Builds the metadata-api Fastify app (no side effects; tests call `app.inject()`):
+ * `POST /api/v1/token-metadata`, `POST /api/v1/token-metadata/:draft/finalize`, `GET /objects/*`,
+ * `/health` and `/readyz` (database ping).
+ */
+export async function buildApp(deps: MetadataAppDeps): Promise<HttpApp> {
+  const app = createHttpApp({
+    service: "metadata-api",
+    logger: deps.logger,
+    trustProxy: deps.trustProxy ?? false,
+    bodyLimit: 64 * 1024,
+    readiness: async () => {
+      await deps.sql.query("SELECT 1");
+    },
+  });
+  await app.register(multipart, {
+    limits: { fileSize: deps.imageMaxBytes, fieldSize: 16 * 1024, files: 4, fields: 32, parts: 40 },
+    throwFileSizeLimit: false,
+  });
+  // Any other content type on the create route answers 400 invalid_request from the handler
+  // (instead of Fastify's 415 before it), without reading the body.
+  app.addContentTypeParser("*", (request, _payload, done) => {
+    if (request.url.split("?")[0]?.replace(/\/$/, "") === "/api/v1/token-metadata") done(null, undefined);
+    else done(new AppError("invalid_request", "unsupported content type; send application/json"), undefined);
+  });
+  void FORM_OVERHEAD_BYTES;
+  registerTokenMetadataRoutes(app, { ...deps });
+  registerObjectRoutes(app, deps.storage);
+  return app;
+}

@@ -1,0 +1,71 @@
+import { readFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { baseEnvSchema, booleanFlag, databaseUrl, portSetting, redisUrl } from "@tmi/shared/env";
+import { z } from "zod";
+
+/** Root of the workspace (`services/metadata-api/src/` is three levels below). */
+export const WORKSPACE_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
+  .transform((v) => v.toLowerCase() as `0x${string}`);
+
+/**
+ * Settings of the metadata-api server and its finalize worker (issue 5). Parsed once by the
+ * process entries; `LAUNCHPAD_ADDRESS` falls back to `DEPLOYMENT_FILE` (`deployments/devnet.json`).
+ */
+export const metadataEnvSchema = baseEnvSchema.extend({
+  PORT: portSetting(3002),
+  DATABASE_URL: databaseUrl,
+  REDIS_URL: redisUrl,
+  /** BullMQ key prefix (one per deployment, or per test). */
+  QUEUE_PREFIX: z.string().min(1).max(64).regex(/^[A-Za-z0-9:_-]+$/).default("tmi"),
+  RPC_URL: z.string().url().default("http://127.0.0.1:8545"),
+  /** Chain of the launches; checked against the RPC's `eth_chainId` at start. */
+  CHAIN_ID: z.coerce.number().int().positive().default(31337),
+  LAUNCHPAD_ADDRESS: address.optional(),
+  DEPLOYMENT_FILE: z.string().min(1).default("deployments/devnet.json"),
+  STORAGE_DRIVER: z.enum(["fs", "s3"]).default("fs"),
+  STORAGE_DIR: z.string().min(1).default(".data/objects"),
+  /** Scratch folder for uploads being checked (default: `<STORAGE_DIR>/../spool`). */
+  SPOOL_DIR: z.string().min(1).optional(),
+  S3_ENDPOINT: z.string().min(1).default("127.0.0.1"),
+  S3_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  S3_USE_SSL: booleanFlag(false),
+  S3_ACCESS_KEY: z.string().default("S3RVER"),
+  S3_SECRET_KEY: z.string().default("S3RVER"),
+  S3_BUCKET: z.string().min(3).max(63).default("tmi-objects"),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  IMAGE_MAX_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+  IMAGE_MAX_PIXELS: z.coerce.number().int().positive().default(40_000_000),
+  IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+});
+
+/** Parsed settings of {@link metadataEnvSchema}. */
+export type MetadataEnv = z.output<typeof metadataEnvSchema>;
+
+/** Resolves a path setting against the workspace root when it is relative. */
+export function workspacePath(path: string): string {
+  return isAbsolute(path) ? path : join(WORKSPACE_ROOT, path);
+}
+
+/**
+ * The launchpad address: `LAUNCHPAD_ADDRESS`, else `contracts.launchpad` of the deployment file.
+ * @throws Error when neither gives a valid address.
+ */
+export function resolveLaunchpadAddress(env: Pick<MetadataEnv, "LAUNCHPAD_ADDRESS" | "DEPLOYMENT_FILE">): `0x${string}` {
+  if (env.LAUNCHPAD_ADDRESS) return env.LAUNCHPAD_ADDRESS;
+  const file = workspacePath(env.DEPLOYMENT_FILE);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new Error(`LAUNCHPAD_ADDRESS is unset and ${file} cannot be read: ${String(error)}`);
+  }
+  const launchpad = (parsed as { contracts?: { launchpad?: unknown } }).contracts?.launchpad;
+  const result = address.safeParse(launchpad);
+  if (!result.success) throw new Error(`${file} has no valid contracts.launchpad`);
+  return result.data;
+}

@@ -1,0 +1,194 @@
+import { crc32 } from "node:zlib";
+import { fileTypeFromBuffer } from "file-type";
+import { imageSize } from "image-size";
+
+/** The image types a draft accepts, by magic bytes (DESIGN.md §10). */
+export const IMAGE_TYPES = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "image/gif": "gif",
+} as const;
+export type ImageMime = keyof typeof IMAGE_TYPES;
+export type ImageExt = (typeof IMAGE_TYPES)[ImageMime];
+
+/** Content type of a stored image by the extension of its key. */
+export const MIME_BY_EXT: Record<ImageExt, ImageMime> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  webp: "image/webp",
+  gif: "image/gif",
+};
+
+/** How many leading bytes are kept in memory for type and dimension sniffing. */
+export const HEAD_BYTES = 64 * 1024;
+const TAIL_BYTES = 16;
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** What {@link ImageInspector.finish} found: an accepted image, or why it is refused. */
+export type ImageVerdict =
+  | { ok: true; mime: ImageMime; ext: ImageExt; width: number; height: number }
+  | { ok: false; reason: string; kind: "type" | "dimensions" };
+
+/**
+ * Streaming structural check of a PNG: signature, IHDR first, every chunk's length and CRC,
+ * IEND last and nothing after it. Keeps a few bytes of state, never the image.
+ * @dev Refuses PNG-headed polyglots: HTML or script after the signature breaks the chunk
+ * structure, data appended after IEND is "trailing data".
+ */
+export class PngWalker {
+  private header = Buffer.alloc(0);
+  private phase: "signature" | "chunk-header" | "data" | "crc" | "done" = "signature";
+  private remaining = 0;
+  private crc = 0;
+  private type = "";
+  private chunks = 0;
+  error: string | null = null;
+
+  /** Feeds the next bytes of the file. */
+  feed(chunk: Buffer): void {
+    let offset = 0;
+    while (offset < chunk.length && this.error === null) {
+      if (this.phase === "done") {
+        this.error = "trailing data after IEND";
+        return;
+      }
+      if (this.phase === "data") {
+        const take = Math.min(this.remaining, chunk.length - offset);
+        this.crc = crc32(chunk.subarray(offset, offset + take), this.crc);
+        this.remaining -= take;
+        offset += take;
+        if (this.remaining === 0) this.phase = "crc";
+        continue;
+      }
+      const need = this.phase === "signature" ? 8 : this.phase === "chunk-header" ? 8 : 4;
+      const take = Math.min(need - this.header.length, chunk.length - offset);
+      this.header = Buffer.concat([this.header, chunk.subarray(offset, offset + take)]);
+      offset += take;
+      if (this.header.length < need) continue;
+      const bytes = this.header;
+      this.header = Buffer.alloc(0);
+      if (this.phase === "signature") {
+        if (!bytes.equals(PNG_SIGNATURE)) this.error = "bad PNG signature";
+        this.phase = "chunk-header";
+      } else if (this.phase === "chunk-header") {
+        const length = bytes.readUInt32BE(0);
+        this.type = bytes.subarray(4, 8).toString("latin1");
+        if (length > 0x7fffffff || !/^[A-Za-z]{4}$/.test(this.type)) this.error = "malformed PNG chunk";
+        else if (this.chunks === 0 && (this.type !== "IHDR" || length !== 13)) this.error = "PNG must start with IHDR";
+        this.chunks += 1;
+        this.crc = crc32(bytes.subarray(4, 8));
+        this.remaining = length;
+        this.phase = length === 0 ? "crc" : "data";
+      } else {
+        if (bytes.readUInt32BE(0) !== this.crc >>> 0) this.error = `bad CRC in PNG chunk ${this.type}`;
+        this.phase = this.type === "IEND" ? "done" : "chunk-header";
+      }
+    }
+  }
+
+  /** Null when the file was a complete, well-formed PNG, else the problem. */
+  finish(): string | null {
+    if (this.error) return this.error;
+    return this.phase === "done" ? null : "truncated PNG (no IEND)";
+  }
+}
+
+/**
+ * Inspects an image while it streams through (upload or fetched `image_url`): keeps the first
+ * {@link HEAD_BYTES} and the last 16 bytes, walks PNG chunks, counts bytes. {@link finish}
+ * decides the type from magic bytes with `file-type` (never from names or client content
+ * types), reads dimensions with `image-size` and refuses structural oddities:
+ * PNG chunk errors or data after IEND, JPEG not ending in EOI, GIF not ending in its trailer,
+ * WebP whose RIFF size disagrees with the file size, and images above `maxPixels` (decompression bombs).
+ */
+export class ImageInspector {
+  private head: Buffer[] = [];
+  private headLength = 0;
+  private tail = Buffer.alloc(0);
+  private png = new PngWalker();
+  private pngPossible = true;
+  size = 0;
+
+  constructor(private readonly maxPixels: number) {}
+
+  /** Feeds the next bytes of the file. */
+  feed(chunk: Buffer): void {
+    if (this.headLength < HEAD_BYTES) {
+      const part = chunk.subarray(0, HEAD_BYTES - this.headLength);
+      this.head.push(Buffer.from(part)); // copy: the source chunk may be a view into a larger buffer
+      this.headLength += part.length;
+    }
+    this.size += chunk.length;
+    this.tail =
+      chunk.length >= TAIL_BYTES
+        ? Buffer.from(chunk.subarray(chunk.length - TAIL_BYTES))
+        : Buffer.concat([this.tail, chunk]).subarray(-TAIL_BYTES);
+    if (this.pngPossible) {
+      this.png.feed(chunk);
+      if (this.size >= 8 && this.png.error === "bad PNG signature") this.pngPossible = false;
+    }
+  }
+
+  /**
+   * Decides on the image. `readMore` returns up to 1 MiB from the file start, used when the
+   * dimensions lie beyond the head (large JPEG metadata segments).
+   */
+  async finish(readMore?: () => Promise<Buffer>): Promise<ImageVerdict> {
+    const head = Buffer.concat(this.head);
+    if (this.size === 0) return { ok: false, kind: "type", reason: "empty file" };
+    const detected = await fileTypeFromBuffer(head);
+    const mime = detected?.mime as string | undefined;
+    if (!mime || !(mime in IMAGE_TYPES)) {
+      return { ok: false, kind: "type", reason: "not a PNG, JPEG, WebP or GIF image" };
+    }
+    const imageMime = mime as ImageMime;
+    const structure = this.structureProblem(imageMime, head);
+    if (structure) return { ok: false, kind: "type", reason: structure };
+
+    let dims: { width?: number; height?: number; type?: string } | null = tryImageSize(head);
+    if (!dims && readMore && this.size > head.length) dims = tryImageSize(await readMore());
+    if (!dims || !dims.width || !dims.height) {
+      return { ok: false, kind: "type", reason: "image dimensions cannot be read" };
+    }
+    const sizeType = dims.type === "jpeg" ? "jpg" : dims.type;
+    if (sizeType !== IMAGE_TYPES[imageMime]) return { ok: false, kind: "type", reason: "inconsistent image header" };
+    if (dims.width * dims.height > this.maxPixels) {
+      return {
+        ok: false,
+        kind: "dimensions",
+        reason: `image is ${dims.width}x${dims.height}; at most ${this.maxPixels} pixels are accepted`,
+      };
+    }
+    return { ok: true, mime: imageMime, ext: IMAGE_TYPES[imageMime], width: dims.width, height: dims.height };
+  }
+
+  private structureProblem(mime: ImageMime, head: Buffer): string | null {
+    const tail = this.tail;
+    switch (mime) {
+      case "image/png":
+        return this.png.finish();
+      case "image/jpeg":
+        return tail.length >= 2 && tail[tail.length - 2] === 0xff && tail[tail.length - 1] === 0xd9
+          ? null
+          : "JPEG does not end with EOI (trailing data)";
+      case "image/gif":
+        return tail[tail.length - 1] === 0x3b ? null : "GIF does not end with its trailer (trailing data)";
+      case "image/webp": {
+        if (head.length < 12) return "truncated WebP";
+        const riffSize = head.readUInt32LE(4);
+        return riffSize + 8 + (riffSize % 2) === this.size || riffSize + 8 === this.size
+          ? null
+          : "WebP RIFF size does not match the file (trailing data)";
+      }
+    }
+  }
+}
+
+function tryImageSize(buffer: Buffer): { width?: number; height?: number; type?: string } | null {
+  try {
+    return imageSize(buffer);
+  } catch {
+    return null;
+  }
+}

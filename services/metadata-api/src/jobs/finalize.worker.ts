@@ -1,0 +1,56 @@
+import type { Job } from "bullmq";
+import type { Logger } from "pino";
+import { bindDraft, findDraft, isTokenTaken, releasePending, type Sql } from "../queries/draft-queries.js";
+import { findIndexedLaunch } from "../queries/launch-queries.js";
+import { jobCatalog } from "./job-catalog.js";
+
+/** Outcome of one finalize job run (the job's return value). */
+export type FinalizeOutcome = "finalized" | "already_finalized" | "stale" | "mismatch" | "expired" | "token_taken";
+
+/** Thrown to make BullMQ retry (with the catalog's backoff) while the launch is not indexed. */
+export class NotIndexedYetError extends Error {
+  constructor() {
+    super("launch not indexed yet");
+    this.name = "NotIndexedYetError";
+  }
+}
+
+/**
+ * The processor of queue `metadata-finalize`: binds the draft with the same single conditional
+ * UPDATE as the API (so the two racing cannot double-bind) once the indexer has the launch.
+ * Not indexed yet → throws {@link NotIndexedYetError} (retried); on the last attempt, or when the
+ * indexed launch does not match, releases the draft's `pending` claim instead.
+ */
+export function createFinalizeProcessor(deps: { sql: Sql; logger: Logger }) {
+  return async function processFinalize(job: Job): Promise<FinalizeOutcome> {
+    const payload = jobCatalog["metadata-finalize"].payload.parse(job.data);
+    const log = deps.logger.child({ action: "finalize_draft", draft_id: payload.draft_id, job_id: job.id, attempt: job.attemptsMade + 1 });
+    const { draft_id: id, token_address: token, transaction_hash: tx } = payload;
+    try {
+      if (await bindDraft(deps.sql, id, token, tx)) {
+        log.info({ token_address: token }, "draft finalized");
+        return "finalized";
+      }
+    } catch (error) {
+      if (!isTokenTaken(error)) throw error;
+      await releasePending(deps.sql, id, token, tx);
+      log.warn({ token_address: token }, "token already bound to another draft");
+      return "token_taken";
+    }
+    const draft = await findDraft(deps.sql, id);
+    if (!draft) return "stale";
+    if (draft.status === "finalized") return draft.tokenAddress === token ? "finalized" : "already_finalized";
+    if (draft.status !== "pending" || draft.tokenAddress !== token || draft.transactionHash !== tx) return "stale";
+    if (await findIndexedLaunch(deps.sql, draft.chainId, token)) {
+      await releasePending(deps.sql, id, token, tx);
+      log.warn({ token_address: token }, "indexed launch does not match the draft; claim released");
+      return "mismatch";
+    }
+    if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+      await releasePending(deps.sql, id, token, tx);
+      log.warn({ token_address: token }, "launch never indexed; claim released");
+      return "expired";
+    }
+    throw new NotIndexedYetError();
+  };
+}

@@ -1,0 +1,71 @@
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { createPgPool } from "@tmi/db";
+import { serve } from "@tmi/shared/http";
+import { createLogger } from "@tmi/shared/logger";
+import { loadEnv } from "@tmi/shared/env";
+import { Redis } from "ioredis";
+import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem";
+import { buildApp } from "./app.js";
+import { metadataEnvSchema, resolveLaunchpadAddress, workspacePath } from "./env.js";
+import { createImageFetcher } from "./images/image-fetcher.js";
+import { createJobProducer } from "./jobs/job-catalog.js";
+import { createStorage } from "./storage/create-storage.js";
+
+// Process entry of the metadata-api server: config, logger, dependencies, listen, shutdown.
+const env = loadEnv(metadataEnvSchema);
+const logger = createLogger({ service: "metadata-api", level: env.LOG_LEVEL });
+
+async function start() {
+  const launchpad = resolveLaunchpadAddress(env);
+  const chain = createPublicClient({ transport: http(env.RPC_URL, { retryCount: 1, timeout: 10_000 }), cacheTime: 0 });
+  const rpcChainId = await chain.getChainId();
+  if (rpcChainId !== env.CHAIN_ID) {
+    throw new Error(`RPC_URL serves chain ${rpcChainId}, but CHAIN_ID is ${env.CHAIN_ID}`);
+  }
+  const sql = createPgPool({ url: env.DATABASE_URL, applicationName: "tmi-metadata-api", onError: (e) => logger.warn({ err: e }, "pg pool error") });
+  const storage = await createStorage(env);
+  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false });
+  const jobs = createJobProducer(redis, env.QUEUE_PREFIX);
+  const fetcher = createImageFetcher({ timeoutMs: env.IMAGE_FETCH_TIMEOUT_MS, maxBytes: env.IMAGE_MAX_BYTES });
+  const app = await buildApp({
+    logger,
+    sql,
+    storage,
+    fetcher,
+    jobs,
+    chainId: env.CHAIN_ID,
+    launchpad,
+    spoolDir: env.SPOOL_DIR ? workspacePath(env.SPOOL_DIR) : join(workspacePath(env.STORAGE_DIR), "..", "spool"),
+    imageMaxBytes: env.IMAGE_MAX_BYTES,
+    imageMaxPixels: env.IMAGE_MAX_PIXELS,
+    receipts: {
+      async getReceipt(hash) {
+        try {
+          return await chain.getTransactionReceipt({ hash });
+        } catch (error) {
+          if (error instanceof TransactionReceiptNotFoundError) return null;
+          throw error;
+        }
+      },
+    },
+  });
+  const address = await serve(app as unknown as FastifyInstance, {
+    host: env.HOST,
+    port: env.PORT,
+    logger,
+    onClose: async () => {
+      await fetcher.close();
+      await jobs.close();
+      redis.disconnect();
+      await storage.close();
+      await sql.end();
+    },
+  });
+  logger.info({ address, storage: env.STORAGE_DRIVER, chain_id: env.CHAIN_ID, launchpad }, "metadata-api listening");
+}
+
+start().catch((error) => {
+  logger.fatal({ err: error }, "metadata-api failed to start");
+  process.exit(1);
+});

@@ -1,0 +1,229 @@
+import { createHash, randomUUID } from "node:crypto";
+import { createReadStream } from "node:fs";
+import type { Readable } from "node:stream";
+import type { MultipartFile, MultipartValue } from "@fastify/multipart";
+import { parseAddress, parseTransactionHash } from "@tmi/shared/codec";
+import { AppError, type ErrorDetail } from "@tmi/shared/errors";
+import type { HttpApp } from "@tmi/shared/http";
+import type { Logger } from "pino";
+import { type DraftFields, TEXT_FIELDS, type TextField, validateDraftFields } from "../drafts/draft-fields.js";
+import { finalizeDraft, type FinalizeDeps } from "../finalize/finalize-service.js";
+import { ImageFetchError, type ImageFetcher } from "../images/image-fetcher.js";
+import type { ImageVerdict } from "../images/image-inspect.js";
+import { type SpooledImage, spoolImage } from "../images/image-spool.js";
+import { insertDraft } from "../queries/draft-queries.js";
+import { imageKey, metadataKey, type ObjectStorage } from "../storage/object-storage.js";
+import { draftView, objectPath } from "./draft-view.js";
+
+/** Dependencies of the token-metadata routes. */
+export interface TokenMetadataDeps extends FinalizeDeps {
+  storage: ObjectStorage;
+  fetcher: ImageFetcher;
+  chainId: number;
+  spoolDir: string;
+  imageMaxBytes: number;
+  imageMaxPixels: number;
+  logger: Logger;
+}
+
+/** Room for the text fields and multipart framing on top of the image cap. */
+export const FORM_OVERHEAD_BYTES = 256 * 1024;
+const FIELD_MAX_BYTES = 16 * 1024;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+async function drain(stream: Readable): Promise<void> {
+  for await (const _ of stream) {
+    // discard
+  }
+}
+
+/**
+ * Registers `POST /api/v1/token-metadata` (create a draft, multipart, streaming) and
+ * `POST /api/v1/token-metadata/:draft/finalize`.
+ */
+export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDeps): void {
+  app.post("/api/v1/token-metadata", async (request, reply) => {
+    if (!request.isMultipart()) {
+      throw new AppError("invalid_request", "the body must be multipart/form-data", {
+        details: [{ field: "body", reason: "multipart/form-data required" }],
+      });
+    }
+    const declared = Number(request.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > deps.imageMaxBytes + FORM_OVERHEAD_BYTES) {
+      reply.header("connection", "close");
+      throw new AppError("payload_too_large", `the image must be at most ${deps.imageMaxBytes} bytes`);
+    }
+
+    const raw: Partial<Record<TextField, string>> = {};
+    const details: ErrorDetail[] = [];
+    let upload: SpooledImage | null = null;
+    let fetched: SpooledImage | null = null;
+    let tooLarge = false;
+    try {
+      const parts = request.parts({
+        limits: { fileSize: deps.imageMaxBytes, files: 4, fields: 32, fieldSize: FIELD_MAX_BYTES, parts: 40 },
+        throwFileSizeLimit: false,
+      } as Parameters<typeof request.parts>[0]);
+      for await (const part of parts) {
+        if (part.type === "file") {
+          const file = part as MultipartFile;
+          if (file.fieldname !== "image" || upload) {
+            await drain(file.file);
+            details.push({ field: file.fieldname, reason: file.fieldname === "image" ? "only one image is accepted" : "unknown file field" });
+            continue;
+          }
+          const spooled = await spoolImage(file.file, {
+            spoolDir: deps.spoolDir,
+            maxBytes: deps.imageMaxBytes,
+            maxPixels: deps.imageMaxPixels,
+            truncated: () => file.file.truncated,
+          });
+          if (spooled.tooLarge) tooLarge = true;
+          if (spooled.size === 0 && !spooled.tooLarge && !file.filename) {
+            await spooled.discard(); // an empty file input of a browser form: no image
+            continue;
+          }
+          upload = spooled;
+        } else {
+          const field = part as MultipartValue<unknown>;
+          const name = field.fieldname;
+          if (!(TEXT_FIELDS as readonly string[]).includes(name)) {
+            details.push({ field: name, reason: name === "image" ? "must be a file" : "unknown field" });
+          } else if (Object.hasOwn(raw, name)) {
+            details.push({ field: name, reason: "given more than once" });
+          } else if (field.valueTruncated) {
+            details.push({ field: name, reason: `must be at most ${FIELD_MAX_BYTES} bytes` });
+            raw[name as TextField] = "";
+          } else {
+            raw[name as TextField] = String(field.value);
+          }
+        }
+      }
+      if (tooLarge) {
+        throw new AppError("payload_too_large", `the image must be at most ${deps.imageMaxBytes} bytes`);
+      }
+
+      const validated = validateDraftFields(raw, upload !== null);
+      if (!validated.ok || details.length > 0) {
+        const all = [...details, ...(validated.ok ? [] : validated.details)];
+        throw new AppError("invalid_request", "invalid metadata fields", { details: all });
+      }
+      const fields = validated.fields;
+
+      let image: SpooledImage;
+      let verdict: ImageVerdict;
+      if (upload) {
+        image = upload;
+        verdict = await upload.inspector.finish(() => upload!.readHead());
+        if (!verdict.ok) {
+          throw new AppError("unsupported_image_type", `image refused: ${verdict.reason}`, {
+            details: [{ field: "image", reason: verdict.reason }],
+          });
+        }
+      } else {
+        fetched = await fetchImage(deps, fields.imageUrl!);
+        image = fetched;
+        verdict = await fetched.inspector.finish(() => fetched!.readHead());
+        if (!verdict.ok) {
+          throw new AppError("image_unavailable", `image_url is not an allowed image: ${verdict.reason}`, {
+            details: [{ field: "image_url", reason: verdict.reason }],
+          });
+        }
+      }
+
+      const imgKey = imageKey(image.sha256, verdict.ext);
+      await deps.storage.put(imgKey, createReadStream(image.path), image.size, verdict.mime);
+      const document = Buffer.from(JSON.stringify(metadataDocument(fields, objectPath(imgKey))), "utf8");
+      const metaKey = metadataKey(createHash("sha256").update(document).digest("hex"));
+      await deps.storage.put(metaKey, document, document.length, "application/json");
+
+      const draft = await insertDraft(deps.sql, {
+        id: randomUUID(),
+        chainId: deps.chainId,
+        name: fields.name,
+        symbol: fields.symbol,
+        description: fields.description,
+        initialSupply: fields.initialSupply,
+        websiteUrl: fields.websiteUrl,
+        xUrl: fields.xUrl,
+        telegramUrl: fields.telegramUrl,
+        discordUrl: fields.discordUrl,
+        imageKey: imgKey,
+        metadataKey: metaKey,
+      });
+      request.log.info({ draft_id: draft.id, image_key: imgKey, action: "create_draft" }, "draft created");
+      return reply.status(201).header("cache-control", "no-store").send(draftView(draft));
+    } finally {
+      await upload?.discard();
+      await fetched?.discard();
+    }
+  });
+
+  app.post("/api/v1/token-metadata/:draft/finalize", async (request, reply) => {
+    const draftId = (request.params as { draft: string }).draft.toLowerCase();
+    const body = request.body as Record<string, unknown> | null | undefined;
+    if (!body || typeof body !== "object" || Array.isArray(body)) {
+      throw new AppError("invalid_request", "the body must be a JSON object {token_address, transaction_hash}", {
+        details: [{ field: "body", reason: "JSON object required" }],
+      });
+    }
+    const missing: ErrorDetail[] = [];
+    for (const field of ["token_address", "transaction_hash"]) {
+      if (typeof body[field] !== "string") missing.push({ field, reason: "required string" });
+    }
+    if (missing.length > 0) throw new AppError("invalid_request", "missing finalize fields", { details: missing });
+    const tokenAddress = parseAddress(body.token_address, "token_address");
+    const transactionHash = parseTransactionHash(body.transaction_hash, "transaction_hash");
+    if (!UUID.test(draftId)) throw new AppError("not_found", "no such draft");
+    const draft = await finalizeDraft(deps, draftId, tokenAddress, transactionHash);
+    return reply.status(200).header("cache-control", "no-store").send(draftView(draft));
+  });
+}
+
+/** Fetches `image_url` into a spool file (SSRF rules in the fetcher); failures → 422 `image_unavailable`. */
+async function fetchImage(deps: TokenMetadataDeps, url: string): Promise<SpooledImage> {
+  try {
+    return await deps.fetcher.fetch(url, async ({ body }) => {
+      const spooled = await spoolImage(body, {
+        spoolDir: deps.spoolDir,
+        maxBytes: deps.imageMaxBytes,
+        maxPixels: deps.imageMaxPixels,
+        stopWhenTooLarge: true,
+      });
+      if (spooled.tooLarge) {
+        await spooled.discard();
+        throw new ImageFetchError(`image_url is larger than ${deps.imageMaxBytes} bytes`);
+      }
+      return spooled;
+    });
+  } catch (error) {
+    if (error instanceof ImageFetchError) {
+      throw new AppError("image_unavailable", error.message, { details: [{ field: "image_url", reason: error.message }], cause: error });
+    }
+    throw new AppError("image_unavailable", "image_url could not be fetched", {
+      details: [{ field: "image_url", reason: "could not be fetched" }],
+      cause: error,
+    });
+  }
+}
+
+/**
+ * The public metadata JSON document of a draft (stored at `metadata/<sha256>.json`): name,
+ * symbol, description, image path, links and initial supply. Key order is fixed so that equal
+ * drafts share one object.
+ */
+export function metadataDocument(fields: DraftFields, imagePath: string) {
+  return {
+    name: fields.name,
+    symbol: fields.symbol,
+    description: fields.description,
+    image: imagePath,
+    initial_supply: fields.initialSupply.toString(10),
+    links: {
+      website_url: fields.websiteUrl,
+      x_url: fields.xUrl,
+      telegram_url: fields.telegramUrl,
+      discord_url: fields.discordUrl,
+    },
+  };
+}
