@@ -1,0 +1,181 @@
+import { aggregatorV3Abi, erc20Abi, launchpadAbi, uniswapV3PoolAbi } from "@tmi/shared/chain";
+import { type AbiEvent, type AbiParameter, decodeAbiParameters, type Hex, toEventSelector } from "viem";
+
+/** Event names the indexer stores in `chain_events.event_name`. */
+export type EventName =
+  | "TokenCreated"
+  | "TokensBought"
+  | "TokensSold"
+  | "TokenGraduated"
+  | "Transfer"
+  | "Swap"
+  | "AnswerUpdated";
+
+/** A log as returned by `eth_getLogs` (JSON-RPC hex quantities, not formatted by viem). */
+export interface RpcLog {
+  address: string;
+  topics: string[];
+  data: string;
+  blockNumber: string;
+  blockHash: string;
+  blockTimestamp?: string;
+  transactionHash: string;
+  transactionIndex: string;
+  logIndex: string;
+  removed?: boolean;
+}
+
+/** Decoded argument values: addresses lowercase hex, integers bigint, strings as is. */
+export type DecodedArgs = Record<string, string | bigint | boolean>;
+
+/** A decoded log with its position fields (numbers fit in JS numbers: block numbers < 2^53). */
+export interface DecodedEvent {
+  name: EventName;
+  /** Emitting contract, lowercase. */
+  address: string;
+  blockNumber: number;
+  blockHash: string;
+  /** Block timestamp (Unix seconds) when the node returned it with the log, else null. */
+  blockTimestamp: number | null;
+  transactionHash: string;
+  transactionIndex: number;
+  logIndex: number;
+  args: DecodedArgs;
+}
+
+interface PreparedEvent {
+  name: EventName;
+  topic0: string;
+  indexed: AbiParameter[];
+  data: AbiParameter[];
+  /** Every data parameter is a static one-word type: decode by slicing words. */
+  staticData: boolean;
+}
+
+const ONE_WORD = /^(u?int\d*|address|bool|bytes32)$/;
+
+function prepare(event: AbiEvent): PreparedEvent {
+  const indexed = event.inputs.filter((p) => (p as { indexed?: boolean }).indexed);
+  const data = event.inputs.filter((p) => !(p as { indexed?: boolean }).indexed);
+  return {
+    name: event.name as EventName,
+    topic0: toEventSelector(event),
+    indexed,
+    data,
+    staticData: data.every((p) => ONE_WORD.test(p.type)),
+  };
+}
+
+function findEvent(abi: readonly unknown[], name: string): AbiEvent {
+  const item = abi.find((i) => (i as AbiEvent).type === "event" && (i as AbiEvent).name === name);
+  if (!item) throw new Error(`event ${name} missing from ABI`);
+  return item as AbiEvent;
+}
+
+const PREPARED: PreparedEvent[] = [
+  prepare(findEvent(launchpadAbi, "TokenCreated")),
+  prepare(findEvent(launchpadAbi, "TokensBought")),
+  prepare(findEvent(launchpadAbi, "TokensSold")),
+  prepare(findEvent(launchpadAbi, "TokenGraduated")),
+  prepare(findEvent(erc20Abi, "Transfer")),
+  prepare(findEvent(uniswapV3PoolAbi, "Swap")),
+  prepare(findEvent(aggregatorV3Abi, "AnswerUpdated")),
+];
+
+/** topic0 of every event the indexer decodes, by name. */
+export const TOPIC0: Readonly<Record<EventName, string>> = Object.freeze(
+  Object.fromEntries(PREPARED.map((p) => [p.name, p.topic0])) as Record<EventName, string>,
+);
+
+/** All topic0 values, for an `eth_getLogs` filter `topics: [ALL_TOPIC0]`. */
+export const ALL_TOPIC0: readonly string[] = PREPARED.map((p) => p.topic0);
+
+const BY_TOPIC0 = new Map<string, PreparedEvent>(PREPARED.map((p) => [p.topic0, p]));
+
+const TWO_256 = 1n << 256n;
+
+/** Decodes one 32-byte word (64 hex chars, no 0x) of a static ABI type. */
+function decodeWord(type: string, word: string): string | bigint | boolean {
+  if (type === "address") return `0x${word.slice(24)}`.toLowerCase();
+  if (type === "bool") return word.charCodeAt(63) !== 48; // last hex digit != '0'
+  if (type === "bytes32") return `0x${word}`.toLowerCase();
+  const value = BigInt(`0x${word}`);
+  // Signed ABI values of any width are sign-extended to a full word: two's complement over 256 bits.
+  if (type.startsWith("int")) return value >= TWO_256 / 2n ? value - TWO_256 : value;
+  return value;
+}
+
+function hexToNumber(hex: string): number {
+  return Number.parseInt(hex, 16);
+}
+
+function normalise(value: unknown): string | bigint | boolean {
+  if (typeof value === "string") return value.startsWith("0x") ? value.toLowerCase() : value;
+  if (typeof value === "bigint" || typeof value === "boolean") return value;
+  if (typeof value === "number") return BigInt(value);
+  return String(value);
+}
+
+/**
+ * Decodes a raw log with a prepared topic0 → ABI item table: indexed arguments from the topics,
+ * static data by slicing 32-byte words, dynamic data (strings of `TokenCreated`) through viem's
+ * `decodeAbiParameters`. Returns null for a log whose topic0 is not one of {@link TOPIC0}
+ * or whose topics/data do not fit the event (a different event with the same signature).
+ */
+export function decodeLog(log: RpcLog): DecodedEvent | null {
+  const topic0 = log.topics[0];
+  if (topic0 === undefined) return null;
+  const prepared = BY_TOPIC0.get(topic0.toLowerCase());
+  if (!prepared) return null;
+  if (log.topics.length !== prepared.indexed.length + 1) return null;
+  const args: DecodedArgs = {};
+  for (let i = 0; i < prepared.indexed.length; i++) {
+    const param = prepared.indexed[i]!;
+    args[param.name!] = decodeWord(param.type, log.topics[i + 1]!.slice(2));
+  }
+  const data = log.data;
+  if (prepared.staticData) {
+    if (data.length < 2 + 64 * prepared.data.length) return null;
+    for (let i = 0; i < prepared.data.length; i++) {
+      const param = prepared.data[i]!;
+      args[param.name!] = decodeWord(param.type, data.slice(2 + i * 64, 2 + (i + 1) * 64));
+    }
+  } else {
+    let values: readonly unknown[];
+    try {
+      values = decodeAbiParameters(prepared.data, data as Hex);
+    } catch {
+      return null;
+    }
+    prepared.data.forEach((param, i) => {
+      args[param.name!] = normalise(values[i]);
+    });
+  }
+  return {
+    name: prepared.name,
+    address: log.address.toLowerCase(),
+    blockNumber: hexToNumber(log.blockNumber),
+    blockHash: log.blockHash.toLowerCase(),
+    blockTimestamp: log.blockTimestamp ? hexToNumber(log.blockTimestamp) : null,
+    transactionHash: log.transactionHash.toLowerCase(),
+    transactionIndex: hexToNumber(log.transactionIndex),
+    logIndex: hexToNumber(log.logIndex),
+    args,
+  };
+}
+
+/**
+ * The JSON stored in `chain_events.decoded`: every argument by its ABI name, addresses
+ * lowercase, integers as decimal strings. `extra` (e.g. `{token}` for Transfer and Swap)
+ * comes first.
+ */
+export function decodedJson(
+  args: DecodedArgs,
+  extra?: Record<string, string>,
+): Record<string, string | boolean> {
+  const out: Record<string, string | boolean> = { ...extra };
+  for (const [key, value] of Object.entries(args)) {
+    out[key] = typeof value === "bigint" ? value.toString(10) : value;
+  }
+  return out;
+}

@@ -1,0 +1,373 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { PoolClient } from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import type { Batch } from "../model/batch-builder.js";
+import type { CandleDelta, CandleTraderRow } from "../model/candles.js";
+import type { KnownState } from "../model/known-state.js";
+import { fullyDilutedValue } from "../model/market-math.js";
+
+/** NOTIFY channel of committed ranges (payload `{from_block, to_block, reorg?}`). */
+export const NOTIFY_CHANNEL = "tmi_indexed";
+
+const COPY_SPECIAL = /[\\\t\n\r]/;
+
+/** Escapes a value for PostgreSQL COPY text format (`\N` for null). */
+export function copyValue(value: string | number | bigint | null): string {
+  if (value === null) return "\\N";
+  const s = typeof value === "string" ? value : value.toString();
+  if (!COPY_SPECIAL.test(s)) return s;
+  return s.replace(/[\\\t\n\r]/g, (c) =>
+    c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r",
+  );
+}
+
+async function copyRows(client: PoolClient, sql: string, lines: string[]): Promise<void> {
+  if (lines.length === 0) return;
+  const stream = client.query(copyFrom(sql));
+  // Chunks of ~1 MB keep memory flat for large batches.
+  async function* chunks() {
+    let chunk = "";
+    for (const line of lines) {
+      chunk += line;
+      if (chunk.length > 1_000_000) {
+        yield chunk;
+        chunk = "";
+      }
+    }
+    if (chunk) yield chunk;
+  }
+  await pipeline(Readable.from(chunks()), stream);
+}
+
+const str = (v: bigint | null | undefined): string | null =>
+  v === null || v === undefined ? null : v.toString(10);
+
+/** Timing of the statements of one batch (ms), for the benchmark's breakdown. */
+export interface WriteStats {
+  ms: number;
+}
+
+/**
+ * Writes one block range in the caller's open transaction: events and trades by COPY, every
+ * read model by set-based `unnest` upserts, the blocks kept for reorg checks, the checkpoint
+ * and a `NOTIFY tmi_indexed` (delivered on commit).
+ */
+export async function writeBatch(
+  client: PoolClient,
+  batch: Batch,
+  state: KnownState,
+  options: {
+    chainId: number;
+    headBlock: number;
+    keepBlocks: number;
+    reorg?: { fromBlock: number; toBlock: number };
+  },
+): Promise<void> {
+  await copyRows(
+    client,
+    "COPY chain_events (block_number, log_index, block_hash, block_timestamp, transaction_index, transaction_hash, contract_address, event_name, token_address, decoded) FROM STDIN",
+    batch.events.map(
+      (e) =>
+        `${e.blockNumber}\t${e.logIndex}\t${e.blockHash}\t${e.blockTimestamp}\t${e.transactionIndex}\t${e.transactionHash}\t${e.contractAddress}\t${e.eventName}\t${copyValue(e.tokenAddress)}\t${copyValue(e.decoded)}\n`,
+    ),
+  );
+  await copyRows(
+    client,
+    "COPY trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address, trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price) FROM STDIN",
+    batch.trades.map(
+      (t) =>
+        `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,
+    ),
+  );
+
+  if (batch.newTokens.length > 0) {
+    const n = batch.newTokens;
+    await client.query(
+      `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
+         created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at,
+         state, reserve_balance, token_balance, real_reserve, tokens_sold, graduation_threshold,
+         current_price, fully_diluted_value, updated_block_number)
+       SELECT a, $1, c, nm, sy, lower(nm_n), lower(sy_n), sup, bn, ti, th, li, ts, 'curve', rb, tb, 0, 0, gt, pr, fdv, bn
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::bigint[],
+                   $10::int[], $11::text[], $12::int[], $13::bigint[], $14::numeric[], $15::numeric[], $16::numeric[],
+                   $17::numeric[], $18::numeric[])
+         AS d(a, c, nm, sy, nm_n, sy_n, sup, bn, ti, th, li, ts, rb, tb, gt, pr, fdv)`,
+      [
+        options.chainId,
+        n.map((t) => t.address),
+        n.map((t) => t.creator),
+        n.map((t) => t.name),
+        n.map((t) => t.symbol),
+        n.map((t) => t.name.normalize("NFC")),
+        n.map((t) => t.symbol.normalize("NFC")),
+        n.map((t) => t.initialSupply.toString()),
+        n.map((t) => t.blockNumber),
+        n.map((t) => t.transactionIndex),
+        n.map((t) => t.transactionHash),
+        n.map((t) => t.logIndex),
+        n.map((t) => t.timestamp),
+        n.map((t) => t.reserveBalance.toString()),
+        n.map((t) => t.tokenBalance.toString()),
+        n.map((t) => t.graduationThreshold.toString()),
+        n.map((t) => str(t.price)),
+        n.map((t) => str(fullyDilutedValue(t.price, t.initialSupply))),
+      ],
+    );
+  }
+
+  // Exact unique traders: rows that are new in token_traders.
+  const newTraders = new Map<string, number>();
+  if (batch.tokenTraders.size > 0) {
+    const rows = [...batch.tokenTraders.values()];
+    const res = await client.query<{ token_address: string; n: number }>(
+      `WITH ins AS (
+         INSERT INTO token_traders (token_address, trader, first_block_number)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+         ON CONFLICT (token_address, trader) DO NOTHING
+         RETURNING token_address)
+       SELECT token_address, count(*)::int AS n FROM ins GROUP BY token_address`,
+      [rows.map((r) => r.tokenAddress), rows.map((r) => r.trader), rows.map((r) => r.firstBlock)],
+    );
+    for (const r of res.rows) newTraders.set(r.token_address, r.n);
+  }
+
+  const holderDeltas = await applyBalanceDeltas(client, batch.balances);
+  await upsertCandles(client, batch.candles, batch.candleTraders);
+
+  // Token metrics, curve state, price and graduation.
+  if (batch.tokenDeltas.size > 0) {
+    const entries = [...batch.tokenDeltas.entries()];
+    const supply = (a: string) => state.tokens.get(a)?.initialSupply ?? 0n;
+    await client.query(
+      `UPDATE tokens t SET
+         trade_count = t.trade_count + d.tc,
+         buy_count = t.buy_count + d.bc,
+         sell_count = t.sell_count + d.sc,
+         volume = t.volume + d.vol,
+         fees = t.fees + d.fee,
+         unique_trader_count = t.unique_trader_count + d.nt,
+         holder_count = t.holder_count + d.hd,
+         reserve_balance = CASE WHEN d.has_curve THEN d.rb ELSE t.reserve_balance END,
+         token_balance = CASE WHEN d.has_curve THEN d.tb ELSE t.token_balance END,
+         real_reserve = CASE WHEN d.has_curve THEN t.real_reserve + (d.rb - t.reserve_balance) ELSE t.real_reserve END,
+         tokens_sold = CASE WHEN d.has_curve THEN t.tokens_sold + (t.token_balance - d.tb) ELSE t.tokens_sold END,
+         current_price = CASE WHEN d.price_set THEN d.pr ELSE t.current_price END,
+         fully_diluted_value = CASE WHEN d.price_set THEN d.fdv ELSE t.fully_diluted_value END,
+         state = CASE WHEN d.grad THEN 'graduated' ELSE t.state END,
+         pool_address = CASE WHEN d.grad THEN d.pool ELSE t.pool_address END,
+         pool_token_is_token0 = CASE WHEN d.grad THEN d.is0 ELSE t.pool_token_is_token0 END,
+         graduated_block_number = CASE WHEN d.grad THEN d.gbn ELSE t.graduated_block_number END,
+         graduated_transaction_hash = CASE WHEN d.grad THEN d.gth ELSE t.graduated_transaction_hash END,
+         graduated_log_index = CASE WHEN d.grad THEN d.gli ELSE t.graduated_log_index END,
+         graduated_at = CASE WHEN d.grad THEN d.gts ELSE t.graduated_at END,
+         last_trade_source = coalesce(d.lts, t.last_trade_source),
+         last_trade_block_number = coalesce(d.ltb, t.last_trade_block_number),
+         updated_block_number = greatest(t.updated_block_number, d.ub)
+       FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::numeric[], $6::numeric[], $7::int[], $8::int[],
+                   $9::bool[], $10::numeric[], $11::numeric[], $12::bool[], $13::numeric[], $14::numeric[],
+                   $15::bool[], $16::text[], $17::bool[], $18::bigint[], $19::text[], $20::int[], $21::bigint[],
+                   $22::text[], $23::bigint[], $24::bigint[])
+         AS d(a, tc, bc, sc, vol, fee, nt, hd, has_curve, rb, tb, price_set, pr, fdv, grad, pool, is0, gbn, gth, gli, gts,
+              lts, ltb, ub)
+       WHERE t.address = d.a`,
+      [
+        entries.map(([a]) => a),
+        entries.map(([, d]) => d.tradeCount),
+        entries.map(([, d]) => d.buyCount),
+        entries.map(([, d]) => d.sellCount),
+        entries.map(([, d]) => d.volume.toString()),
+        entries.map(([, d]) => d.fees.toString()),
+        entries.map(([a]) => newTraders.get(a) ?? 0),
+        entries.map(([a]) => holderDeltas.get(a) ?? 0),
+        entries.map(([, d]) => d.curve !== null),
+        entries.map(([, d]) => str(d.curve?.reserveBalance)),
+        entries.map(([, d]) => str(d.curve?.tokenBalance)),
+        entries.map(([, d]) => d.price !== undefined),
+        entries.map(([, d]) => str(d.price)),
+        entries.map(([a, d]) => str(d.price === undefined ? null : fullyDilutedValue(d.price, supply(a)))),
+        entries.map(([, d]) => d.graduation !== null),
+        entries.map(([, d]) => d.graduation?.pool ?? null),
+        entries.map(([, d]) => d.graduation?.tokenIsToken0 ?? null),
+        entries.map(([, d]) => d.graduation?.blockNumber ?? null),
+        entries.map(([, d]) => d.graduation?.transactionHash ?? null),
+        entries.map(([, d]) => d.graduation?.logIndex ?? null),
+        entries.map(([, d]) => d.graduation?.timestamp ?? null),
+        entries.map(([, d]) => d.lastTradeSource),
+        entries.map(([, d]) => d.lastTradeBlock),
+        entries.map(([, d]) => d.updatedBlock),
+      ],
+    );
+  }
+
+  if (batch.creators.size > 0) {
+    const entries = [...batch.creators.entries()];
+    await client.query(
+      `INSERT INTO creators (address, token_count, volume, updated_block_number)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::numeric[], $4::bigint[])
+       ON CONFLICT (address) DO UPDATE SET
+         token_count = creators.token_count + excluded.token_count,
+         volume = creators.volume + excluded.volume,
+         updated_block_number = greatest(creators.updated_block_number, excluded.updated_block_number)`,
+      [
+        entries.map(([a]) => a),
+        entries.map(([, c]) => c.tokenCount),
+        entries.map(([, c]) => c.volume.toString()),
+        entries.map(([, c]) => c.updatedBlock),
+      ],
+    );
+  }
+
+  if (batch.ethUsd.length > 0) {
+    await client.query(
+      `INSERT INTO eth_usd_answers (block_number, log_index, round_id, answer, updated_at)
+       SELECT * FROM unnest($1::bigint[], $2::int[], $3::numeric[], $4::numeric[], $5::bigint[])
+       ON CONFLICT DO NOTHING`,
+      [
+        batch.ethUsd.map((r) => r.blockNumber),
+        batch.ethUsd.map((r) => r.logIndex),
+        batch.ethUsd.map((r) => r.roundId.toString()),
+        batch.ethUsd.map((r) => r.answer.toString()),
+        batch.ethUsd.map((r) => r.updatedAt.toString()),
+      ],
+    );
+  }
+
+  await saveBlocksAndCheckpoint(client, batch, options);
+}
+
+/**
+ * Applies net balance changes and returns the change of each token's holder count (positive
+ * balances, excluded holders not counted). Rows that reach zero are deleted.
+ */
+export async function applyBalanceDeltas(
+  client: PoolClient,
+  balances: { tokenAddress: string; holder: string; delta: bigint; excluded: boolean }[],
+): Promise<Map<string, number>> {
+  const result = new Map<string, number>();
+  if (balances.length === 0) return result;
+  const res = await client.query<{ token: string; hd: number }>(
+    `WITH d AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[], $4::bool[]) AS d(token, holder, delta, excluded)),
+     o AS (
+       SELECT d.token, d.holder, d.delta, d.excluded, coalesce(b.balance, 0) AS old
+       FROM d LEFT JOIN token_balances b ON b.token_address = d.token AND b.holder = d.holder),
+     del AS (
+       DELETE FROM token_balances b USING o
+       WHERE b.token_address = o.token AND b.holder = o.holder AND o.old + o.delta = 0),
+     up AS (
+       INSERT INTO token_balances (token_address, holder, balance)
+       SELECT token, holder, old + delta FROM o WHERE old + delta <> 0
+       ON CONFLICT (token_address, holder) DO UPDATE SET balance = excluded.balance)
+     SELECT token, sum(CASE WHEN old + delta > 0 AND old <= 0 THEN 1
+                            WHEN old > 0 AND old + delta <= 0 THEN -1 ELSE 0 END)::int AS hd
+     FROM o WHERE NOT excluded GROUP BY token`,
+    [
+      balances.map((b) => b.tokenAddress),
+      balances.map((b) => b.holder),
+      balances.map((b) => b.delta.toString()),
+      balances.map((b) => b.excluded),
+    ],
+  );
+  for (const r of res.rows) if (r.hd !== 0) result.set(r.token, r.hd);
+  return result;
+}
+
+/**
+ * Merges candle deltas into `candles` and distinct traders into `candle_traders`; a bucket's
+ * unique trader count grows by the trader rows that were new (exact, one statement).
+ */
+export async function upsertCandles(
+  client: PoolClient,
+  candles: CandleDelta[],
+  traders: CandleTraderRow[],
+): Promise<void> {
+  if (candles.length === 0) return;
+  await client.query(
+    `WITH ct AS (
+       INSERT INTO candle_traders (token_address, interval, bucket_start, trader, bought, sold)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bool[], $6::bool[])
+       ON CONFLICT (token_address, interval, bucket_start, trader) DO UPDATE SET
+         bought = candle_traders.bought OR excluded.bought,
+         sold = candle_traders.sold OR excluded.sold
+       WHERE (excluded.bought AND NOT candle_traders.bought) OR (excluded.sold AND NOT candle_traders.sold)
+       RETURNING token_address, interval, bucket_start, (xmax = 0) AS inserted),
+     n AS (
+       SELECT token_address, interval, bucket_start, count(*) FILTER (WHERE inserted)::int AS nt
+       FROM ct GROUP BY 1, 2, 3)
+     INSERT INTO candles (token_address, interval, bucket_start, trade_count, buy_count, sell_count, volume,
+                          unique_trader_count, open_price, high_price, low_price, close_price)
+     SELECT c.a, c.i, c.b, c.tc, c.bc, c.sc, c.vol, coalesce(n.nt, 0), c.o, c.h, c.l, c.cl
+     FROM unnest($7::text[], $8::text[], $9::bigint[], $10::int[], $11::int[], $12::int[], $13::numeric[],
+                 $14::numeric[], $15::numeric[], $16::numeric[], $17::numeric[]) AS c(a, i, b, tc, bc, sc, vol, o, h, l, cl)
+     LEFT JOIN n ON n.token_address = c.a AND n.interval = c.i AND n.bucket_start = c.b
+     ON CONFLICT (token_address, interval, bucket_start) DO UPDATE SET
+       trade_count = candles.trade_count + excluded.trade_count,
+       buy_count = candles.buy_count + excluded.buy_count,
+       sell_count = candles.sell_count + excluded.sell_count,
+       volume = candles.volume + excluded.volume,
+       unique_trader_count = candles.unique_trader_count + excluded.unique_trader_count,
+       open_price = coalesce(candles.open_price, excluded.open_price),
+       high_price = greatest(candles.high_price, excluded.high_price),
+       low_price = least(candles.low_price, excluded.low_price),
+       close_price = coalesce(excluded.close_price, candles.close_price)`,
+    [
+      traders.map((t) => t.tokenAddress),
+      traders.map((t) => t.interval),
+      traders.map((t) => t.bucketStart),
+      traders.map((t) => t.trader),
+      traders.map((t) => t.bought),
+      traders.map((t) => t.sold),
+      candles.map((c) => c.tokenAddress),
+      candles.map((c) => c.interval),
+      candles.map((c) => c.bucketStart),
+      candles.map((c) => c.tradeCount),
+      candles.map((c) => c.buyCount),
+      candles.map((c) => c.sellCount),
+      candles.map((c) => c.volume.toString()),
+      candles.map((c) => str(c.open)),
+      candles.map((c) => str(c.high)),
+      candles.map((c) => str(c.low)),
+      candles.map((c) => str(c.close)),
+    ],
+  );
+}
+
+async function saveBlocksAndCheckpoint(
+  client: PoolClient,
+  batch: Batch,
+  options: {
+    chainId: number;
+    headBlock: number;
+    keepBlocks: number;
+    reorg?: { fromBlock: number; toBlock: number };
+  },
+): Promise<void> {
+  const headers = batch.headers;
+  await client.query(
+    `WITH ins AS (
+       INSERT INTO blocks (number, hash, parent_hash, timestamp)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])
+       ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = excluded.parent_hash, timestamp = excluded.timestamp)
+     DELETE FROM blocks WHERE number < $5`,
+    [
+      headers.map((h) => h.number),
+      headers.map((h) => h.hash),
+      headers.map((h) => h.parentHash),
+      headers.map((h) => h.timestamp),
+      batch.toBlock - options.keepBlocks,
+    ],
+  );
+  const end = batch.endHeader;
+  await client.query(
+    `INSERT INTO indexer_checkpoints (chain_id, block_number, block_hash, block_timestamp, head_block_number, head_seen_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, now(), now())
+     ON CONFLICT (chain_id) DO UPDATE SET block_number = excluded.block_number, block_hash = excluded.block_hash,
+       block_timestamp = excluded.block_timestamp, head_block_number = excluded.head_block_number,
+       head_seen_at = excluded.head_seen_at, updated_at = excluded.updated_at`,
+    [options.chainId, end.number, end.hash, end.timestamp, options.headBlock],
+  );
+  const payload: Record<string, unknown> = { from_block: batch.fromBlock, to_block: batch.toBlock };
+  if (options.reorg) payload.reorg = { from_block: options.reorg.fromBlock, to_block: options.reorg.toBlock };
+  await client.query("SELECT pg_notify($1, $2)", [NOTIFY_CHANNEL, JSON.stringify(payload)]);
+}
