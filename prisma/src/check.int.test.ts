@@ -7,7 +7,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { checkSchemaDrift, SCHEMA_PATH, schemaShapeFromPrisma } from "./check.js";
 import { compareSchemas, readDatabaseSchema } from "./drift.js";
-import { MIGRATIONS_TABLE } from "./migrate.js";
+import { MIGRATION_CHECKSUMS_TABLE, MIGRATIONS_TABLE } from "./migrate.js";
 
 const expected = () => schemaShapeFromPrisma(readFileSync(SCHEMA_PATH, "utf8"));
 
@@ -60,7 +60,10 @@ describe("readDatabaseSchema + compareSchemas", () => {
     await client.connect();
     try {
       expect(
-        compareSchemas(expected(), await readDatabaseSchema(client, { ignoreTables: [MIGRATIONS_TABLE] })),
+        compareSchemas(
+          expected(),
+          await readDatabaseSchema(client, { ignoreTables: [MIGRATIONS_TABLE, MIGRATION_CHECKSUMS_TABLE] }),
+        ),
       ).toEqual([]);
       await client.query(`
         ALTER TABLE trades ALTER COLUMN price TYPE text;
@@ -83,7 +86,7 @@ describe("readDatabaseSchema + compareSchemas", () => {
       `);
       const differences = compareSchemas(
         expected(),
-        await readDatabaseSchema(client, { ignoreTables: [MIGRATIONS_TABLE] }),
+        await readDatabaseSchema(client, { ignoreTables: [MIGRATIONS_TABLE, MIGRATION_CHECKSUMS_TABLE] }),
       );
       expect(differences).toEqual(
         [

@@ -10,7 +10,14 @@ import {
   readDatabaseSchema,
   type SchemaShape,
 } from "./drift.js";
-import { DEFAULT_DATABASE_URL, MIGRATIONS_TABLE, migrate, quoteIdent, withDatabase } from "./migrate.js";
+import {
+  DEFAULT_DATABASE_URL,
+  MIGRATION_CHECKSUMS_TABLE,
+  MIGRATIONS_TABLE,
+  migrate,
+  quoteIdent,
+  withDatabase,
+} from "./migrate.js";
 
 /** Absolute path of `prisma/schema.prisma`. */
 export const SCHEMA_PATH = fileURLToPath(new URL("../schema.prisma", import.meta.url));
@@ -63,7 +70,9 @@ export async function checkSchemaDrift(
       await client.connect();
       let actual: SchemaShape;
       try {
-        actual = await readDatabaseSchema(client, { ignoreTables: [MIGRATIONS_TABLE] });
+        actual = await readDatabaseSchema(client, {
+          ignoreTables: [MIGRATIONS_TABLE, MIGRATION_CHECKSUMS_TABLE],
+        });
       } finally {
         await client.end();
       }

@@ -1,7 +1,7 @@
 import { adminPool, createTestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { migrate, migrationFiles, withDatabase } from "./migrate.js";
+import { MIGRATION_CHECKSUMS_TABLE, migrate, migrationFiles, withDatabase } from "./migrate.js";
 
 async function tableNames(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
@@ -52,6 +52,29 @@ describe("migrate", () => {
       const results = await Promise.all([1, 2, 3].map(() => migrate({ databaseUrl: db.url })));
       const applied = results.flatMap((r) => r.applied);
       expect(applied).toEqual(migrationFiles().map((f) => f.replace(/\.sql$/, "")));
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("error: an applied migration whose file was edited is refused", async () => {
+    const db = await createTestDatabase({ empty: true });
+    try {
+      await migrate({ databaseUrl: db.url });
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(`SELECT name, sha256 FROM ${MIGRATION_CHECKSUMS_TABLE}`);
+        expect(rows.map((r) => r.name)).toEqual(migrationFiles().map((f) => f.replace(/\.sql$/, "")));
+        expect(rows[0]?.sha256).toMatch(/^[0-9a-f]{64}$/);
+        // Same as editing the file after it was applied.
+        await client.query(`UPDATE ${MIGRATION_CHECKSUMS_TABLE} SET sha256 = 'edited'`);
+      } finally {
+        await client.end();
+      }
+      await expect(migrate({ databaseUrl: db.url })).rejects.toThrow(
+        /1763704800000_init\.sql was edited after it was applied/,
+      );
     } finally {
       await db.drop();
     }

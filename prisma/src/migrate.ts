@@ -94,6 +94,64 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
   }
 }
 
+/** Table (in `public`) holding the SHA-256 of each applied migration file, to detect edited migrations. */
+export const MIGRATION_CHECKSUMS_TABLE = "schema_migration_checksums";
+
+/** Advisory lock key serializing {@link migrate} calls on one database ("tmim"). */
+const MIGRATE_LOCK_KEY = 0x746d696d;
+
+/** SHA-256 (hex) of one migration file's content. */
+function fileChecksum(file: string): string {
+  return createHash("sha256")
+    .update(readFileSync(join(MIGRATIONS_DIR, file)))
+    .digest("hex");
+}
+
+/**
+ * Compares the checksums recorded for applied migrations with the files.
+ * @throws listing every applied migration whose file was edited or removed.
+ */
+async function verifyChecksums(client: pg.Client): Promise<void> {
+  const { rows: exists } = await client.query<{ ok: boolean }>("SELECT to_regclass($1) IS NOT NULL AS ok", [
+    `public.${MIGRATION_CHECKSUMS_TABLE}`,
+  ]);
+  if (!exists[0]?.ok) return;
+  const files = new Set(migrationFiles());
+  const { rows } = await client.query<{ name: string; sha256: string }>(
+    `SELECT name, sha256 FROM ${quoteIdent(MIGRATION_CHECKSUMS_TABLE)} ORDER BY name`,
+  );
+  const problems: string[] = [];
+  for (const row of rows) {
+    const file = `${row.name}.sql`;
+    if (!files.has(file)) problems.push(`${file} was applied but no longer exists`);
+    else if (fileChecksum(file) !== row.sha256) problems.push(`${file} was edited after it was applied`);
+  }
+  if (problems.length > 0) {
+    throw new Error(
+      `committed migrations changed: ${problems.join("; ")}. Restore them and add a new migration instead (a development database can also be dropped and migrated again).`,
+    );
+  }
+}
+
+/** Records the checksums of applied migrations that have none yet. */
+async function recordChecksums(client: pg.Client): Promise<void> {
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS ${quoteIdent(MIGRATION_CHECKSUMS_TABLE)} (name text PRIMARY KEY, sha256 text NOT NULL)`,
+  );
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT m.name FROM ${quoteIdent(MIGRATIONS_TABLE)} m
+      WHERE NOT EXISTS (SELECT 1 FROM ${quoteIdent(MIGRATION_CHECKSUMS_TABLE)} c WHERE c.name = m.name)`,
+  );
+  const files = new Set(migrationFiles());
+  for (const { name } of rows) {
+    if (!files.has(`${name}.sql`)) continue;
+    await client.query(
+      `INSERT INTO ${quoteIdent(MIGRATION_CHECKSUMS_TABLE)} (name, sha256) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [name, fileChecksum(`${name}.sql`)],
+    );
+  }
+}
+
 /** Outcome of {@link migrate}. */
 export interface MigrateResult {
   /** Whether the database had to be created. */
@@ -108,10 +166,12 @@ export interface MigrateResult {
  * Applies the pending committed SQL migrations (`prisma/migrations/*.sql`, node-pg-migrate's
  * `-- Up Migration` / `-- Down Migration` format) to `databaseUrl`, creating the database first
  * if it does not exist. All pending migrations run in one transaction; concurrent callers wait
- * on node-pg-migrate's advisory lock, so several processes may call it at start-up.
- * Applied migrations are recorded in `public.schema_migrations`.
- * @throws when the server is unreachable, a migration fails (nothing is applied then), or the
- *   recorded migrations are not a prefix of the files (a committed migration was renamed or removed).
+ * on an advisory lock, so several processes may call it at start-up. Applied migrations are
+ * recorded in `public.schema_migrations` (node-pg-migrate) with the SHA-256 of their file in
+ * `public.schema_migration_checksums`.
+ * @throws when the server is unreachable; when a migration fails (nothing is applied then);
+ *   when an applied migration's file was edited or removed; when a new migration sorts before
+ *   an applied one (node-pg-migrate's order check).
  */
 export async function migrate(options: { databaseUrl: string; logger?: DbLogger }): Promise<MigrateResult> {
   const started = performance.now();
@@ -121,26 +181,40 @@ export async function migrate(options: { databaseUrl: string; logger?: DbLogger 
   const quiet = () => {};
   // Imported on demand: services import this package without paying for the runner's startup.
   const { runner } = await import("node-pg-migrate");
-  const ran = await runner({
-    databaseUrl: options.databaseUrl,
-    dir: MIGRATIONS_DIR,
-    // Only *.sql files are migrations (README and dot files are ignored).
-    ignorePattern: "(\\..*)|(.*(?<!\\.sql))",
-    migrationsTable: MIGRATIONS_TABLE,
-    schema: "public",
-    direction: "up",
-    checkOrder: true,
-    singleTransaction: true,
-    advisoryLockMode: "wait",
-    // node-pg-migrate prints every statement at info level: keep that at debug.
-    logger: {
-      debug: (message: string) => logger?.debug?.(message),
-      info: (message: string) => logger?.debug?.(message),
-      warn: (message: string) => (logger ? logger.warn(message) : quiet()),
-      error: (message: string) => (logger ? logger.error(message) : quiet()),
-    },
-  });
-  const applied = ran.map((migration) => migration.name);
+  const client = new pg.Client({ connectionString: options.databaseUrl, application_name: "tmi-migrate" });
+  await client.connect();
+  let applied: string[];
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATE_LOCK_KEY]);
+    try {
+      await verifyChecksums(client);
+      const ran = await runner({
+        dbClient: client,
+        dir: MIGRATIONS_DIR,
+        // Only *.sql files are migrations (README and dot files are ignored).
+        ignorePattern: "(\\..*)|(.*(?<!\\.sql))",
+        migrationsTable: MIGRATIONS_TABLE,
+        schema: "public",
+        direction: "up",
+        checkOrder: true,
+        singleTransaction: true,
+        advisoryLockMode: "wait",
+        // node-pg-migrate prints every statement at info level: keep that at debug.
+        logger: {
+          debug: (message: string) => logger?.debug?.(message),
+          info: (message: string) => logger?.debug?.(message),
+          warn: (message: string) => (logger ? logger.warn(message) : quiet()),
+          error: (message: string) => (logger ? logger.error(message) : quiet()),
+        },
+      });
+      applied = ran.map((migration) => migration.name);
+      await recordChecksums(client);
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATE_LOCK_KEY]).catch(() => {});
+    }
+  } finally {
+    await client.end();
+  }
   const durationMs = performance.now() - started;
   logger?.info(
     applied.length

@@ -1,6 +1,6 @@
 // Owner: db (prisma/ + testkit database/redis/s3/global-setup).
 // Fresh PostgreSQL databases for integration tests, cloned from a migrated template.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { databaseNameOf, migrate, migrationsHash, quoteIdent, withDatabase } from "@tmi/db";
 import pg from "pg";
 
@@ -43,12 +43,16 @@ export function adminPool(): pg.Pool {
   return pool;
 }
 
+/** Bumped when what a template holds changes for another reason than the migrations (runner bookkeeping). */
+const TEMPLATE_FORMAT = 2;
+
 /**
  * Name of the migrated template database for the current migration files:
- * `tmi_tmpl_<first 16 hex of sha256(migrations)>`. Editing or adding a migration gives a new name.
+ * `tmi_tmpl_<16 hex of sha256(format, migrations)>`. Editing or adding a migration gives a new name.
  */
 export function templateDatabaseName(): string {
-  return `${TEMPLATE_DATABASE_PREFIX}${migrationsHash().slice(0, 16)}`;
+  const hash = createHash("sha256").update(`${TEMPLATE_FORMAT}:${migrationsHash()}`).digest("hex");
+  return `${TEMPLATE_DATABASE_PREFIX}${hash.slice(0, 16)}`;
 }
 
 let templateReady: Promise<string> | undefined;
