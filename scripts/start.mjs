@@ -261,11 +261,16 @@ function ensureBuilt() {
   const reasons = [];
   // Contracts: ABIs and bytecode generated under packages/contracts/src/generated (ignored by git).
   // The build script compares a hash of its inputs and returns at once when nothing changed.
-  const contractsBuild = spawnSync(process.execPath, [join(ROOT, "packages/contracts/scripts/build.mjs"), "--quiet"], {
-    cwd: ROOT,
-    stdio: "inherit",
-  });
-  if (contractsBuild.status !== 0) fail("compiling the contracts failed (packages/contracts/scripts/build.mjs); see above");
+  const contractsBuild = spawnSync(
+    process.execPath,
+    [join(ROOT, "packages/contracts/scripts/build.mjs"), "--quiet"],
+    {
+      cwd: ROOT,
+      stdio: "inherit",
+    },
+  );
+  if (contractsBuild.status !== 0)
+    fail("compiling the contracts failed (packages/contracts/scripts/build.mjs); see above");
   // Prisma client (generated, ignored by git) newer than the schema.
   const generated = join(ROOT, "prisma/src/generated");
   if (!existsSync(generated) || newestMtime(generated) < mtime(join(ROOT, "prisma/schema.prisma")))
