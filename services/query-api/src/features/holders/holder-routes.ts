@@ -4,9 +4,11 @@ import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ReadDb } from "../../db.js";
+import { addressParams, pageQuery } from "../../params.js";
+import { cacheData, errorResponses, invalidCursor } from "../../routes/context.js";
 import { readHolderPage, readHolderToken, shareBps } from "./holder-queries.js";
 
-/** Route id the holders cursors are bound to. */
+/** Route id the holders cursors are bound to (followed by `:<token>`). */
 export const HOLDERS_CURSOR_ROUTE = "tokens.holders";
 
 /** Dependencies of {@link holderRoutes}. */
@@ -34,12 +36,6 @@ export const holderPageSchema = z.object({
   next_cursor: z.string().optional(),
 });
 
-const paramsSchema = z.object({ address: z.string() });
-const querySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().optional(),
-});
-
 /**
  * `GET /api/v1/tokens/:address/holders`: a Page of `{address, balance, share_bps}` from
  * `token_balances`, ordered by balance descending then address ascending, positive balances
@@ -58,22 +54,18 @@ export function holderRoutes(deps: HolderRoutesDeps): FastifyPluginAsync {
           summary: "Token holders",
           description:
             "Holders of a token by balance (descending, then address ascending). The zero address, the launchpad, the token itself and its pool are not holders.",
-          params: paramsSchema,
-          querystring: querySchema,
-          response: { 200: holderPageSchema },
+          params: addressParams,
+          querystring: pageQuery,
+          response: { 200: holderPageSchema, ...errorResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const token = parseAddress(request.params.address, "address");
         const { limit, cursor } = request.query;
         let after: { balance: bigint; holder: string } | undefined;
         if (cursor !== undefined) {
-          const [balance, holder] = deps.cursorCodec.decode(HOLDERS_CURSOR_ROUTE, cursor, 2);
-          if (typeof balance !== "bigint" || typeof holder !== "string") {
-            throw new AppError("invalid_request", "invalid cursor", {
-              details: [{ field: "cursor", reason: "malformed position" }],
-            });
-          }
+          const [balance, holder] = deps.cursorCodec.decode(`${HOLDERS_CURSOR_ROUTE}:${token}`, cursor, 2);
+          if (typeof balance !== "bigint" || typeof holder !== "string") throw invalidCursor();
           after = { balance, holder };
         }
         const info = await readHolderToken(deps.pool, token, deps.launchpadAddress);
@@ -93,8 +85,13 @@ export function holderRoutes(deps: HolderRoutesDeps): FastifyPluginAsync {
             share_bps: shareBps(r.balance, info.initialSupply),
           })),
         };
-        if (rows.length > limit && last)
-          body.next_cursor = deps.cursorCodec.encode(HOLDERS_CURSOR_ROUTE, [last.balance, last.holder]);
+        if (rows.length > limit && last) {
+          body.next_cursor = deps.cursorCodec.encode(`${HOLDERS_CURSOR_ROUTE}:${token}`, [
+            last.balance,
+            last.holder,
+          ]);
+        }
+        cacheData(reply);
         return body;
       },
     );

@@ -1,12 +1,12 @@
 import type pg from "pg";
 import {
+  bucketStart,
   CANDLE_INTERVALS,
   type CandleInterval,
-  type StreamEventData,
-  bucketStart,
   candleSub,
   comparePositions,
   dataEventId,
+  type StreamEventData,
 } from "./stream-events.js";
 
 /** Something that runs a query: a pooled client inside a transaction, or a pool. */

@@ -1,0 +1,513 @@
+import type { ServerResponse } from "node:http";
+import type { FastifyBaseLogger } from "fastify";
+import pg from "pg";
+import {
+  type CandleInterval,
+  comparePositions,
+  type DataEventName,
+  hash8,
+  parseEventId,
+  type StreamEventData,
+  type StreamPosition,
+  sseFrame,
+} from "./stream-events.js";
+import { readBlockRange, readEventBlockHash, readStreamCheckpoint } from "./stream-reader.js";
+
+/** PostgreSQL channel the indexer notifies after each committed transaction. */
+export const INDEXED_CHANNEL = "tmi_indexed";
+
+/** Settings of the stream hub (all optional; defaults in brackets). */
+export interface StreamHubConfig {
+  /** Events kept in memory for `Last-Event-ID` resume [10,000]. */
+  ringSize?: number;
+  /** A resume older than the ring is re-read from the database when at most this many blocks behind [2,000]. */
+  maxGapBlocks?: number;
+  /** …and when that gap holds at most this many events [5,000]; otherwise the client gets `reset`. */
+  maxGapEvents?: number;
+  /** A notified range with more trades (or launches) than this is not streamed: `reset` instead [5,000]. */
+  maxBatchEvents?: number;
+  /** Heartbeat comment period in ms [15,000]. */
+  heartbeatMs?: number;
+  /** Checkpoint poll period in ms, the safety net for lost notifications [1,000]. */
+  pollMs?: number;
+  /** A subscriber with more unsent bytes than this is disconnected (slow consumer) [1 MiB]. */
+  maxBufferedBytes?: number;
+}
+
+/** One connected client. */
+export interface StreamSubscriber {
+  res: ServerResponse;
+  ip: string;
+  /** Lowercase token addresses, or null for every token. */
+  tokens: Set<string> | null;
+  events: Set<DataEventName>;
+  interval: CandleInterval;
+  /** Frames held back while a resume is being re-read from the database. */
+  queue: string[] | null;
+  /** Skip data events at or before this position (resume from an id ahead of this process). */
+  after: StreamPosition | null;
+  closed: boolean;
+}
+
+interface RingEntry {
+  seq: number;
+  event: StreamEventData;
+  frame: string;
+  orphaned: boolean;
+}
+
+interface Notification {
+  reorg?: { from: bigint; to: bigint };
+}
+
+/** Why a client got a `reset` event. */
+export type ResetReason = "unknown_id" | "too_old" | "orphaned" | "backlog";
+
+/**
+ * The per-process fan-out of the live stream. One dedicated `pg` connection LISTENs on
+ * `tmi_indexed`; after a notification (or the checkpoint poll) it reads, in one REPEATABLE
+ * READ transaction, the checkpoint and the committed rows of the blocks after the last
+ * dispatched one up to the checkpoint, turns them into events once, keeps them in a ring buffer
+ * and writes each event's frame to every matching subscriber. Reorgs (from the notification,
+ * or seen in the checkpoint) are sent first as `reorg` events and mark the orphaned ring entries,
+ * which are never replayed. Nothing is read before the indexer committed it, so nothing
+ * uncommitted or orphaned is sent.
+ */
+export class StreamHub {
+  private readonly cfg: Required<StreamHubConfig>;
+  private readonly subscribers = new Set<StreamSubscriber>();
+  private readonly ring: RingEntry[] = [];
+  private readonly ringIndex = new Map<string, RingEntry>();
+  private seq = 0;
+  /** Every block ≤ this has been dispatched (null before start). */
+  private highWater: bigint | null = null;
+  private seenReorgAt: number | null = null;
+  private listener: pg.Client | null = null;
+  private readonly pending: Notification[] = [];
+  private ticked = false;
+  private draining = false;
+  private starting: Promise<void> | null = null;
+  private stopped = false;
+  private timers: NodeJS.Timeout[] = [];
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private readonly ownPool: pg.Pool | null;
+  private readonly db: pg.Pool;
+
+  constructor(
+    private readonly options: {
+      /** Primary database URL: the LISTEN connection (and reads, unless `pool` is given). */
+      listenerUrl: string;
+      /** Pool for the range reads; must see what the notification announced (the primary, not a lagging replica). */
+      pool?: pg.Pool;
+      logger: FastifyBaseLogger;
+      config?: StreamHubConfig;
+    },
+  ) {
+    this.cfg = {
+      ringSize: 10_000,
+      maxGapBlocks: 2_000,
+      maxGapEvents: 5_000,
+      maxBatchEvents: 5_000,
+      heartbeatMs: 15_000,
+      pollMs: 1_000,
+      maxBufferedBytes: 1024 * 1024,
+      ...options.config,
+    };
+    this.ownPool = options.pool
+      ? null
+      : new pg.Pool({
+          connectionString: options.listenerUrl,
+          max: 3,
+          application_name: "query-api-stream",
+          options: "-c default_transaction_read_only=on -c statement_timeout=10000",
+          idleTimeoutMillis: 30_000,
+        });
+    this.db = options.pool ?? this.ownPool!;
+  }
+
+  /** Number of connected subscribers. */
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  /** Last dispatched block (null before the first checkpoint). */
+  get indexedBlock(): bigint | null {
+    return this.highWater;
+  }
+
+  /** Starts listening (once; later calls wait for the same start). */
+  start(): Promise<void> {
+    this.starting ??= this.doStart().catch((error) => {
+      this.starting = null;
+      throw error;
+    });
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
+    await this.connectListener();
+    const checkpoint = await readStreamCheckpoint(this.db);
+    if (this.highWater === null && checkpoint) {
+      this.highWater = checkpoint.blockNumber;
+      this.seenReorgAt = checkpoint.lastReorgAt;
+    }
+    const heartbeat = setInterval(() => this.heartbeat(), this.cfg.heartbeatMs);
+    const poll = setInterval(() => this.tick(), this.cfg.pollMs);
+    heartbeat.unref();
+    poll.unref();
+    this.timers.push(heartbeat, poll);
+    this.tick();
+  }
+
+  private async connectListener(): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.options.listenerUrl,
+      application_name: "query-api-stream-listen",
+    });
+    client.on("notification", (message) => {
+      if (message.channel !== INDEXED_CHANNEL) return;
+      this.pending.push(parseNotification(message.payload, this.options.logger));
+      void this.drain();
+    });
+    client.on("error", (error) => {
+      this.options.logger.warn({ err: error }, "stream listener connection failed");
+      this.reconnect(client);
+    });
+    client.on("end", () => this.reconnect(client));
+    await client.connect();
+    await client.query(`LISTEN ${INDEXED_CHANNEL}`);
+    this.listener = client;
+  }
+
+  private reconnect(client: pg.Client): void {
+    if (this.stopped || this.listener !== client) return;
+    this.listener = null;
+    client.removeAllListeners("end");
+    client.end().catch(() => {});
+    const attempt = (delay: number) => {
+      this.reconnectTimer = setTimeout(() => {
+        if (this.stopped) return;
+        this.connectListener()
+          .then(() => this.tick()) // catch up on whatever was committed meanwhile
+          .catch(() => attempt(Math.min(delay * 2, 10_000)));
+      }, delay);
+      this.reconnectTimer.unref();
+    };
+    attempt(500);
+  }
+
+  /** Asks for a catch-up read (checkpoint poll, reconnect). */
+  private tick(): void {
+    this.ticked = true;
+    void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining || this.stopped) return;
+    this.draining = true;
+    try {
+      while (!this.stopped && (this.pending.length > 0 || this.ticked)) {
+        const batch = this.pending.splice(0);
+        this.ticked = false;
+        await this.process(batch);
+      }
+    } catch (error) {
+      this.options.logger.error(
+        { err: error },
+        "stream: reading indexed rows failed; retrying on the next poll",
+      );
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async process(batch: Notification[]): Promise<void> {
+    const client = await this.db.connect();
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const checkpoint = await readStreamCheckpoint(client);
+      if (!checkpoint) {
+        await client.query("COMMIT");
+        return;
+      }
+      const reorgs = batch.flatMap((n) => (n.reorg ? [n.reorg] : []));
+      if (checkpoint.lastReorgAt !== null && checkpoint.lastReorgAt !== this.seenReorgAt) {
+        // A reorg committed without (or before) its notification: take it from the checkpoint.
+        if (
+          reorgs.length === 0 &&
+          checkpoint.lastReorgFromBlock !== null &&
+          checkpoint.lastReorgToBlock !== null
+        ) {
+          reorgs.push({ from: checkpoint.lastReorgFromBlock, to: checkpoint.lastReorgToBlock });
+        }
+        this.seenReorgAt = checkpoint.lastReorgAt;
+      }
+      if (
+        this.highWater !== null &&
+        checkpoint.blockNumber < this.highWater &&
+        !reorgs.some((r) => r.from <= checkpoint.blockNumber + 1n)
+      ) {
+        reorgs.push({ from: checkpoint.blockNumber + 1n, to: this.highWater });
+      }
+      for (const reorg of reorgs) this.dispatchReorg(reorg);
+
+      const after = this.highWater ?? checkpoint.blockNumber;
+      if (this.highWater === null) {
+        this.highWater = checkpoint.blockNumber; // first checkpoint: start from here
+      } else if (checkpoint.blockNumber > after) {
+        const read = await readBlockRange(client, after, checkpoint.blockNumber, this.cfg.maxBatchEvents);
+        if (read.overflow) {
+          this.options.logger.warn(
+            { from: String(after + 1n), to: String(checkpoint.blockNumber) },
+            "stream: range too large, sending reset",
+          );
+          this.highWater = checkpoint.blockNumber;
+          this.broadcastReset("backlog");
+        } else {
+          this.highWater = checkpoint.blockNumber;
+          this.dispatch(read.events);
+        }
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private dispatchReorg(reorg: { from: bigint; to: bigint }): void {
+    for (let i = this.ring.length - 1; i >= 0; i--) {
+      const entry = this.ring[i]!;
+      if (entry.event.name === "reorg" || entry.event.name === "reset") continue;
+      if (entry.event.position.block >= reorg.from) entry.orphaned = true;
+    }
+    if (this.highWater !== null && this.highWater >= reorg.from) this.highWater = reorg.from - 1n;
+    const depth = reorg.to - reorg.from + 1n;
+    this.dispatch([
+      {
+        name: "reorg",
+        id: `${reorg.from}-reorg-${reorg.to}`,
+        position: { block: reorg.from, logIndex: -1, sub: 0 },
+        token: null,
+        interval: null,
+        data: { from_block: Number(reorg.from), to_block: Number(reorg.to), depth: Number(depth) },
+      },
+    ]);
+  }
+
+  private resetEvent(reason: ResetReason): StreamEventData {
+    const next = (this.highWater ?? -1n) + 1n;
+    return {
+      name: "reset",
+      id: `${next}-reset`,
+      position: { block: next, logIndex: -1, sub: 0 },
+      token: null,
+      interval: null,
+      data: { reason, indexed_block: this.highWater === null ? null : Number(this.highWater) },
+    };
+  }
+
+  private broadcastReset(reason: ResetReason): void {
+    const frame = sseFrame(this.resetEvent(reason));
+    for (const sub of this.subscribers) this.write(sub, frame);
+  }
+
+  /** Adds events to the ring and writes them (one write per subscriber per batch). */
+  private dispatch(events: StreamEventData[]): void {
+    if (events.length === 0) return;
+    const entries = events.map((event) => this.remember(event));
+    for (const sub of this.subscribers) {
+      let chunk = "";
+      for (const entry of entries) {
+        if (matches(sub, entry.event)) chunk += entry.frame;
+      }
+      if (chunk) this.write(sub, chunk);
+    }
+  }
+
+  private remember(event: StreamEventData): RingEntry {
+    const entry: RingEntry = { seq: ++this.seq, event, frame: sseFrame(event), orphaned: false };
+    this.ring.push(entry);
+    this.ringIndex.set(event.id, entry);
+    if (this.ring.length > this.cfg.ringSize * 1.1) {
+      const dropped = this.ring.splice(0, this.ring.length - this.cfg.ringSize);
+      for (const old of dropped)
+        if (this.ringIndex.get(old.event.id) === old) this.ringIndex.delete(old.event.id);
+    }
+    return entry;
+  }
+
+  private write(sub: StreamSubscriber, chunk: string): void {
+    if (sub.closed) return;
+    if (sub.queue) {
+      sub.queue.push(chunk);
+      return;
+    }
+    if (sub.res.writableLength > this.cfg.maxBufferedBytes) {
+      this.options.logger.info({ ip: sub.ip }, "stream: disconnecting a slow subscriber");
+      sub.closed = true;
+      sub.res.destroy();
+      return;
+    }
+    sub.res.write(chunk);
+  }
+
+  private heartbeat(): void {
+    const frame = `: heartbeat ${Math.floor(Date.now() / 1000)}\n\n`;
+    for (const sub of this.subscribers) if (!sub.queue) this.write(sub, frame);
+  }
+
+  /**
+   * Adds a subscriber, first replaying what it missed after `lastEventId`: from the ring when
+   * the id is there (orphaned entries skipped, the `reorg` that orphaned them included); else, for
+   * a canonical position at most `maxGapBlocks` behind with at most `maxGapEvents` events, from the
+   * database; otherwise a `reset` event. Live events arriving meanwhile are queued, then flushed.
+   */
+  async subscribe(sub: StreamSubscriber, lastEventId: string | undefined): Promise<void> {
+    await this.start();
+    if (lastEventId === undefined) {
+      this.subscribers.add(sub);
+      return;
+    }
+    const known = this.ringIndex.get(lastEventId);
+    if (known) {
+      // Synchronous: nothing can be dispatched between the replay and joining the live set.
+      let chunk = "";
+      for (let i = this.ringStart(known.seq); i < this.ring.length; i++) {
+        const entry = this.ring[i]!;
+        if (!entry.orphaned && matches(sub, entry.event)) chunk += entry.frame;
+      }
+      if (chunk) this.write(sub, chunk);
+      this.subscribers.add(sub);
+      return;
+    }
+    const parsed = parseEventId(lastEventId);
+    const highWater = this.highWater;
+    if (!parsed || highWater === null) {
+      this.write(sub, sseFrame(this.resetEvent("unknown_id")));
+      this.subscribers.add(sub);
+      return;
+    }
+    if (parsed.position.block > highWater) {
+      // An id from a replica that is ahead of this one: deliver only what comes after it.
+      sub.after = parsed.position;
+      this.subscribers.add(sub);
+      return;
+    }
+    if (highWater - parsed.position.block > BigInt(this.cfg.maxGapBlocks)) {
+      this.write(sub, sseFrame(this.resetEvent("too_old")));
+      this.subscribers.add(sub);
+      return;
+    }
+    sub.queue = [];
+    this.subscribers.add(sub);
+    let gap: StreamEventData[] | ResetReason;
+    try {
+      gap = await this.readGap(parsed, highWater);
+    } catch (error) {
+      this.options.logger.warn({ err: error }, "stream: resume read failed");
+      gap = "too_old";
+    }
+    const queued = sub.queue;
+    sub.queue = null;
+    let chunk = "";
+    if (typeof gap === "string") chunk = sseFrame(this.resetEvent(gap));
+    else for (const event of gap) if (matches(sub, event)) chunk += sseFrame(event);
+    chunk += queued.join("");
+    if (chunk) this.write(sub, chunk);
+  }
+
+  private async readGap(
+    parsed: NonNullable<ReturnType<typeof parseEventId>>,
+    upTo: bigint,
+  ): Promise<StreamEventData[] | ResetReason> {
+    const client = await this.db.connect();
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      if (parsed.kind === "data") {
+        const hash = await readEventBlockHash(client, parsed.position.block, parsed.position.logIndex);
+        if (hash === null || hash8(hash) !== parsed.hash8) return "orphaned";
+      }
+      const read = await readBlockRange(client, parsed.position.block - 1n, upTo, this.cfg.maxGapEvents);
+      if (read.overflow) return "too_old";
+      const events = read.events.filter((e) => comparePositions(e.position, parsed.position) > 0);
+      return events.length > this.cfg.maxGapEvents ? "too_old" : events;
+    } finally {
+      await client.query("COMMIT").catch(() => {});
+      client.release();
+    }
+  }
+
+  /** Index in the ring of the first entry after sequence number `seq`. */
+  private ringStart(seq: number): number {
+    let lo = 0;
+    let hi = this.ring.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.ring[mid]!.seq <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Removes a subscriber (on disconnect). */
+  unsubscribe(sub: StreamSubscriber): void {
+    sub.closed = true;
+    this.subscribers.delete(sub);
+  }
+
+  /** Ends every stream, stops listening and polling, closes the pool it made. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    for (const sub of this.subscribers) {
+      sub.closed = true;
+      sub.res.end();
+    }
+    this.subscribers.clear();
+    const listener = this.listener;
+    this.listener = null;
+    if (listener) {
+      listener.removeAllListeners("end");
+      await listener.end().catch(() => {});
+    }
+    await this.starting?.catch(() => {});
+    await this.ownPool?.end().catch(() => {});
+  }
+}
+
+/** True when `sub` wants `event` (control events always). */
+function matches(sub: StreamSubscriber, event: StreamEventData): boolean {
+  if (event.name === "reorg" || event.name === "reset") {
+    sub.after = null;
+    return true;
+  }
+  if (!sub.events.has(event.name)) return false;
+  if (event.name === "candle" && event.interval !== sub.interval) return false;
+  if (sub.tokens && (event.token === null || !sub.tokens.has(event.token))) return false;
+  if (sub.after && comparePositions(event.position, sub.after) <= 0) return false;
+  return true;
+}
+
+/** Parses a `tmi_indexed` payload: `{"from_block","to_block","reorg"?:{"from_block","to_block"}}` (ranges only matter for reorgs). */
+function parseNotification(payload: string | undefined, logger: FastifyBaseLogger): Notification {
+  if (!payload) return {};
+  try {
+    const parsed = JSON.parse(payload) as { reorg?: { from_block?: unknown; to_block?: unknown } | null };
+    const reorg = parsed.reorg;
+    if (reorg && reorg.from_block !== undefined && reorg.to_block !== undefined) {
+      return {
+        reorg: {
+          from: BigInt(reorg.from_block as string | number),
+          to: BigInt(reorg.to_block as string | number),
+        },
+      };
+    }
+  } catch (error) {
+    logger.warn({ err: error, payload }, "stream: unreadable tmi_indexed payload");
+  }
+  return {};
+}

@@ -1,0 +1,213 @@
+import { parseAddress } from "@tmi/shared/codec";
+import { AppError } from "@tmi/shared/errors";
+import type { FastifyPluginAsync } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import type pg from "pg";
+import { z } from "zod";
+import {
+  CANDLE_INTERVALS,
+  type CandleInterval,
+  DATA_EVENT_NAMES,
+  type DataEventName,
+} from "./stream-events.js";
+import { StreamHub, type StreamHubConfig, type StreamSubscriber } from "./stream-hub.js";
+
+/** Settings of {@link streamRoutes} (defaults in brackets). */
+export interface StreamRoutesConfig extends StreamHubConfig {
+  /** Concurrent streams per client IP (`request.ip`: set the app's `trustProxy` behind the gateway) [10]. */
+  maxConnectionsPerIp?: number;
+  /** Concurrent streams of this process [5,000]. */
+  maxConnections?: number;
+  /** At most this many addresses in `tokens=` [100]. */
+  maxTokens?: number;
+  /** Start listening when the app is ready instead of at the first subscriber [false]. */
+  eager?: boolean;
+}
+
+/** Dependencies of {@link streamRoutes}. */
+export interface StreamRoutesDeps {
+  /** Primary database URL (`DATABASE_URL`): one LISTEN connection per process, and range reads unless `pool` is given. */
+  listenerUrl: string;
+  /** Pool for the range reads; it must not lag the primary (do not pass a replica pool). Default: 3 connections on `listenerUrl`. */
+  pool?: pg.Pool;
+  config?: StreamRoutesConfig;
+  /** Receives the hub once created (tests, metrics). */
+  onHub?: (hub: StreamHub) => void;
+}
+
+const querySchema = z.object({
+  tokens: z
+    .string()
+    .max(10_000)
+    .optional()
+    .describe("comma-separated token addresses (default: every token)"),
+  events: z
+    .string()
+    .max(200)
+    .optional()
+    .describe(
+      "comma-separated: token_created, trade, graduated, candle (default: all); reorg and reset are always sent",
+    ),
+  interval: z.string().max(8).optional().describe("candle interval: 1m (default), 5m, 15m, 1h, 4h, 1d, 1w"),
+  last_event_id: z
+    .string()
+    .max(100)
+    .optional()
+    .describe("resume after this event id (the Last-Event-ID header wins)"),
+});
+
+/**
+ * `GET /api/v1/stream`: Server-Sent Events of committed, canonical indexed data —
+ * `token_created`, `trade`, `graduated`, `candle` (updated candle of the subscribed interval
+ * after trades) and the control events `reorg` (`{from_block, to_block, depth}`: drop what you
+ * got from those blocks) and `reset` (`{reason, indexed_block}`: refetch state over REST).
+ * Every event has an `id`; `Last-Event-ID` resumes (ring buffer, then a database re-read for a
+ * short gap, else `reset`). Heartbeat comments every 15 s. Errors before the stream starts:
+ * 400 `invalid_address` / `invalid_request` / `invalid_interval`, 429 `rate_limited` (per-IP cap,
+ * `Retry-After`), 503 `service_unavailable` (process cap).
+ */
+export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
+  const config = deps.config ?? {};
+  const maxPerIp = config.maxConnectionsPerIp ?? 10;
+  const maxTotal = config.maxConnections ?? 5_000;
+  const maxTokens = config.maxTokens ?? 100;
+  return async (fastify) => {
+    const hub = new StreamHub({
+      listenerUrl: deps.listenerUrl,
+      pool: deps.pool,
+      logger: fastify.log,
+      config,
+    });
+    deps.onHub?.(hub);
+    const perIp = new Map<string, number>();
+    let total = 0;
+
+    if (config.eager) fastify.addHook("onReady", async () => hub.start());
+    fastify.addHook("preClose", async () => hub.stop());
+
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    app.get(
+      "/api/v1/stream",
+      {
+        schema: {
+          tags: ["stream"],
+          summary: "Live stream (Server-Sent Events)",
+          description:
+            "text/event-stream of token_created, trade, graduated, candle, reorg and reset events. Resume with Last-Event-ID.",
+          querystring: querySchema,
+        },
+      },
+      async (request, reply) => {
+        const tokens = parseTokens(request.query.tokens, maxTokens);
+        const events = parseEvents(request.query.events);
+        const interval = parseInterval(request.query.interval);
+        const header = request.headers["last-event-id"];
+        const lastEventId =
+          (Array.isArray(header) ? header[0] : header)?.trim() || request.query.last_event_id || undefined;
+
+        const ip = request.ip;
+        if ((perIp.get(ip) ?? 0) >= maxPerIp) {
+          throw new AppError("rate_limited", `at most ${maxPerIp} concurrent streams per client`, {
+            headers: { "retry-after": "5" },
+          });
+        }
+        if (total >= maxTotal) {
+          throw new AppError("service_unavailable", "too many concurrent streams on this server", {
+            headers: { "retry-after": "5" },
+          });
+        }
+        await hub.start().catch((error) => {
+          throw new AppError("service_unavailable", "live stream unavailable", {
+            cause: error,
+            headers: { "retry-after": "5" },
+          });
+        });
+
+        perIp.set(ip, (perIp.get(ip) ?? 0) + 1);
+        total += 1;
+        const res = reply.raw;
+        const sub: StreamSubscriber = {
+          res,
+          ip,
+          tokens,
+          events,
+          interval,
+          queue: null,
+          after: null,
+          closed: false,
+        };
+        let released = false;
+        const release = () => {
+          if (released) return;
+          released = true;
+          hub.unsubscribe(sub);
+          total -= 1;
+          const left = (perIp.get(ip) ?? 1) - 1;
+          if (left <= 0) perIp.delete(ip);
+          else perIp.set(ip, left);
+        };
+        res.on("close", release);
+
+        reply.hijack();
+        const headers: Record<string, string | number | string[]> = {};
+        for (const [name, value] of Object.entries(reply.getHeaders()))
+          if (value !== undefined) headers[name] = value;
+        headers["content-type"] = "text/event-stream; charset=utf-8";
+        headers["cache-control"] = "no-cache, no-transform";
+        headers["x-accel-buffering"] = "no";
+        headers.connection = "keep-alive";
+        if (hub.indexedBlock !== null) headers["x-indexed-block"] = hub.indexedBlock.toString();
+        request.raw.socket.setTimeout(0);
+        request.raw.socket.setNoDelay(true);
+        res.writeHead(200, headers);
+        res.write(`retry: 3000\n: connected\n\n`);
+        try {
+          await hub.subscribe(sub, lastEventId);
+        } catch (error) {
+          request.log.error({ err: error }, "stream: subscribe failed");
+          res.end();
+        }
+      },
+    );
+  };
+}
+
+function parseTokens(value: string | undefined, max: number): Set<string> | null {
+  if (value === undefined || value.trim() === "") return null;
+  const list = value
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0);
+  if (list.length > max) {
+    throw new AppError("invalid_request", `at most ${max} tokens per stream`, {
+      details: [{ field: "tokens", reason: `more than ${max} addresses` }],
+    });
+  }
+  return new Set(list.map((t) => parseAddress(t, "tokens")));
+}
+
+function parseEvents(value: string | undefined): Set<DataEventName> {
+  if (value === undefined || value.trim() === "") return new Set(DATA_EVENT_NAMES);
+  const set = new Set<DataEventName>();
+  for (const raw of value.split(",")) {
+    const name = raw.trim();
+    if (name === "" || name === "reorg" || name === "reset") continue;
+    if (!(DATA_EVENT_NAMES as readonly string[]).includes(name)) {
+      throw new AppError("invalid_request", `unknown event ${JSON.stringify(name.slice(0, 32))}`, {
+        details: [{ field: "events", reason: `allowed: ${DATA_EVENT_NAMES.join(", ")}, reorg` }],
+      });
+    }
+    set.add(name as DataEventName);
+  }
+  return set;
+}
+
+function parseInterval(value: string | undefined): CandleInterval {
+  if (value === undefined || value === "") return "1m";
+  if (!(CANDLE_INTERVALS as readonly string[]).includes(value)) {
+    throw new AppError("invalid_interval", `interval must be one of ${CANDLE_INTERVALS.join(", ")}`, {
+      details: [{ field: "interval", reason: "unsupported interval" }],
+    });
+  }
+  return value as CandleInterval;
+}
