@@ -151,15 +151,30 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
 }
 
 async function cloneTemplate(name: string): Promise<void> {
+  let rebuilt = false;
   for (let attempt = 1; ; attempt++) {
     const template = await ensureTemplateDatabase();
     try {
       await adminPool().query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`);
       return;
     } catch (error) {
-      // The template was dropped meanwhile (another run's cleanup): build it again, once.
-      if ((error as { code?: string }).code !== "3D000" || attempt > 1) throw error;
-      templateReady = undefined;
+      const code = (error as { code?: string }).code;
+      if (code === "3D000" && !rebuilt) {
+        // The template was dropped meanwhile (another run's cleanup): build it again, once.
+        rebuilt = true;
+        templateReady = undefined;
+      } else if (code === "55006" && attempt < 50) {
+        // "source database is being accessed by other users": the build's last connection is
+        // still closing, or someone opened the template. Retry for up to ~5 s.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      } else {
+        if (code === "55006") {
+          throw new Error(
+            `cannot clone ${template}: other sessions are connected to it (close them, e.g. psql): ${(error as Error).message}`,
+          );
+        }
+        throw error;
+      }
     }
   }
 }
