@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
-import FindMyWay, { type HTTPMethod } from "find-my-way";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import FindMyWay, { type HTTPMethod } from "find-my-way";
 import type { Logger } from "pino";
 import { AppError } from "../errors/index.js";
 import { errorHandler } from "./error-handler.js";
@@ -58,12 +58,22 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   app.addHook("onResponse", async (request, reply) => {
-    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request done");
+    request.log.debug(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      "request done",
+    );
   });
 
   // A shadow router of every registered route, to tell 405 from 404.
   const shadow = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 200 });
   app.addHook("onRoute", (route) => {
+    // A catch-all (e.g. @fastify/cors' `OPTIONS *` preflight route) does not make every path known.
+    if (route.url === "*" || route.url === "/*") return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (METHODS.includes(method as HTTPMethod)) shadow.on(method as HTTPMethod, route.url, () => {});
@@ -86,7 +96,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 }
 
 /** Registers `/health` (process liveness, no I/O) and `/readyz` (runs `readiness`, 503 `not_ready` on failure). */
-export function registerHealthRoutes(app: FastifyInstance | HttpApp, service: string, readiness?: () => Promise<void>): void {
+export function registerHealthRoutes(
+  app: FastifyInstance | HttpApp,
+  service: string,
+  readiness?: () => Promise<void>,
+): void {
   const a = app as FastifyInstance;
   a.get("/health", async (request, reply) => {
     reply.header("cache-control", "no-store");

@@ -1,0 +1,145 @@
+import cors from "@fastify/cors";
+import rateLimit from "@fastify/rate-limit";
+import underPressure from "@fastify/under-pressure";
+import { AppError } from "@tmi/shared/errors";
+import { createHttpApp, type HttpApp } from "@tmi/shared/http";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { corsOrigins, type GatewayEnv } from "./config.js";
+import { registerProxyRoute } from "./routes/proxy-routes.js";
+
+/** Dependencies of {@link buildApp}. */
+export interface GatewayDeps {
+  logger: Logger;
+  config: GatewayEnv;
+  /** Redis for the shared rate-limit counters; required when `RATE_LIMIT_PER_MINUTE` > 0. */
+  redis: Redis | null;
+}
+
+/** Paths never rate limited nor shed: the gateway's own liveness probe. */
+const PROBE_PATHS = new Set(["/health"]);
+
+function pathOf(request: FastifyRequest): string {
+  const url = request.url;
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/**
+ * The gateway (DESIGN.md §1): one base URL routing by path prefix —
+ * `/api/v1/prices/*` → oracle-price; `/api/v1/token-metadata*` and `/objects/*` → metadata-api;
+ * `/api/v1/stream*` → the stream upstream (query-api by default; no body timeout);
+ * every other `/api/v1/*`, `/docs*` and `/readyz` → query-api; `/health` answered here.
+ * Around every proxied request: load shedding (503 `service_unavailable`), CORS, rate limiting
+ * per client IP in Redis (429 `rate_limited` with `Retry-After`), request ids kept or made and
+ * forwarded, bodies streamed both ways. No side effects: the caller listens.
+ */
+export function buildApp(deps: GatewayDeps): HttpApp {
+  const { config, logger } = deps;
+  const app = createHttpApp({
+    service: "gateway",
+    logger,
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: config.GATEWAY_BODY_LIMIT_BYTES,
+    // Uploads of 5 MB on slow links: give the client time to send the request.
+    requestTimeout: 120_000,
+    withoutHealthRoutes: true,
+  });
+  const root = app as unknown as FastifyInstance;
+
+  root.register(underPressure, {
+    maxEventLoopDelay: config.GATEWAY_MAX_EVENT_LOOP_DELAY_MS,
+    maxEventLoopUtilization: config.GATEWAY_MAX_EVENT_LOOP_UTILIZATION,
+    maxHeapUsedBytes: config.GATEWAY_MAX_HEAP_USED_BYTES,
+    maxRssBytes: config.GATEWAY_MAX_RSS_BYTES,
+    sampleInterval: config.GATEWAY_PRESSURE_SAMPLE_INTERVAL_MS,
+    pressureHandler: async (request: FastifyRequest, _reply: unknown, type: string, value: unknown) => {
+      if (PROBE_PATHS.has(pathOf(request))) return;
+      request.log.warn({ type, value }, "shedding load");
+      throw new AppError("service_unavailable", "the gateway is overloaded; retry shortly", {
+        headers: { "retry-after": "5" },
+      });
+    },
+  });
+
+  root.register(cors, {
+    origin: corsOrigins(config.CORS_ORIGINS),
+    methods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    exposedHeaders: [
+      "X-Request-ID",
+      "Retry-After",
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
+    ],
+    maxAge: 600,
+  });
+
+  if (config.RATE_LIMIT_PER_MINUTE > 0) {
+    if (!deps.redis) throw new Error("RATE_LIMIT_PER_MINUTE > 0 needs a Redis connection");
+    root.register(rateLimit, {
+      global: true,
+      max: config.RATE_LIMIT_PER_MINUTE,
+      timeWindow: 60_000,
+      redis: deps.redis,
+      nameSpace: config.RATE_LIMIT_REDIS_PREFIX,
+      // Redis down: let requests through (and log) rather than fail the whole API.
+      skipOnError: true,
+      keyGenerator: (request: FastifyRequest) => request.ip,
+      allowList: (request: FastifyRequest) => PROBE_PATHS.has(pathOf(request)),
+      errorResponseBuilder: (_request: FastifyRequest, context: { ttl: number; max: number }) => {
+        const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
+        return new AppError("rate_limited", `rate limit of ${context.max} requests per minute exceeded`, {
+          headers: { "retry-after": String(retryAfter) },
+        });
+      },
+    });
+  }
+
+  // Bodies stream through unparsed, so the limit is checked on the declared length.
+  root.addHook("onRequest", async (request) => {
+    const length = Number(request.headers["content-length"] ?? 0);
+    if (length > config.GATEWAY_BODY_LIMIT_BYTES) {
+      throw new AppError(
+        "payload_too_large",
+        `request body larger than ${config.GATEWAY_BODY_LIMIT_BYTES} bytes`,
+      );
+    }
+  });
+  // Long-lived Server-Sent Events: no idle timeout on the client socket.
+  root.addHook("onSend", async (request, reply, payload) => {
+    const type = reply.getHeader("content-type");
+    if (typeof type === "string" && type.startsWith("text/event-stream")) request.raw.socket?.setTimeout(0);
+    return payload;
+  });
+
+  root.get("/health", async (request, reply) => {
+    reply.header("cache-control", "no-store");
+    return { status: "ok", service: "gateway", request_id: request.id };
+  });
+
+  const timeouts = {
+    headersTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    bodyTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+    trustForwardedFor: config.TRUST_PROXY !== false,
+  };
+  const routes = [
+    { service: "oracle-price", prefix: "/api/v1/prices", upstreams: config.ORACLE_PRICE_URL },
+    { service: "metadata-api", prefix: "/api/v1/token-metadata", upstreams: config.METADATA_API_URL },
+    { service: "metadata-api", prefix: "/objects", upstreams: config.METADATA_API_URL },
+    { service: "query-api", prefix: "/api/v1", upstreams: config.QUERY_API_URL },
+    { service: "query-api", prefix: "/docs", upstreams: config.QUERY_API_URL },
+    { service: "query-api", prefix: "/readyz", upstreams: config.QUERY_API_URL },
+  ];
+  for (const route of routes) registerProxyRoute(root, { ...route, ...timeouts });
+  registerProxyRoute(root, {
+    service: "stream",
+    prefix: "/api/v1/stream",
+    upstreams: config.STREAM_API_URL ?? config.QUERY_API_URL,
+    ...timeouts,
+    bodyTimeoutMs: 0,
+  });
+  return app;
+}

@@ -1,0 +1,350 @@
+import { createHash } from "node:crypto";
+import { once } from "node:events";
+import { createServer, type Server } from "node:net";
+import { parseEnv } from "@tmi/shared/env";
+import { createLogger } from "@tmi/shared/logger";
+import { flushPrefix, redisTestPrefix, testRedisUrl } from "@tmi/testkit";
+import Fastify, { type FastifyInstance } from "fastify";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "./app.js";
+import { gatewayEnvSchema } from "./config.js";
+
+const logger = createLogger({ service: "gateway-test", level: "silent" });
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  bodyBytes: number;
+  bodySha256: string;
+}
+
+/** A small upstream that records every request it sees and answers with what it saw. */
+async function startUpstream(name: string) {
+  const seen: Seen[] = [];
+  const app = Fastify();
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
+  app.route({
+    method: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    url: "/*",
+    handler: async (request, reply) => {
+      const hash = createHash("sha256");
+      let bodyBytes = 0;
+      const body = request.body as NodeJS.ReadableStream | undefined;
+      if (body && typeof (body as AsyncIterable<Buffer>)[Symbol.asyncIterator] === "function") {
+        for await (const chunk of body as AsyncIterable<Buffer>) {
+          hash.update(chunk);
+          bodyBytes += chunk.length;
+        }
+      }
+      const entry = {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        bodyBytes,
+        bodySha256: hash.digest("hex"),
+      };
+      seen.push(entry);
+      const path = request.url.split("?")[0];
+      if (path === "/api/v1/slow") await new Promise((r) => setTimeout(r, 1500));
+      if (path === "/api/v1/unavailable") {
+        reply.code(503);
+        return {
+          code: "not_ready",
+          message: "upstream says no",
+          request_id: request.headers["x-request-id"],
+        };
+      }
+      if (path === "/api/v1/stream/events") {
+        reply.raw.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
+        for (let i = 1; i <= 3; i++) {
+          reply.raw.write(`data: ${i}\n\n`);
+          await new Promise((r) => setTimeout(r, 400));
+        }
+        reply.raw.end();
+        return reply;
+      }
+      return {
+        upstream: name,
+        method: entry.method,
+        url: entry.url,
+        body_bytes: bodyBytes,
+        body_sha256: entry.bodySha256,
+      };
+    },
+  });
+  const address = await app.listen({ host: "127.0.0.1", port: 0 });
+  return { app, url: address, seen };
+}
+
+/** A port nothing listens on (bound then released). */
+async function freePort(): Promise<number> {
+  const server: Server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const port = (server.address() as { port: number }).port;
+  server.close();
+  await once(server, "close");
+  return port;
+}
+
+type Upstream = Awaited<ReturnType<typeof startUpstream>>;
+let query: Upstream;
+let metadata: Upstream;
+let oracle: Upstream;
+let query2: Upstream;
+const apps: FastifyInstance[] = [];
+const redisClients: Redis[] = [];
+const prefixes: string[] = [];
+
+async function startGateway(env: Record<string, string> = {}, redis?: Redis) {
+  const config = parseEnv(gatewayEnvSchema, {
+    QUERY_API_URL: query.url,
+    METADATA_API_URL: metadata.url,
+    ORACLE_PRICE_URL: oracle.url,
+    RATE_LIMIT_PER_MINUTE: "0",
+    ...env,
+  });
+  const app = buildApp({ logger, config, redis: redis ?? null }) as unknown as FastifyInstance;
+  apps.push(app);
+  const url = await app.listen({ host: "127.0.0.1", port: 0 });
+  return { app, url };
+}
+
+function newRedis(): Redis {
+  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
+  redisClients.push(redis);
+  return redis;
+}
+
+beforeAll(async () => {
+  [query, metadata, oracle, query2] = await Promise.all([
+    startUpstream("query-api"),
+    startUpstream("metadata-api"),
+    startUpstream("oracle-price"),
+    startUpstream("query-api-2"),
+  ]);
+});
+
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((a) => a.close()));
+  for (const s of [query, metadata, oracle, query2]) s.seen.length = 0;
+});
+
+afterAll(async () => {
+  const cleaner = newRedis();
+  for (const prefix of prefixes) await flushPrefix(cleaner, prefix);
+  await Promise.all(redisClients.map((r) => r.quit()));
+  await Promise.all([query, metadata, oracle, query2].map((s) => s.app.close()));
+});
+
+describe("gateway", () => {
+  it("default", async () => {
+    const { url } = await startGateway();
+    const cases: [string, string][] = [
+      ["/api/v1/prices/eth-usd", "oracle-price"],
+      ["/api/v1/token-metadata", "metadata-api"],
+      ["/api/v1/token-metadata/abc/finalize", "metadata-api"],
+      ["/objects/images/abc.png", "metadata-api"],
+      ["/api/v1/tokens?limit=5&search=a%20b", "query-api"],
+      ["/api/v1/trending", "query-api"],
+      ["/api/v1/openapi.json", "query-api"],
+      ["/docs", "query-api"],
+      ["/docs/static/index.html", "query-api"],
+      ["/readyz", "query-api"],
+    ];
+    for (const [path, upstream] of cases) {
+      const response = await fetch(url + path);
+      expect(response.status, path).toBe(200);
+      const body = (await response.json()) as { upstream: string; url: string };
+      expect(body.upstream, path).toBe(upstream);
+      expect(body.url, path).toBe(path);
+    }
+    const health = await fetch(`${url}/health`);
+    expect(await health.json()).toMatchObject({ status: "ok", service: "gateway" });
+    expect(query.seen.some((s) => s.url === "/health")).toBe(false);
+  });
+
+  it("behavior: keeps a valid X-Request-ID, makes one otherwise, forwards it and returns it", async () => {
+    const { url } = await startGateway();
+    const kept = await fetch(`${url}/api/v1/tokens`, { headers: { "x-request-id": "client-id_1.2:3" } });
+    expect(kept.headers.get("x-request-id")).toBe("client-id_1.2:3");
+    expect(query.seen.at(-1)?.headers["x-request-id"]).toBe("client-id_1.2:3");
+
+    const replaced = await fetch(`${url}/api/v1/prices/eth-usd`, {
+      headers: { "x-request-id": "bad id with spaces" },
+    });
+    const made = replaced.headers.get("x-request-id");
+    expect(made).toMatch(/^[0-9a-f-]{36}$/);
+    expect(oracle.seen.at(-1)?.headers["x-request-id"]).toBe(made);
+
+    const missing = await fetch(`${url}/objects/x.json`);
+    expect(missing.headers.get("x-request-id")).toBe(metadata.seen.at(-1)?.headers["x-request-id"]);
+    expect(metadata.seen.at(-1)?.headers["x-forwarded-for"]).toBe("127.0.0.1");
+
+    const notFound = await fetch(`${url}/nope`, { headers: { "x-request-id": "r-404" } });
+    expect(notFound.status).toBe(404);
+    expect(await notFound.json()).toEqual({
+      code: "not_found",
+      message: expect.any(String),
+      request_id: "r-404",
+    });
+  });
+
+  it("behavior: CORS for the configured origins, preflights answered at the gateway", async () => {
+    const { url } = await startGateway({ CORS_ORIGINS: "https://app.example, https://admin.example" });
+    const preflight = await fetch(`${url}/api/v1/token-metadata`, {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("https://app.example");
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(metadata.seen).toHaveLength(0);
+
+    const simple = await fetch(`${url}/api/v1/tokens`, { headers: { origin: "https://admin.example" } });
+    expect(simple.headers.get("access-control-allow-origin")).toBe("https://admin.example");
+    expect(simple.headers.get("access-control-expose-headers")).toContain("X-Request-ID");
+
+    const foreign = await fetch(`${url}/api/v1/tokens`, { headers: { origin: "https://evil.example" } });
+    expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("error: 429 rate_limited with Retry-After, counts shared by two gateways on one Redis prefix", async () => {
+    const prefix = redisTestPrefix("gateway-rate-limit");
+    prefixes.push(prefix);
+    const env = { RATE_LIMIT_PER_MINUTE: "5", RATE_LIMIT_REDIS_PREFIX: prefix };
+    const a = await startGateway(env, newRedis());
+    const b = await startGateway(env, newRedis());
+    const statuses: number[] = [];
+    for (const base of [a.url, b.url, a.url, b.url, a.url]) {
+      statuses.push((await fetch(`${base}/api/v1/tokens`)).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    const limited = await fetch(`${b.url}/api/v1/tokens`, { headers: { "x-request-id": "limited-1" } });
+    expect(limited.status).toBe(429);
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(await limited.json()).toEqual({
+      code: "rate_limited",
+      message: expect.any(String),
+      request_id: "limited-1",
+    });
+    expect(query.seen).toHaveLength(5);
+    // The gateway's own liveness probe is never limited.
+    expect((await fetch(`${a.url}/health`)).status).toBe(200);
+  });
+
+  it("error: an unreachable upstream answers 503 service_unavailable quickly", async () => {
+    const port = await freePort();
+    const { url } = await startGateway({ QUERY_API_URL: `http://127.0.0.1:${port}` });
+    const started = Date.now();
+    const response = await fetch(`${url}/api/v1/tokens`, { headers: { "x-request-id": "down-1" } });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("x-request-id")).toBe("down-1");
+    expect(await response.json()).toEqual({
+      code: "service_unavailable",
+      message: "query-api is unreachable",
+      request_id: "down-1",
+    });
+    // Other upstreams are unaffected.
+    expect((await fetch(`${url}/api/v1/prices/eth-usd`)).status).toBe(200);
+  });
+
+  it("error: an upstream slower than UPSTREAM_TIMEOUT_MS answers 504 upstream_timeout", async () => {
+    const { url } = await startGateway({ UPSTREAM_TIMEOUT_MS: "300" });
+    const started = Date.now();
+    const response = await fetch(`${url}/api/v1/slow`);
+    expect(Date.now() - started).toBeLessThan(1200);
+    expect(response.status).toBe(504);
+    expect(await response.json()).toMatchObject({ code: "upstream_timeout" });
+  });
+
+  it("behavior: upstream errors pass through unchanged and are not retried", async () => {
+    const { url } = await startGateway();
+    const response = await fetch(`${url}/api/v1/unavailable`, { headers: { "x-request-id": "pass-1" } });
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      code: "not_ready",
+      message: "upstream says no",
+      request_id: "pass-1",
+    });
+    expect(query.seen.filter((s) => s.url === "/api/v1/unavailable")).toHaveLength(1);
+  });
+
+  it("error: under pressure the gateway sheds load with 503 service_unavailable, /health still answers", async () => {
+    const { url } = await startGateway({
+      GATEWAY_MAX_HEAP_USED_BYTES: "1",
+      GATEWAY_PRESSURE_SAMPLE_INTERVAL_MS: "10",
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const response = await fetch(`${url}/api/v1/tokens`, { headers: { "x-request-id": "shed-1" } });
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("5");
+    expect(await response.json()).toEqual({
+      code: "service_unavailable",
+      message: expect.any(String),
+      request_id: "shed-1",
+    });
+    expect(query.seen).toHaveLength(0);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+  });
+
+  it("behavior: multipart uploads of 5 MB stream through unchanged; larger declared bodies are refused", async () => {
+    const { url } = await startGateway();
+    const image = Buffer.alloc(5 * 1024 * 1024, 7);
+    image.write("\x89PNG\r\n\x1a\n", 0, "latin1");
+    const form = new FormData();
+    form.set("name", "Token");
+    form.set("image", new Blob([image], { type: "image/png" }), "token.png");
+    const request = new Request(`${url}/api/v1/token-metadata`, { method: "POST", body: form });
+    const raw = Buffer.from(await request.clone().arrayBuffer());
+    const response = await fetch(request);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { body_bytes: number; body_sha256: string };
+    expect(body.body_bytes).toBe(raw.length);
+    expect(body.body_sha256).toBe(createHash("sha256").update(raw).digest("hex"));
+    expect(metadata.seen.at(-1)?.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
+
+    const tooLarge = await fetch(`${url}/api/v1/token-metadata`, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: Buffer.alloc(6 * 1024 * 1024 + 1),
+    });
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toMatchObject({ code: "payload_too_large" });
+  });
+
+  it("behavior: Server-Sent Events stream through unbuffered, with pauses longer than the upstream timeout", async () => {
+    const { url } = await startGateway({ UPSTREAM_TIMEOUT_MS: "250" });
+    const started = Date.now();
+    const response = await fetch(`${url}/api/v1/stream/events`);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const reader = response.body!.getReader();
+    const arrivals: [string, number][] = [];
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      for (const line of decoder.decode(value).split("\n")) {
+        if (line.startsWith("data: ")) arrivals.push([line.slice(6), Date.now() - started]);
+      }
+    }
+    expect(arrivals.map(([data]) => data)).toEqual(["1", "2", "3"]);
+    // The first event arrived long before the stream ended (no buffering).
+    expect(arrivals[2]![1] - arrivals[0]![1]).toBeGreaterThan(600);
+  });
+
+  it("behavior: several upstream URLs are balanced across replicas", async () => {
+    const { url } = await startGateway({ QUERY_API_URL: `${query.url},${query2.url}` });
+    const served = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      served.add(((await (await fetch(`${url}/api/v1/tokens`)).json()) as { upstream: string }).upstream);
+    }
+    expect([...served].sort()).toEqual(["query-api", "query-api-2"]);
+  });
+});

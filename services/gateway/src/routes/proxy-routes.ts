@@ -1,0 +1,137 @@
+import httpProxy from "@fastify/http-proxy";
+import { AppError } from "@tmi/shared/errors";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+/** One proxied path prefix. */
+export interface ProxyRoute {
+  /** Name of the upstream service, for logs and error messages. */
+  service: string;
+  /** Path prefix at the gateway, forwarded unchanged (e.g. `/api/v1/prices`). */
+  prefix: string;
+  /** Base URLs of the upstream's replicas (one, or several balanced with undici's BalancedPool). */
+  upstreams: string[];
+  /** Time the upstream has to send response headers (ms). */
+  headersTimeoutMs: number;
+  /** Longest pause between body chunks (ms); 0 = none (long-lived Server-Sent Events). */
+  bodyTimeoutMs: number;
+  connectTimeoutMs: number;
+  /** Whether the gateway trusts incoming `X-Forwarded-For` (TRUST_PROXY): then the client address is appended to it, else it replaces it. */
+  trustForwardedFor: boolean;
+}
+
+/** Codes of connection-level failures: the upstream is unreachable (503). */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "ECONNRESET",
+  "EPIPE",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_CLOSED",
+  "FST_REPLY_FROM_SERVICE_UNAVAILABLE",
+]);
+/** Codes of upstream timeouts (504). */
+const TIMED_OUT = new Set([
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "FST_REPLY_FROM_GATEWAY_TIMEOUT",
+  "FST_REPLY_FROM_TIMEOUT",
+  "FST_REPLY_FROM_HTTP_REQUEST_TIMEOUT",
+]);
+
+function codesOf(error: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") codes.push(code);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return codes;
+}
+
+/**
+ * Maps a proxying failure to the error body of DESIGN.md §6: connection failures → 503
+ * `service_unavailable`, upstream timeouts → 504 `upstream_timeout`, anything else → 503
+ * `service_unavailable` (the upstream answered with something that cannot be relayed).
+ */
+export function upstreamError(service: string, error: unknown): AppError {
+  const codes = codesOf(error);
+  if (codes.some((c) => TIMED_OUT.has(c))) {
+    return new AppError("upstream_timeout", `${service} did not answer in time`, { cause: error });
+  }
+  if (codes.some((c) => UNREACHABLE.has(c))) {
+    return new AppError("service_unavailable", `${service} is unreachable`, {
+      cause: error,
+      headers: { "retry-after": "1" },
+    });
+  }
+  return new AppError("service_unavailable", `${service} failed to answer`, { cause: error });
+}
+
+const FORWARDED_REQUEST_HEADERS = "x-request-id";
+
+/**
+ * Registers one @fastify/http-proxy instance for `route`: the path is forwarded unchanged, request
+ * bodies stream through unbuffered (no body parsing), the request id is forwarded as
+ * `X-Request-ID`, the client address is appended to `X-Forwarded-For`, retries are off except one
+ * for idempotent requests that hit a connection the upstream had just closed, and failures answer
+ * with the error body (see {@link upstreamError}). Response bodies (including `text/event-stream`)
+ * are piped to the client as they arrive.
+ */
+export function registerProxyRoute(app: FastifyInstance, route: ProxyRoute): void {
+  const [first] = route.upstreams;
+  if (!first) throw new Error(`no upstream URL for ${route.service}`);
+  const balanced = route.upstreams.length > 1;
+  app.register(httpProxy, {
+    upstream: balanced ? route.upstreams : first,
+    prefix: route.prefix,
+    rewritePrefix: route.prefix,
+    // No `websocket`; every method is forwarded, including OPTIONS (preflights are answered by CORS first).
+    undici: {
+      connections: 128,
+      pipelining: 1,
+      headersTimeout: route.headersTimeoutMs,
+      bodyTimeout: route.bodyTimeoutMs,
+      connect: { timeout: route.connectTimeoutMs },
+      tls: { rejectUnauthorized: true },
+    },
+    disableRequestLogging: true,
+    replyOptions: {
+      ...(balanced ? { getUpstream: () => first } : {}),
+      rewriteRequestHeaders: (request: FastifyRequest, headers: Record<string, unknown>) => {
+        const forwardedFor = route.trustForwardedFor
+          ? [headers["x-forwarded-for"], request.socket.remoteAddress].filter(Boolean).join(", ")
+          : request.socket.remoteAddress;
+        return {
+          ...headers,
+          [FORWARDED_REQUEST_HEADERS]: request.id,
+          "x-forwarded-for": forwardedFor,
+          "x-forwarded-proto": request.protocol,
+          "x-forwarded-host": request.host,
+        };
+      },
+      onError: (reply: FastifyReply, { error }: { error: unknown }) => {
+        reply.send(upstreamError(route.service, error));
+      },
+      retryDelay: ({
+        err,
+        req,
+        attempt,
+      }: {
+        err: { code?: string } | null;
+        req: { method: string };
+        attempt: number;
+      }) =>
+        attempt === 0 &&
+        err &&
+        (err.code === "UND_ERR_SOCKET" || err.code === "ECONNRESET") &&
+        (req.method === "GET" || req.method === "HEAD")
+          ? 1
+          : null,
+    },
+  } as never);
+}
