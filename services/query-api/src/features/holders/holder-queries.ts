@@ -68,16 +68,16 @@ export async function readHolderPage(
   let keyset = "";
   if (options.after) {
     values.push(options.after.balance.toString(), options.after.holder);
-    keyset = "AND (balance < $4::numeric OR (balance = $4::numeric AND holder > $5))";
+    keyset = "AND (b.balance < $4::numeric OR (b.balance = $4::numeric AND b.holder > $5))";
   }
-  const { rows } = await db.query<{ holder: string; balance: string }>(
-    `SELECT holder, balance::text AS balance FROM token_balances
-      WHERE token_address = $1 AND balance > 0 AND holder <> ALL($2::text[]) ${keyset}
-      ORDER BY balance DESC, holder ASC
+  const { rows } = await db.query<{ holder: string; balance_text: string }>(
+    `SELECT b.holder, b.balance::text AS balance_text FROM token_balances b
+      WHERE b.token_address = $1 AND b.balance > 0 AND b.holder <> ALL($2::text[]) ${keyset}
+      ORDER BY b.balance DESC, b.holder ASC
       LIMIT $3`,
     values,
   );
-  return rows.map((r) => ({ holder: r.holder, balance: toBigInt(r.balance) }));
+  return rows.map((r) => ({ holder: r.holder, balance: toBigInt(r.balance_text) }));
 }
 
 /** `balance` × 10,000 / `supply`, floored (basis points of the supply); 0 when `supply` is 0. */

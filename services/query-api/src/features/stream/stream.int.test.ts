@@ -1,4 +1,4 @@
-import { createHttpApp, type HttpApp } from "@tmi/shared/http";
+import { createHttpApp } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
 import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import type { FastifyInstance } from "fastify";
@@ -72,6 +72,7 @@ async function nextBlock(
 beforeAll(async () => {
   db = await createTestDatabase();
   writer = new pg.Pool({ connectionString: db.url, max: 3 });
+  writer.on("error", () => {});
   await upsertCheckpoint(writer, { block, timestamp: T0 + block * 2n });
 });
 
