@@ -97,7 +97,8 @@ export function validateDraftFields(raw: Partial<Record<TextField, string>>, has
 
   let description: string | null = null;
   if (raw.description !== undefined) {
-    const text = normalizeText(raw.description);
+    // Browsers send form line breaks as CRLF; stored as LF.
+    const text = normalizeText(raw.description).replace(/\r\n?/g, "\n");
     if (utf8Length(text) > LIMITS.description) fail("description", `must be at most ${LIMITS.description} bytes (UTF-8, after NFC and trim)`);
     else if (CONTROL_MULTILINE.test(text)) fail("description", "must not contain control characters");
     else description = text.length > 0 ? text : null;

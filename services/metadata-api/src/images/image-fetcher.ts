@@ -133,7 +133,7 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
         }
         const { statusCode, headers, body } = response;
         if ([301, 302, 303, 307, 308].includes(statusCode)) {
-          body.destroy();
+          discard(body);
           const location = headers.location;
           if (typeof location !== "string") throw new ImageFetchError("image_url redirect without a Location");
           if (hop >= maxRedirects) throw new ImageFetchError(`image_url redirected more than ${maxRedirects} times`);
@@ -147,19 +147,19 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
           continue;
         }
         if (statusCode !== 200) {
-          body.destroy();
+          discard(body);
           throw new ImageFetchError(`image_url answered HTTP ${statusCode}`);
         }
         const declared = headers["content-length"];
         const contentLength = typeof declared === "string" && /^\d+$/.test(declared) ? Number(declared) : null;
         if (contentLength !== null && contentLength > options.maxBytes) {
-          body.destroy();
+          discard(body);
           throw new ImageFetchError(`image_url is larger than ${options.maxBytes} bytes`);
         }
         try {
           return await consume({ body: body as unknown as Readable, contentLength, finalUrl: url.href }, signal);
         } catch (error) {
-          body.destroy();
+          discard(body);
           if (error instanceof ImageFetchError) throw error;
           if (signal.aborted) throw new ImageFetchError("image_url timed out", { cause: error });
           throw error;
@@ -168,6 +168,12 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
     },
     close: () => agent.close(),
   };
+}
+
+/** Drops a response body without reading it (errors from the abort are expected and ignored). */
+function discard(body: { on(event: "error", listener: () => void): unknown; destroy(): unknown }): void {
+  body.on("error", () => {});
+  body.destroy();
 }
 
 /** For absolute Location headers keep the text as sent, so non-canonical IPv4 forms are seen. */

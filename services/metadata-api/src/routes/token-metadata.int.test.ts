@@ -1,0 +1,430 @@
+import { createHash } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  BASE_FIELDS,
+  createHarness,
+  type Harness,
+  type ImageServer,
+  multipart,
+  startImageServer,
+} from "../../test/harness.js";
+import { createImageFetcher } from "../images/image-fetcher.js";
+import {
+  gifImage,
+  gifScriptPolyglot,
+  htmlDocument,
+  jpegImage,
+  pngBomb,
+  pngHeadedHtml,
+  pngImage,
+  pngWithTrailingHtml,
+  svgDocument,
+  webpImage,
+} from "../images/test-images.js";
+
+const MB5 = 5 * 1024 * 1024;
+let server: ImageServer;
+let h: Harness;
+
+async function create(fields: Record<string, string>, files: Parameters<typeof multipart>[1] = []) {
+  const { payload, headers } = await multipart(fields, files);
+  const response = await h.app.inject({ method: "POST", url: "/api/v1/token-metadata", payload, headers });
+  return { status: response.statusCode, body: response.json(), headers: response.headers };
+}
+
+beforeAll(async () => {
+  server = await startImageServer();
+  server.routes.set("/ok.png", (res) => res.writeHead(200, { "content-type": "image/png" }).end(pngImage(4, 4)));
+  server.routes.set("/ok.gif", (res) => res.writeHead(200, { "content-type": "image/gif" }).end(gifImage()));
+  server.routes.set("/svg.png", (res) => res.writeHead(200, { "content-type": "image/png" }).end(svgDocument()));
+  server.routes.set("/bomb.png", (res) => res.writeHead(200).end(pngBomb()));
+  server.routes.set("/big-declared", (res) => res.writeHead(200, { "content-length": String(MB5 + 1) }).end(Buffer.alloc(MB5 + 1)));
+  server.routes.set("/big-chunked", (res) => {
+    res.writeHead(200, { "transfer-encoding": "chunked" });
+    const chunk = Buffer.alloc(64 * 1024);
+    for (let i = 0; i < 82; i++) res.write(chunk); // 5.125 MiB, no Content-Length
+    res.end();
+  });
+  server.routes.set("/missing", (res) => res.writeHead(404).end());
+  server.routes.set("/slow", () => {}); // never answers
+  for (let n = 1; n <= 5; n++) {
+    server.routes.set(`/r/${n}`, (res) => res.writeHead(302, { location: n === 1 ? "/ok.png" : `/r/${n - 1}` }).end());
+  }
+  server.routes.set("/redirect", (res, req) => {
+    const to = new URL(req.url!, "https://x").searchParams.get("to")!;
+    res.writeHead(307, { location: to }).end();
+  });
+  h = await createHarness({ driver: "fs", imageServer: server });
+});
+
+afterAll(async () => {
+  await h?.close();
+  await server?.close();
+});
+
+describe("POST /api/v1/token-metadata", () => {
+  test("default", async () => {
+    const png = pngImage(8, 8);
+    const { status, body } = await create(
+      {
+        ...BASE_FIELDS,
+        name: "  Moon Cat  ",
+        description: "The cat\non the moon",
+        website_url: "https://Example.com/cat",
+        x_url: "https://x.com/mooncat",
+        telegram_url: "https://t.me/mooncat",
+        discord_url: "https://discord.gg/mooncat",
+      },
+      [{ bytes: png, filename: "cat.png", type: "image/png" }],
+    );
+    expect(status).toBe(201);
+    const sha = createHash("sha256").update(png).digest("hex");
+    expect(body).toMatchObject({
+      status: "draft",
+      chain_id: 31337,
+      name: "Moon Cat",
+      symbol: "MCAT",
+      initial_supply: "1000000000000000000000000000",
+      description: "The cat\non the moon",
+      website_url: "https://example.com/cat",
+      x_url: "https://x.com/mooncat",
+      telegram_url: "https://t.me/mooncat",
+      discord_url: "https://discord.gg/mooncat",
+      image_url: `/objects/images/${sha}.png`,
+      token_address: null,
+      transaction_hash: null,
+      finalized_at: null,
+    });
+    expect(body.draft_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(body.metadata_url).toMatch(/^\/objects\/metadata\/[0-9a-f]{64}\.json$/);
+
+    const image = await h.app.inject({ url: body.image_url });
+    expect(image.statusCode).toBe(200);
+    expect(image.headers["content-type"]).toBe("image/png");
+    expect(image.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(image.headers.etag).toBe(`"${sha}"`);
+    expect(image.rawPayload.equals(png)).toBe(true);
+
+    const meta = await h.app.inject({ url: body.metadata_url });
+    expect(meta.statusCode).toBe(200);
+    expect(meta.headers["content-type"]).toMatch(/^application\/json/);
+    expect(meta.json()).toEqual({
+      name: "Moon Cat",
+      symbol: "MCAT",
+      description: "The cat\non the moon",
+      image: body.image_url,
+      initial_supply: "1000000000000000000000000000",
+      links: {
+        website_url: "https://example.com/cat",
+        x_url: "https://x.com/mooncat",
+        telegram_url: "https://t.me/mooncat",
+        discord_url: "https://discord.gg/mooncat",
+      },
+    });
+    const row = await h.sql.query("SELECT status, image_key, initial_supply::text AS s FROM metadata_drafts WHERE id = $1", [body.draft_id]);
+    expect(row.rows[0]).toEqual({ status: "draft", image_key: `images/${sha}.png`, s: "1000000000000000000000000000" });
+  });
+
+  test("behavior: each allowed image type, typed by magic bytes not by name or client type", async () => {
+    const cases = [
+      { bytes: pngImage(), ext: "png", type: "image/png" },
+      { bytes: jpegImage(), ext: "jpg", type: "image/jpeg" },
+      { bytes: webpImage(), ext: "webp", type: "image/webp" },
+      { bytes: gifImage(), ext: "gif", type: "image/gif" },
+    ];
+    for (const c of cases) {
+      const { status, body } = await create(BASE_FIELDS, [{ bytes: c.bytes, filename: "pic.txt", type: "text/plain" }]);
+      expect(status, c.ext).toBe(201);
+      expect(body.image_url).toMatch(new RegExp(`^/objects/images/[0-9a-f]{64}\\.${c.ext}$`));
+      const got = await h.app.inject({ url: body.image_url });
+      expect(got.headers["content-type"]).toBe(c.type);
+      expect(got.rawPayload.equals(c.bytes)).toBe(true);
+    }
+  });
+
+  test("behavior: a browser's empty file input with image_url counts as no file", async () => {
+    const { status, body } = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/ok.png") }, [
+      { bytes: Buffer.alloc(0), filename: "", type: "application/octet-stream" },
+    ]);
+    expect(status).toBe(201);
+    expect(body.image_url).toMatch(/\.png$/);
+  });
+
+  test("error: every field rule answers 400 invalid_request with details", async () => {
+    const png = [{ bytes: pngImage() }];
+    const cases: [Record<string, string>, string][] = [
+      [{ symbol: "A", initial_supply: "1" }, "name"],
+      [{ ...BASE_FIELDS, name: " " }, "name"],
+      [{ ...BASE_FIELDS, name: "n".repeat(65) }, "name"],
+      [{ ...BASE_FIELDS, name: "é".repeat(33) }, "name"],
+      [{ name: "A", initial_supply: "1" }, "symbol"],
+      [{ ...BASE_FIELDS, symbol: "S".repeat(17) }, "symbol"],
+      [{ ...BASE_FIELDS, symbol: "😀😀😀😀😀" }, "symbol"],
+      [{ name: "A", symbol: "A" }, "initial_supply"],
+      [{ ...BASE_FIELDS, initial_supply: "0" }, "initial_supply"],
+      [{ ...BASE_FIELDS, initial_supply: "-5" }, "initial_supply"],
+      [{ ...BASE_FIELDS, initial_supply: "+5" }, "initial_supply"],
+      [{ ...BASE_FIELDS, initial_supply: "1e27" }, "initial_supply"],
+      [{ ...BASE_FIELDS, initial_supply: "1.5" }, "initial_supply"],
+      [{ ...BASE_FIELDS, initial_supply: "007" }, "initial_supply"],
+      [{ ...BASE_FIELDS, initial_supply: (2n ** 256n).toString() }, "initial_supply"],
+      [{ ...BASE_FIELDS, description: "d".repeat(1001) }, "description"],
+      [{ ...BASE_FIELDS, website_url: "ftp://example.com" }, "website_url"],
+      [{ ...BASE_FIELDS, website_url: "javascript:alert(1)" }, "website_url"],
+      [{ ...BASE_FIELDS, x_url: "https://evil.com/x" }, "x_url"],
+      [{ ...BASE_FIELDS, x_url: "https://x.com.evil.com/x" }, "x_url"],
+      [{ ...BASE_FIELDS, telegram_url: "https://telegram.org/x" }, "telegram_url"],
+      [{ ...BASE_FIELDS, discord_url: "https://discord.io/x" }, "discord_url"],
+      [{ ...BASE_FIELDS, color: "red" }, "color"],
+    ];
+    for (const [fields, field] of cases) {
+      const { status, body } = await create(fields, png);
+      expect(status, JSON.stringify(fields)).toBe(400);
+      expect(body.code).toBe("invalid_request");
+      expect(body.request_id).toBeTruthy();
+      expect(body.details.map((d: { field: string }) => d.field), JSON.stringify(fields)).toContain(field);
+    }
+    // description of exactly 1,000 bytes and 64-byte names are fine
+    expect((await create({ ...BASE_FIELDS, name: "n".repeat(64), description: "d".repeat(1000) }, png)).status).toBe(201);
+  });
+
+  test("error: image and image_url are exclusive, one is required", async () => {
+    const none = await create(BASE_FIELDS);
+    expect(none.status).toBe(400);
+    expect(none.body.details).toEqual([{ field: "image", reason: "an image file or image_url is required" }]);
+    const both = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/ok.png") }, [{ bytes: pngImage() }]);
+    expect(both.status).toBe(400);
+    expect(both.body.details[0].field).toBe("image");
+    const two = await create(BASE_FIELDS, [{ bytes: pngImage() }, { bytes: gifImage() }]);
+    expect(two.status).toBe(400);
+    const http = await create({ ...BASE_FIELDS, image_url: "http://img.test/ok.png" });
+    expect(http.status).toBe(400);
+    expect(http.body.details[0].field).toBe("image_url");
+  });
+
+  test("error: not multipart is 400 invalid_request", async () => {
+    const json = await h.app.inject({ method: "POST", url: "/api/v1/token-metadata", payload: { name: "x" } });
+    expect(json.statusCode).toBe(400);
+    expect(json.json().code).toBe("invalid_request");
+    const xml = await h.app.inject({ method: "POST", url: "/api/v1/token-metadata", payload: "<a/>", headers: { "content-type": "application/xml" } });
+    expect(xml.statusCode).toBe(400);
+  });
+
+  test("error: SVG, HTML and polyglots disguised as PNG are 415 unsupported_image_type", async () => {
+    for (const bytes of [svgDocument(), htmlDocument(), pngHeadedHtml(), pngWithTrailingHtml(), gifScriptPolyglot()]) {
+      const { status, body } = await create(BASE_FIELDS, [{ bytes, filename: "cat.png", type: "image/png" }]);
+      expect(status).toBe(415);
+      expect(body.code).toBe("unsupported_image_type");
+    }
+    const count = await h.sql.query("SELECT count(*)::int AS n FROM metadata_drafts WHERE image_key LIKE '%.svg'");
+    expect(count.rows[0].n).toBe(0);
+  });
+
+  test("error: decompression bomb is refused", async () => {
+    const { status, body } = await create(BASE_FIELDS, [{ bytes: pngBomb() }]);
+    expect(status).toBe(415);
+    expect(body.code).toBe("unsupported_image_type");
+    expect(body.message).toMatch(/pixels/);
+  });
+
+  test("behavior: exactly 5 MiB is accepted; 5 MiB + 1 byte ends cleanly with 413 over a real socket", async () => {
+    const address = await h.app.listen({ port: 0, host: "127.0.0.1" });
+    void address;
+    const port = (h.app.server.address() as AddressInfo).port;
+    const exact = pngImage(2, 2, { padTo: MB5 });
+    const ok = await multipart(BASE_FIELDS, [{ bytes: exact }]);
+    const okResponse = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, { method: "POST", body: ok.payload, headers: ok.headers });
+    expect(okResponse.status).toBe(201);
+
+    const over = await multipart(BASE_FIELDS, [{ bytes: Buffer.concat([exact, Buffer.from([0])]) }]);
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, { method: "POST", body: over.payload, headers: over.headers });
+    expect(response.status).toBe(413);
+    expect((await response.json()).code).toBe("payload_too_large");
+
+    // A declared body far beyond the cap is refused before it is read.
+    const huge = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, {
+      method: "POST",
+      body: Buffer.concat([over.payload, Buffer.alloc(2 * MB5)]),
+      headers: over.headers,
+    }).catch((e) => e as Error);
+    if (!(huge instanceof Error)) expect(huge.status).toBe(413);
+  });
+});
+
+describe("image_url (SSRF rules)", () => {
+  test("default", async () => {
+    const before = server.hits.length;
+    const { status, body } = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/ok.png") });
+    expect(status).toBe(201);
+    expect(body.image_url).toBe(`/objects/images/${createHash("sha256").update(pngImage(4, 4)).digest("hex")}.png`);
+    expect(server.hits.length).toBe(before + 1);
+  });
+
+  test("error: every bypass form is refused before any request reaches the server", async () => {
+    const p = server.port;
+    const forms = [
+      `https://127.0.0.1:${p}/ok.png`,
+      `https://localhost:${p}/ok.png`,
+      `https://0.0.0.0:${p}/ok.png`,
+      `https://169.254.169.254/latest/meta-data/`,
+      `https://[::1]:${p}/ok.png`,
+      `https://[::ffff:127.0.0.1]:${p}/ok.png`,
+      `https://[::ffff:7f00:1]:${p}/ok.png`,
+      `https://[::127.0.0.1]:${p}/ok.png`,
+      `https://[fd00::1]:${p}/ok.png`,
+      `https://[fe80::1]:${p}/ok.png`,
+      `https://[ff02::1]:${p}/ok.png`,
+      `https://0x7f.0.0.1:${p}/ok.png`,
+      `https://0x7f000001:${p}/ok.png`,
+      `https://0177.0.0.1:${p}/ok.png`,
+      `https://017700000001:${p}/ok.png`,
+      `https://2130706433:${p}/ok.png`,
+      `https://127.1:${p}/ok.png`,
+      `https://10.0.0.1/ok.png`,
+      `https://192.168.0.1/ok.png`,
+      `https://172.16.0.1/ok.png`,
+      `https://100.64.0.1/ok.png`,
+      `https://224.0.0.1/ok.png`,
+      `https://private.test:${p}/ok.png`,
+      `https://mixed.test:${p}/ok.png`,
+      `https://rebind.test:${p}/ok.png`,
+      `https://unknown.test:${p}/ok.png`,
+    ];
+    const before = server.hits.length;
+    for (const url of forms) {
+      const { status, body } = await create({ ...BASE_FIELDS, image_url: url });
+      expect(status, url).toBe(422);
+      expect(body.code, url).toBe("image_unavailable");
+    }
+    expect(server.hits.length).toBe(before);
+  });
+
+  test("behavior: the production policy refuses loopback (no injected resolver or policy)", async () => {
+    const fetcher = createImageFetcher({ timeoutMs: 5000, maxBytes: MB5, ca: server.cert });
+    const before = server.hits.length;
+    for (const url of [`https://localhost:${server.port}/ok.png`, `https://127.0.0.1:${server.port}/ok.png`]) {
+      await expect(fetcher.fetch(url, async () => "fetched")).rejects.toThrow(/refused|not a public/);
+    }
+    expect(server.hits.length).toBe(before);
+    await fetcher.close();
+  });
+
+  test("behavior: addresses are checked at connect time, once per connection (no DNS rebinding window)", async () => {
+    const resolverCalls: string[] = [];
+    let answer = "127.0.0.1";
+    const fetcher = createImageFetcher({
+      timeoutMs: 5000,
+      maxBytes: MB5,
+      ca: server.cert,
+      resolver: async (hostname) => {
+        resolverCalls.push(hostname);
+        const address = answer;
+        answer = "10.0.0.9"; // the next answer would be private
+        return [{ address, family: 4 }];
+      },
+      policy: (address, hostname) => hostname === "img.test" && address === "127.0.0.1",
+    });
+    const got = await fetcher.fetch(server.url("img.test", "/ok.png"), async ({ body }) => {
+      const chunks: Buffer[] = [];
+      for await (const c of body) chunks.push(c as Buffer);
+      return Buffer.concat(chunks);
+    });
+    expect(got.equals(pngImage(4, 4))).toBe(true);
+    expect(resolverCalls).toEqual(["img.test"]); // the address connected to is the one checked
+    await fetcher.close();
+
+    // When the connect-time answer is private the fetch fails, even if an earlier answer was public.
+    const fetcher2 = createImageFetcher({
+      timeoutMs: 5000,
+      maxBytes: MB5,
+      ca: server.cert,
+      resolver: async () => [{ address: "10.0.0.9", family: 4 }],
+      policy: (address, hostname) => hostname === "img.test" && address === "127.0.0.1",
+    });
+    await expect(fetcher2.fetch(server.url("img.test", "/ok.png"), async () => "x")).rejects.toThrow(/non-public/);
+    await fetcher2.close();
+  });
+
+  test("behavior: up to 3 redirects are followed, each re-checked", async () => {
+    const ok = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/r/3") });
+    expect(ok.status).toBe(201);
+    const tooMany = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/r/4") });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.message).toMatch(/more than 3/);
+    const p = server.port;
+    for (const to of [
+      `https://127.0.0.1:${p}/ok.png`,
+      `https://[::1]:${p}/ok.png`,
+      `https://[::ffff:127.0.0.1]:${p}/ok.png`,
+      `https://0x7f.1:${p}/ok.png`,
+      `https://2130706433:${p}/ok.png`,
+      `http://img.test:${p}/ok.png`,
+      `https://private.test:${p}/ok.png`,
+      `https://localhost:${p}/ok.png`,
+      `https://169.254.169.254/latest/meta-data/`,
+    ]) {
+      const before = server.hits.length;
+      const { status, body } = await create({ ...BASE_FIELDS, image_url: server.url("img.test", `/redirect?to=${encodeURIComponent(to)}`) });
+      expect(status, to).toBe(422);
+      expect(body.code).toBe("image_unavailable");
+      expect(server.hits.length, to).toBe(before + 1); // only the redirecting request was made
+    }
+  });
+
+  test("error: not an allowed image, too large, HTTP errors are 422 image_unavailable", async () => {
+    for (const path of ["/svg.png", "/bomb.png", "/big-declared", "/big-chunked", "/missing"]) {
+      const { status, body } = await create({ ...BASE_FIELDS, image_url: server.url("img.test", path) });
+      expect(status, path).toBe(422);
+      expect(body.code, path).toBe("image_unavailable");
+    }
+  });
+
+  test("error: a server that never answers times out", async () => {
+    const fetcher = createImageFetcher({
+      timeoutMs: 300,
+      maxBytes: MB5,
+      ca: server.cert,
+      resolver: async () => [{ address: "127.0.0.1", family: 4 }],
+      policy: () => true,
+    });
+    const started = Date.now();
+    await expect(fetcher.fetch(server.url("img.test", "/slow"), async () => "x")).rejects.toThrow(/timed out/);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await fetcher.close();
+  });
+});
+
+describe("GET /objects/*", () => {
+  test("default", async () => {
+    const { body } = await create(BASE_FIELDS, [{ bytes: gifImage() }]);
+    const first = await h.app.inject({ url: body.image_url });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers["content-length"]).toBe(String(gifImage().length));
+    expect(first.headers["x-content-type-options"]).toBe("nosniff");
+    const again = await h.app.inject({ url: body.image_url, headers: { "if-none-match": first.headers.etag as string } });
+    expect(again.statusCode).toBe(304);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(again.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+  });
+
+  test("error: missing objects, traversal and odd keys are 404 not_found", async () => {
+    const sha = "b".repeat(64);
+    for (const url of [
+      `/objects/images/${sha}.png`,
+      `/objects/metadata/${sha}.json`,
+      "/objects/../../etc/passwd",
+      "/objects/%2e%2e/%2e%2e/etc/passwd",
+      "/objects/images/..%2f..%2fpackage.json",
+      `/objects/images/${sha}.svg`,
+      `/objects/images/${sha.toUpperCase()}.png`,
+      "/objects/.tmp/x.part",
+      "/objects/",
+      `/objects/images/${sha}.png%00`,
+    ]) {
+      const response = await h.app.inject({ url });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json().code, url).toBe("not_found");
+    }
+  });
+});
