@@ -23,7 +23,7 @@ redis?.on("error", (error) =>
 );
 
 const app = buildApp({ logger, config, redis });
-await serve(app as unknown as FastifyInstance, {
+const address = await serve(app as unknown as FastifyInstance, {
   host: config.HOST,
   port: config.GATEWAY_PORT,
   logger,
@@ -33,7 +33,7 @@ await serve(app as unknown as FastifyInstance, {
 });
 logger.info(
   {
-    port: config.GATEWAY_PORT,
+    address,
     query_api: config.QUERY_API_URL,
     metadata_api: config.METADATA_API_URL,
     oracle_price: config.ORACLE_PRICE_URL,

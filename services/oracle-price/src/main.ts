@@ -12,10 +12,14 @@ if (missing.length > 0) {
   logger.warn({ missing }, "oracle settings missing: /api/v1/prices/eth-usd answers 503 oracle_unavailable");
 }
 const app = buildApp({ logger, config });
-await serve(app as unknown as FastifyInstance, { host: config.HOST, port: config.PORT, logger });
+const address = await serve(app as unknown as FastifyInstance, {
+  host: config.HOST,
+  port: config.PORT,
+  logger,
+});
 logger.info(
   {
-    port: config.PORT,
+    address,
     chain_id: config.ORACLE_CHAIN_ID,
     feed: config.ORACLE_ETH_USD_ADDRESS ?? null,
     sequencer_feed: config.ORACLE_SEQUENCER_UPTIME_ADDRESS ?? null,
