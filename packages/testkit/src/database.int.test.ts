@@ -8,6 +8,7 @@ import {
   ensureTemplateDatabase,
   templateDatabaseName,
   testDatabaseCreatedAt,
+  truncateAllTables,
 } from "./database.js";
 
 async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -79,6 +80,32 @@ describe("createTestDatabase", () => {
     expect(await exists(db.name)).toBe(false);
     await db.drop(); // a second call is a no-op
     await pool.end().catch(() => {});
+  });
+
+  it("behavior: truncateAllTables empties the tables and keeps the migration records", async () => {
+    const db = await createTestDatabase();
+    try {
+      await withClient(db.url, (c) =>
+        c.query(
+          "INSERT INTO trending_snapshots (window_seconds, as_of_block_number, as_of_timestamp) VALUES (1, 1, 1)",
+        ),
+      );
+      await truncateAllTables(db.url);
+      const [snapshots, migrations, nextId] = await withClient(db.url, async (c) => [
+        (await c.query("SELECT 1 FROM trending_snapshots")).rowCount,
+        (await c.query("SELECT 1 FROM schema_migrations")).rowCount,
+        (
+          await c.query(
+            "INSERT INTO trending_snapshots (window_seconds, as_of_block_number, as_of_timestamp) VALUES (1, 1, 1) RETURNING id",
+          )
+        ).rows[0].id,
+      ]);
+      expect(snapshots).toBe(0);
+      expect(migrations).toBe(migrationFiles().length);
+      expect(nextId).toBe("1");
+    } finally {
+      await db.drop();
+    }
   });
 
   it("behavior: empty: true gives a database without the schema", async () => {

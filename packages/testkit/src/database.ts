@@ -1,7 +1,15 @@
 // Owner: db (prisma/ + testkit database/redis/s3/global-setup).
 // Fresh PostgreSQL databases for integration tests, cloned from a migrated template.
 import { createHash, randomBytes } from "node:crypto";
-import { databaseNameOf, migrate, migrationsHash, quoteIdent, withDatabase } from "@tmi/db";
+import {
+  databaseNameOf,
+  MIGRATION_CHECKSUMS_TABLE,
+  MIGRATIONS_TABLE,
+  migrate,
+  migrationsHash,
+  quoteIdent,
+  withDatabase,
+} from "@tmi/db";
 import pg from "pg";
 
 /**
@@ -176,6 +184,27 @@ async function cloneTemplate(name: string): Promise<void> {
         throw error;
       }
     }
+  }
+}
+
+/**
+ * Empties every table of schema `public` of the database at `url` (TRUNCATE ... RESTART IDENTITY
+ * CASCADE), keeping the migrations bookkeeping: a cheaper reset between tests of one file than
+ * a new database (about as fast as a clone, but keeps open pools usable).
+ */
+export async function truncateAllTables(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname <> ALL($1::text[])`,
+      [[MIGRATIONS_TABLE, MIGRATION_CHECKSUMS_TABLE]],
+    );
+    if (rows.length === 0) return;
+    await client.query(`TRUNCATE ${rows.map((r) => quoteIdent(r.name)).join(", ")} RESTART IDENTITY CASCADE`);
+  } finally {
+    await client.end();
   }
 }
 
