@@ -4,3 +4,4 @@ export * from "./process.js";
 export * from "./database.js";
 export * from "./redis.js";
 export * from "./s3.js";
+export * from "./indexer.js";

@@ -1,0 +1,166 @@
+// Owner: indexer (services/indexer). Starting the indexer for integration tests of other parts.
+import pg from "pg";
+import { type ServiceProcess, startServiceProcess, waitFor } from "./process.js";
+
+/** Options of {@link startIndexer}. */
+export interface StartIndexerOptions {
+  databaseUrl: string;
+  rpcUrl: string;
+  chainId: number;
+  launchpadAddress: string;
+  startBlock: number;
+  /** ETH/USD feed to index (`AnswerUpdated` → `eth_usd_answers`); none when omitted. */
+  ethUsdFeedAddress?: string;
+  /** Extra environment (e.g. `{ TRENDING_WINDOW: "3600" }`); `PORT` defaults to 0 (a free port). */
+  env?: Record<string, string | undefined>;
+  /** Mirror the indexer's output to stderr. */
+  echo?: boolean;
+}
+
+/** A running indexer process (see {@link startIndexer}). */
+export interface IndexerProcess extends ServiceProcess {
+  /**
+   * Resolves once `indexer_checkpoints` reaches block `n` (read models of every block up to `n`
+   * committed). Rejects after `timeoutMs` (default 30 s) or when the process exits, with its output.
+   */
+  waitForBlock(n: number | bigint, timeoutMs?: number): Promise<void>;
+  /** The committed checkpoint block, or null before the first commit. */
+  indexedBlock(): Promise<number | null>;
+}
+
+/**
+ * Starts `services/indexer` as a child process (TypeScript sources via tsx) on a migrated
+ * database and a devnet. The process keeps running until `stop()`/`kill()`.
+ */
+export function startIndexer(options: StartIndexerOptions): IndexerProcess {
+  const proc = startServiceProcess({
+    service: "indexer",
+    echo: options.echo,
+    env: {
+      PORT: "0",
+      DATABASE_URL: options.databaseUrl,
+      RPC_URL: options.rpcUrl,
+      CHAIN_ID: String(options.chainId),
+      LAUNCHPAD_ADDRESS: options.launchpadAddress,
+      START_BLOCK: String(options.startBlock),
+      ETH_USD_FEED_ADDRESS: options.ethUsdFeedAddress,
+      POLL_INTERVAL_MS: "100",
+      TRENDING_REFRESH_MS: "500",
+      ...options.env,
+    },
+  });
+  const indexedBlock = async (): Promise<number | null> => {
+    const client = new pg.Client({ connectionString: options.databaseUrl });
+    await client.connect();
+    try {
+      const res = await client.query<{ b: string }>(
+        "SELECT block_number::text AS b FROM indexer_checkpoints WHERE chain_id = $1",
+        [options.chainId],
+      );
+      return res.rows[0] ? Number(res.rows[0].b) : null;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  };
+  return {
+    ...proc,
+    indexedBlock,
+    async waitForBlock(n, timeoutMs = 30_000) {
+      const target = Number(n);
+      await waitFor(
+        async () => {
+          if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
+            throw new ExitedError(
+              `indexer exited (${proc.child.exitCode ?? proc.child.signalCode}):\n${proc.output().slice(-4000)}`,
+            );
+          }
+          const block = await indexedBlock();
+          return block !== null && block >= target;
+        },
+        {
+          timeoutMs,
+          intervalMs: 50,
+          message: `indexer did not reach block ${target}\n${proc.output().slice(-4000)}`,
+        },
+      ).catch((error) => {
+        throw error instanceof ExitedError
+          ? error
+          : new Error(`${(error as Error).message}\n${proc.output().slice(-4000)}`);
+      });
+    },
+  };
+}
+
+class ExitedError extends Error {}
+
+/** Current block number of the node at `rpcUrl`. */
+export async function chainHead(rpcUrl: string): Promise<number> {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+  });
+  const body = (await response.json()) as { result: string };
+  return Number.parseInt(body.result, 16);
+}
+
+/**
+ * Starts the indexer ({@link startIndexer}) and waits until it has committed the chain's
+ * current head. Returns the running process: `stop()` it when done (or keep it following).
+ */
+export async function indexToHead(
+  options: StartIndexerOptions & { timeoutMs?: number },
+): Promise<IndexerProcess> {
+  const indexer = startIndexer(options);
+  try {
+    await indexer.waitForBlock(await chainHead(options.rpcUrl), options.timeoutMs ?? 60_000);
+  } catch (error) {
+    await indexer.kill();
+    throw error;
+  }
+  return indexer;
+}
+
+const DUMP_TABLES: Record<string, string> = {
+  chain_events: "block_number, log_index",
+  tokens: "address",
+  trades: "block_number, log_index",
+  token_balances: "token_address, holder",
+  token_traders: "token_address, trader",
+  candles: "token_address, interval, bucket_start",
+  candle_traders: "token_address, interval, bucket_start, trader",
+  creators: "address",
+  eth_usd_answers: "block_number, log_index",
+};
+
+/**
+ * Every indexer-written table as sorted rows (values as text), for comparing two databases:
+ * bookkeeping is left out (the `blocks` window, checkpoint head/reorg/time columns, trending
+ * snapshot ids and times; of trending only the newest snapshot's entries are kept).
+ */
+export async function dumpIndexedTables(databaseUrl: string): Promise<Record<string, string[]>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const out: Record<string, string[]> = {};
+    for (const [table, order] of Object.entries(DUMP_TABLES)) {
+      const res = await client.query(`SELECT row_to_json(t)::text AS r FROM ${table} t ORDER BY ${order}`);
+      out[table] = res.rows.map((r) => r.r as string);
+    }
+    const cp = await client.query(
+      "SELECT row_to_json(t)::text AS r FROM (SELECT chain_id, block_number, block_hash, block_timestamp FROM indexer_checkpoints ORDER BY chain_id) t",
+    );
+    out.indexer_checkpoints = cp.rows.map((r) => r.r as string);
+    const trending = await client.query(
+      `SELECT row_to_json(t)::text AS r FROM (
+         SELECT s.window_seconds, s.as_of_block_number, s.as_of_timestamp, e.rank, e.token_address, e.window_volume,
+                e.window_trade_count, e.window_unique_traders
+         FROM trending_snapshots s JOIN trending_entries e ON e.snapshot_id = s.id
+         WHERE s.id = (SELECT max(id) FROM trending_snapshots) ORDER BY e.rank) t`,
+    );
+    out.trending_latest = trending.rows.map((r) => r.r as string);
+    return out;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
