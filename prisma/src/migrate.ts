@@ -69,26 +69,32 @@ export function withDatabase(url: string, database: string): string {
 }
 
 /**
- * Creates the database named by `databaseUrl` when it does not exist, connecting to the
- * server's `postgres` maintenance database with the same credentials.
+ * Creates the database named by `databaseUrl` when it does not exist. Connects to it first; only
+ * when PostgreSQL answers "database does not exist" (3D000) does it connect to the server's
+ * `postgres` maintenance database, with the same credentials, to create it.
  * @returns true when it was created, false when it already existed.
  * @throws the connection error when the server is unreachable, or when the role may not create databases.
  */
 export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const probe = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await probe.connect();
+    return false;
+  } catch (error) {
+    if ((error as { code?: string }).code !== "3D000") throw error;
+  } finally {
+    await probe.end().catch(() => {});
+  }
   const name = databaseNameOf(databaseUrl);
   const admin = new pg.Client({ connectionString: withDatabase(databaseUrl, "postgres") });
   await admin.connect();
   try {
-    const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (found.rowCount) return false;
-    try {
-      await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
-      return true;
-    } catch (error) {
-      // Created concurrently by another process: fine.
-      if ((error as { code?: string }).code === "42P04") return false;
-      throw error;
-    }
+    await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
+    return true;
+  } catch (error) {
+    // Created concurrently by another process: fine.
+    if ((error as { code?: string }).code === "42P04") return false;
+    throw error;
   } finally {
     await admin.end();
   }
