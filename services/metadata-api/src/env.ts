@@ -21,7 +21,12 @@ export const metadataEnvSchema = baseEnvSchema.extend({
   DATABASE_URL: databaseUrl,
   REDIS_URL: redisUrl,
   /** BullMQ key prefix (one per deployment, or per test). */
-  QUEUE_PREFIX: z.string().min(1).max(64).regex(/^[A-Za-z0-9:_-]+$/).default("tmi"),
+  QUEUE_PREFIX: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9:_-]+$/)
+    .default("tmi"),
   RPC_URL: z.string().url().default("http://127.0.0.1:8545"),
   /** Chain of the launches; checked against the RPC's `eth_chainId` at start. */
   CHAIN_ID: z.coerce.number().int().positive().default(31337),
@@ -38,7 +43,11 @@ export const metadataEnvSchema = baseEnvSchema.extend({
   S3_SECRET_KEY: z.string().default("S3RVER"),
   S3_BUCKET: z.string().min(3).max(63).default("tmi-objects"),
   S3_REGION: z.string().min(1).default("us-east-1"),
-  IMAGE_MAX_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+  IMAGE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 1024 * 1024),
   IMAGE_MAX_PIXELS: z.coerce.number().int().positive().default(40_000_000),
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });
@@ -55,7 +64,9 @@ export function workspacePath(path: string): string {
  * The launchpad address: `LAUNCHPAD_ADDRESS`, else `contracts.launchpad` of the deployment file.
  * @throws Error when neither gives a valid address.
  */
-export function resolveLaunchpadAddress(env: Pick<MetadataEnv, "LAUNCHPAD_ADDRESS" | "DEPLOYMENT_FILE">): `0x${string}` {
+export function resolveLaunchpadAddress(
+  env: Pick<MetadataEnv, "LAUNCHPAD_ADDRESS" | "DEPLOYMENT_FILE">,
+): `0x${string}` {
   if (env.LAUNCHPAD_ADDRESS) return env.LAUNCHPAD_ADDRESS;
   const file = workspacePath(env.DEPLOYMENT_FILE);
   let parsed: unknown;

@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import type { FastifyInstance } from "fastify";
 import { createPgPool } from "@tmi/db";
+import { loadEnv } from "@tmi/shared/env";
 import { serve } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
-import { loadEnv } from "@tmi/shared/env";
+import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem";
 import { buildApp } from "./app.js";
@@ -18,16 +18,26 @@ const logger = createLogger({ service: "metadata-api", level: env.LOG_LEVEL });
 
 async function start() {
   const launchpad = resolveLaunchpadAddress(env);
-  const chain = createPublicClient({ transport: http(env.RPC_URL, { retryCount: 1, timeout: 10_000 }), cacheTime: 0 });
+  const chain = createPublicClient({
+    transport: http(env.RPC_URL, { retryCount: 1, timeout: 10_000 }),
+    cacheTime: 0,
+  });
   const rpcChainId = await chain.getChainId();
   if (rpcChainId !== env.CHAIN_ID) {
     throw new Error(`RPC_URL serves chain ${rpcChainId}, but CHAIN_ID is ${env.CHAIN_ID}`);
   }
-  const sql = createPgPool({ url: env.DATABASE_URL, applicationName: "tmi-metadata-api", onError: (e) => logger.warn({ err: e }, "pg pool error") });
+  const sql = createPgPool({
+    url: env.DATABASE_URL,
+    applicationName: "tmi-metadata-api",
+    onError: (e) => logger.warn({ err: e }, "pg pool error"),
+  });
   const storage = await createStorage(env);
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false });
   const jobs = createJobProducer(redis, env.QUEUE_PREFIX);
-  const fetcher = createImageFetcher({ timeoutMs: env.IMAGE_FETCH_TIMEOUT_MS, maxBytes: env.IMAGE_MAX_BYTES });
+  const fetcher = createImageFetcher({
+    timeoutMs: env.IMAGE_FETCH_TIMEOUT_MS,
+    maxBytes: env.IMAGE_MAX_BYTES,
+  });
   const app = await buildApp({
     logger,
     sql,
@@ -36,7 +46,9 @@ async function start() {
     jobs,
     chainId: env.CHAIN_ID,
     launchpad,
-    spoolDir: env.SPOOL_DIR ? workspacePath(env.SPOOL_DIR) : join(workspacePath(env.STORAGE_DIR), "..", "spool"),
+    spoolDir: env.SPOOL_DIR
+      ? workspacePath(env.SPOOL_DIR)
+      : join(workspacePath(env.STORAGE_DIR), "..", "spool"),
     imageMaxBytes: env.IMAGE_MAX_BYTES,
     imageMaxPixels: env.IMAGE_MAX_PIXELS,
     receipts: {
@@ -62,7 +74,10 @@ async function start() {
       await sql.end();
     },
   });
-  logger.info({ address, storage: env.STORAGE_DRIVER, chain_id: env.CHAIN_ID, launchpad }, "metadata-api listening");
+  logger.info(
+    { address, storage: env.STORAGE_DRIVER, chain_id: env.CHAIN_ID, launchpad },
+    "metadata-api listening",
+  );
 }
 
 start().catch((error) => {

@@ -10,7 +10,11 @@ import { createFinalizeProcessor } from "./jobs/finalize.worker.js";
 const env = loadEnv(metadataEnvSchema);
 const logger = createLogger({ service: "metadata-worker", level: env.LOG_LEVEL });
 
-const sql = createPgPool({ url: env.DATABASE_URL, applicationName: "tmi-metadata-worker", onError: (e) => logger.warn({ err: e }, "pg pool error") });
+const sql = createPgPool({
+  url: env.DATABASE_URL,
+  applicationName: "tmi-metadata-worker",
+  onError: (e) => logger.warn({ err: e }, "pg pool error"),
+});
 // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
 const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
 const worker = new Worker("metadata-finalize", createFinalizeProcessor({ sql, logger }), {
@@ -19,10 +23,15 @@ const worker = new Worker("metadata-finalize", createFinalizeProcessor({ sql, lo
   concurrency: 8,
 });
 worker.on("failed", (job, error) => {
-  logger.info({ job_id: job?.id, attempt: job?.attemptsMade, reason: error.message }, "finalize attempt failed; will retry");
+  logger.info(
+    { job_id: job?.id, attempt: job?.attemptsMade, reason: error.message },
+    "finalize attempt failed; will retry",
+  );
 });
 worker.on("error", (error) => logger.error({ err: error }, "worker error"));
-worker.on("ready", () => logger.info({ queue: "metadata-finalize", prefix: env.QUEUE_PREFIX }, "metadata worker ready"));
+worker.on("ready", () =>
+  logger.info({ queue: "metadata-finalize", prefix: env.QUEUE_PREFIX }, "metadata worker ready"),
+);
 
 let closing = false;
 async function shutdown(signal: string) {

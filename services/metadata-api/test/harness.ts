@@ -37,13 +37,30 @@ export async function makeCertificate(): Promise<{ key: string; cert: string }> 
     execFileSync(
       "openssl",
       [
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-        "-subj", "/CN=img.test", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-        "-addext", "subjectAltName=DNS:img.test,DNS:rebind.test,DNS:mixed.test,DNS:private.test,DNS:localhost,IP:127.0.0.1,IP:::1",
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=img.test",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+        "-addext",
+        "subjectAltName=DNS:img.test,DNS:rebind.test,DNS:mixed.test,DNS:private.test,DNS:localhost,IP:127.0.0.1,IP:::1",
       ],
       { stdio: "ignore" },
     );
-    return { key: await readFile(join(dir, "key.pem"), "utf8"), cert: await readFile(join(dir, "cert.pem"), "utf8") };
+    return {
+      key: await readFile(join(dir, "key.pem"), "utf8"),
+      cert: await readFile(join(dir, "cert.pem"), "utf8"),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -54,7 +71,10 @@ export interface ImageServer {
   port: number;
   cert: string;
   hits: string[];
-  routes: Map<string, (res: import("node:http").ServerResponse, req: import("node:http").IncomingMessage) => void>;
+  routes: Map<
+    string,
+    (res: import("node:http").ServerResponse, req: import("node:http").IncomingMessage) => void
+  >;
   url(host: string, path: string): string;
   close(): Promise<void>;
 }
@@ -102,7 +122,8 @@ export function testResolver(): Resolver & { lookups: string[] } {
   const resolver = (async (hostname: string) => {
     lookups.push(hostname);
     const addresses = table[hostname];
-    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+    if (!addresses)
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
     return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
   }) as Resolver & { lookups: string[] };
   resolver.lookups = lookups;
@@ -156,7 +177,9 @@ export async function createHarness(options: {
   }
   const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
   const prefix = redisTestPrefix("metadata-api");
-  const jobs = createJobProducer(redis, prefix.slice(0, -1), { backoffDelayMs: options.backoffDelayMs ?? 300 });
+  const jobs = createJobProducer(redis, prefix.slice(0, -1), {
+    backoffDelayMs: options.backoffDelayMs ?? 300,
+  });
   const fetcher = createImageFetcher({
     timeoutMs: options.fetchTimeoutMs ?? 10_000,
     maxBytes: options.imageMaxBytes ?? 5 * 1024 * 1024,
@@ -210,7 +233,11 @@ export async function multipart(
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   for (const file of files) {
-    form.append(file.field ?? "image", new Blob([file.bytes], { type: file.type ?? "image/png" }), file.filename ?? "image.png");
+    form.append(
+      file.field ?? "image",
+      new Blob([file.bytes], { type: file.type ?? "image/png" }),
+      file.filename ?? "image.png",
+    );
   }
   const response = new Response(form);
   return {
@@ -219,4 +246,8 @@ export async function multipart(
   };
 }
 
-export const BASE_FIELDS = { name: "Moon Cat", symbol: "MCAT", initial_supply: "1000000000000000000000000000" };
+export const BASE_FIELDS = {
+  name: "Moon Cat",
+  symbol: "MCAT",
+  initial_supply: "1000000000000000000000000000",
+};

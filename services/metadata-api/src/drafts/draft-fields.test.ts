@@ -53,7 +53,20 @@ describe("validateDraftFields", () => {
   });
 
   test("error: initial_supply must be a positive canonical uint256", () => {
-    for (const bad of ["0", "-1", "+1", "1e27", "1.0", "0x10", "01", " ", "", "1 000", `${2n ** 256n}`, "١٢٣"]) {
+    for (const bad of [
+      "0",
+      "-1",
+      "+1",
+      "1e27",
+      "1.0",
+      "0x10",
+      "01",
+      " ",
+      "",
+      "1 000",
+      `${2n ** 256n}`,
+      "١٢٣",
+    ]) {
       expect(reasons({ ...base, initial_supply: bad }), bad).toEqual(["initial_supply"]);
     }
     expect(reasons({ ...base, initial_supply: `${2n ** 256n - 1n}` })).toEqual([]);
@@ -77,7 +90,14 @@ describe("validateDraftFields", () => {
       telegramUrl: "https://t.me/moon",
       discordUrl: "https://discord.gg/abc",
     });
-    expect(reasons({ ...base, x_url: "https://twitter.com/a", telegram_url: "https://telegram.me/a", discord_url: "https://discord.com/invite/a" })).toEqual([]);
+    expect(
+      reasons({
+        ...base,
+        x_url: "https://twitter.com/a",
+        telegram_url: "https://telegram.me/a",
+        discord_url: "https://discord.com/invite/a",
+      }),
+    ).toEqual([]);
     expect(reasons({ ...base, website_url: "" })).toEqual([]);
   });
 

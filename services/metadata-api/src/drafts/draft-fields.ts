@@ -1,5 +1,5 @@
-import { type ErrorDetail } from "@tmi/shared/errors";
 import { parseUint256 } from "@tmi/shared/codec";
+import type { ErrorDetail } from "@tmi/shared/errors";
 
 /** Text fields of `POST /api/v1/token-metadata` (everything but the `image` file). */
 export const TEXT_FIELDS = [
@@ -66,7 +66,10 @@ export function utf8Length(value: string): number {
  * the social links. `hasImageFile` says whether a non-empty `image` file part came with the
  * form: exactly one of `image` and `image_url` is required. Never throws.
  */
-export function validateDraftFields(raw: Partial<Record<TextField, string>>, hasImageFile: boolean): DraftFieldsResult {
+export function validateDraftFields(
+  raw: Partial<Record<TextField, string>>,
+  hasImageFile: boolean,
+): DraftFieldsResult {
   const details: ErrorDetail[] = [];
   const fail = (field: string, reason: string) => {
     details.push({ field, reason });
@@ -78,7 +81,8 @@ export function validateDraftFields(raw: Partial<Record<TextField, string>>, has
     if (value === undefined) return fail(field, "required");
     const text = normalizeText(value);
     if (text.length === 0) return fail(field, "must not be empty");
-    if (utf8Length(text) > max) return fail(field, `must be at most ${max} bytes (UTF-8, after NFC and trim)`);
+    if (utf8Length(text) > max)
+      return fail(field, `must be at most ${max} bytes (UTF-8, after NFC and trim)`);
     if (CONTROL.test(text)) return fail(field, "must not contain control characters");
     return text;
   };
@@ -90,7 +94,11 @@ export function validateDraftFields(raw: Partial<Record<TextField, string>>, has
   else {
     const text = normalizeText(raw.initial_supply);
     const parsed = parseUint256(text);
-    if (parsed === null) fail("initial_supply", "must be a canonical uint256 decimal string (digits only, no sign, exponent or fraction, at most 2^256-1)");
+    if (parsed === null)
+      fail(
+        "initial_supply",
+        "must be a canonical uint256 decimal string (digits only, no sign, exponent or fraction, at most 2^256-1)",
+      );
     else if (parsed === 0n) fail("initial_supply", "must be positive");
     else initialSupply = parsed;
   }
@@ -99,15 +107,28 @@ export function validateDraftFields(raw: Partial<Record<TextField, string>>, has
   if (raw.description !== undefined) {
     // Browsers send form line breaks as CRLF; stored as LF.
     const text = normalizeText(raw.description).replace(/\r\n?/g, "\n");
-    if (utf8Length(text) > LIMITS.description) fail("description", `must be at most ${LIMITS.description} bytes (UTF-8, after NFC and trim)`);
+    if (utf8Length(text) > LIMITS.description)
+      fail("description", `must be at most ${LIMITS.description} bytes (UTF-8, after NFC and trim)`);
     else if (CONTROL_MULTILINE.test(text)) fail("description", "must not contain control characters");
     else description = text.length > 0 ? text : null;
   }
 
   const websiteUrl = optionalUrl(raw.website_url, "website_url", ["http:", "https:"], null, fail);
   const xUrl = optionalUrl(raw.x_url, "x_url", ["http:", "https:"], SOCIAL_HOSTS.x_url, fail);
-  const telegramUrl = optionalUrl(raw.telegram_url, "telegram_url", ["http:", "https:"], SOCIAL_HOSTS.telegram_url, fail);
-  const discordUrl = optionalUrl(raw.discord_url, "discord_url", ["http:", "https:"], SOCIAL_HOSTS.discord_url, fail);
+  const telegramUrl = optionalUrl(
+    raw.telegram_url,
+    "telegram_url",
+    ["http:", "https:"],
+    SOCIAL_HOSTS.telegram_url,
+    fail,
+  );
+  const discordUrl = optionalUrl(
+    raw.discord_url,
+    "discord_url",
+    ["http:", "https:"],
+    SOCIAL_HOSTS.discord_url,
+    fail,
+  );
   const imageUrl = optionalUrl(raw.image_url, "image_url", ["https:"], null, fail);
 
   if (raw.image_url !== undefined && normalizeText(raw.image_url) !== "" && hasImageFile) {
@@ -154,7 +175,8 @@ function optionalUrl(
   if (url.hostname === "") return fail(field, "must have a host");
   if (hosts) {
     const host = url.hostname.replace(/^www\./, "");
-    if (!hosts.includes(host) || url.port !== "") return fail(field, `host must be one of ${hosts.join(", ")}`);
+    if (!hosts.includes(host) || url.port !== "")
+      return fail(field, `host must be one of ${hosts.join(", ")}`);
   }
   return url.href;
 }

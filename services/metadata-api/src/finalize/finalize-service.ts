@@ -37,16 +37,28 @@ interface ReceiptLaunch {
   initialSupply: bigint;
 }
 
-function draftMatches(draft: DraftRow, launch: { name: string; symbol: string; initialSupply: bigint }): boolean {
-  return draft.name === launch.name && draft.symbol === launch.symbol && draft.initialSupply === launch.initialSupply;
+function draftMatches(
+  draft: DraftRow,
+  launch: { name: string; symbol: string; initialSupply: bigint },
+): boolean {
+  return (
+    draft.name === launch.name &&
+    draft.symbol === launch.symbol &&
+    draft.initialSupply === launch.initialSupply
+  );
 }
 
 function mismatch(what: string): AppError {
   return new AppError("launch_mismatch", `the launch does not match the draft: ${what}`);
 }
 
-function describeIndexedMismatch(draft: DraftRow, launch: IndexedLaunch, transactionHash: string): string | null {
-  if (launch.createdTransactionHash !== transactionHash) return "the token was created by another transaction";
+function describeIndexedMismatch(
+  draft: DraftRow,
+  launch: IndexedLaunch,
+  transactionHash: string,
+): string | null {
+  if (launch.createdTransactionHash !== transactionHash)
+    return "the token was created by another transaction";
   if (launch.chainId !== draft.chainId) return "chain";
   if (launch.name !== draft.name) return "name";
   if (launch.symbol !== draft.symbol) return "symbol";
@@ -76,7 +88,8 @@ export async function finalizeDraft(
 ): Promise<DraftRow> {
   const draft = await findDraft(deps.sql, draftId);
   if (!draft) throw new AppError("not_found", "no such draft");
-  const sameLaunch = (d: DraftRow) => d.tokenAddress === tokenAddress && d.transactionHash === transactionHash;
+  const sameLaunch = (d: DraftRow) =>
+    d.tokenAddress === tokenAddress && d.transactionHash === transactionHash;
   if (draft.status === "finalized") {
     if (sameLaunch(draft)) return draft;
     throw alreadyFinalized();
@@ -124,7 +137,8 @@ export async function finalizeDraft(
   const launch = launchInReceipt(receipt, deps.launchpad, tokenAddress);
   if (!launch) throw mismatch("the transaction did not create this token on the launchpad");
   if (!draftMatches(draft, launch)) {
-    const what = launch.name !== draft.name ? "name" : launch.symbol !== draft.symbol ? "symbol" : "initial supply";
+    const what =
+      launch.name !== draft.name ? "name" : launch.symbol !== draft.symbol ? "symbol" : "initial supply";
     throw mismatch(what);
   }
 
@@ -146,18 +160,28 @@ export async function finalizeDraft(
     token_address: tokenAddress,
     transaction_hash: transactionHash,
   });
-  deps.logger.info({ draft_id: draftId, token_address: tokenAddress, action: "finalize_pending" }, "launch not indexed yet; job enqueued");
+  deps.logger.info(
+    { draft_id: draftId, token_address: tokenAddress, action: "finalize_pending" },
+    "launch not indexed yet; job enqueued",
+  );
   // The indexer may have caught up while the receipt was read.
   const bound = await tryBind();
   if (bound) return bound;
-  throw new AppError("not_indexed", "the launch is confirmed but not indexed yet; it will be bound when it is");
+  throw new AppError(
+    "not_indexed",
+    "the launch is confirmed but not indexed yet; it will be bound when it is",
+  );
 }
 
 /**
  * The `TokenCreated` event for `tokenAddress` emitted by `launchpad` in `receipt`, decoded with
  * `launchpadAbi`; null when there is none.
  */
-export function launchInReceipt(receipt: TransactionReceipt, launchpad: string, tokenAddress: string): ReceiptLaunch | null {
+export function launchInReceipt(
+  receipt: TransactionReceipt,
+  launchpad: string,
+  tokenAddress: string,
+): ReceiptLaunch | null {
   for (const log of receipt.logs) {
     if (log.address.toLowerCase() !== launchpad) continue;
     try {

@@ -1,8 +1,14 @@
-import { startDevnet, createTrader, type Devnet, type Trader } from "@tmi/devnet";
-import { type IndexerProcess, indexToHead, type ServiceProcess, startIndexer, startServiceProcess, waitFor } from "@tmi/testkit";
+import { createTrader, type Devnet, startDevnet, type Trader } from "@tmi/devnet";
+import {
+  type IndexerProcess,
+  indexToHead,
+  type ServiceProcess,
+  startServiceProcess,
+  waitFor,
+} from "@tmi/testkit";
 import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { BASE_FIELDS, createHarness, type Harness, multipart } from "../../test/harness.js";
+import { createHarness, type Harness, multipart } from "../../test/harness.js";
 import { pngImage } from "../images/test-images.js";
 
 let devnet: Devnet;
@@ -15,25 +21,36 @@ let imageSeed = 1;
 const SUPPLY = "1000000000000000000000000000";
 
 async function createDraft(name: string, symbol: string, supply = SUPPLY): Promise<string> {
-  const { payload, headers } = await multipart({ name, symbol, initial_supply: supply }, [{ bytes: pngImage(1 + imageSeed++, 1) }]);
+  const { payload, headers } = await multipart({ name, symbol, initial_supply: supply }, [
+    { bytes: pngImage(1 + imageSeed++, 1) },
+  ]);
   const response = await h.app.inject({ method: "POST", url: "/api/v1/token-metadata", payload, headers });
   expect(response.statusCode).toBe(201);
   return response.json().draft_id;
 }
 
 async function finalize(draft: string, body: unknown) {
-  const response = await h.app.inject({ method: "POST", url: `/api/v1/token-metadata/${draft}/finalize`, payload: body as object });
+  const response = await h.app.inject({
+    method: "POST",
+    url: `/api/v1/token-metadata/${draft}/finalize`,
+    payload: body as object,
+  });
   return { status: response.statusCode, body: response.json() };
 }
 
 async function draftRow(id: string) {
-  const result = await h.sql.query("SELECT status, token_address, transaction_hash FROM metadata_drafts WHERE id = $1", [id]);
+  const result = await h.sql.query(
+    "SELECT status, token_address, transaction_hash FROM metadata_drafts WHERE id = $1",
+    [id],
+  );
   return result.rows[0];
 }
 
 async function index(): Promise<void> {
   if (indexer) {
-    const head = Number(await createPublicClient({ transport: http(devnet.rpcUrl), cacheTime: 0 }).getBlockNumber());
+    const head = Number(
+      await createPublicClient({ transport: http(devnet.rpcUrl), cacheTime: 0 }).getBlockNumber(),
+    );
     await indexer.waitForBlock(head, 60_000);
     return;
   }
@@ -80,17 +97,36 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     const draft = await createDraft("Valid", "VAL");
     const tx = `0x${"ab".repeat(32)}`;
     const token = `0x${"cd".repeat(20)}`;
-    expect(await finalize(draft, { token_address: "0x123", transaction_hash: tx })).toMatchObject({ status: 400, body: { code: "invalid_address" } });
-    expect(await finalize(draft, { token_address: token, transaction_hash: "0x12" })).toMatchObject({ status: 400, body: { code: "invalid_request" } });
-    expect(await finalize(draft, { transaction_hash: tx })).toMatchObject({ status: 400, body: { code: "invalid_request" } });
-    expect(await finalize(draft, [token, tx])).toMatchObject({ status: 400, body: { code: "invalid_request" } });
-    expect(await finalize("00000000-0000-4000-8000-000000000000", { token_address: token, transaction_hash: tx })).toMatchObject({
+    expect(await finalize(draft, { token_address: "0x123", transaction_hash: tx })).toMatchObject({
+      status: 400,
+      body: { code: "invalid_address" },
+    });
+    expect(await finalize(draft, { token_address: token, transaction_hash: "0x12" })).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request" },
+    });
+    expect(await finalize(draft, { transaction_hash: tx })).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request" },
+    });
+    expect(await finalize(draft, [token, tx])).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request" },
+    });
+    expect(
+      await finalize("00000000-0000-4000-8000-000000000000", { token_address: token, transaction_hash: tx }),
+    ).toMatchObject({
       status: 404,
       body: { code: "not_found" },
     });
-    expect(await finalize("not-a-draft", { token_address: token, transaction_hash: tx })).toMatchObject({ status: 404 });
+    expect(await finalize("not-a-draft", { token_address: token, transaction_hash: tx })).toMatchObject({
+      status: 404,
+    });
     // No receipt for this hash on the chain.
-    expect(await finalize(draft, { token_address: token, transaction_hash: tx })).toMatchObject({ status: 409, body: { code: "not_confirmed" } });
+    expect(await finalize(draft, { token_address: token, transaction_hash: tx })).toMatchObject({
+      status: 409,
+      body: { code: "not_confirmed" },
+    });
     expect((await draftRow(draft)).status).toBe("draft");
   });
 
@@ -101,7 +137,11 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     const body = { token_address: launch.token, transaction_hash: launch.hash };
     const first = await finalize(draft, body);
     expect(first).toMatchObject({ status: 409, body: { code: "not_indexed" } });
-    expect(await draftRow(draft)).toEqual({ status: "pending", token_address: launch.token.toLowerCase(), transaction_hash: launch.hash.toLowerCase() });
+    expect(await draftRow(draft)).toEqual({
+      status: "pending",
+      token_address: launch.token.toLowerCase(),
+      transaction_hash: launch.hash.toLowerCase(),
+    });
     // Repeats do not pile up jobs: the job id is the draft id.
     expect((await finalize(draft, body)).status).toBe(409);
     const queued = await h.redis.keys(`${h.prefix}metadata-finalize:${draft}`);
@@ -112,17 +152,34 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
       entry: "worker",
       env: { DATABASE_URL: h.database.url, QUEUE_PREFIX: h.prefix.slice(0, -1), LOG_LEVEL: "info" },
     });
-    await waitFor(() => worker!.output().includes("metadata worker ready"), { timeoutMs: 30_000, message: "worker did not start" });
+    await waitFor(() => worker!.output().includes("metadata worker ready"), {
+      timeoutMs: 30_000,
+      message: "worker did not start",
+    });
     // Let the worker try (and fail) at least once before the indexer catches up.
-    await waitFor(() => worker!.output().includes("will retry"), { timeoutMs: 15_000, message: `no retry seen\n${worker.output()}` });
+    await waitFor(() => worker!.output().includes("will retry"), {
+      timeoutMs: 15_000,
+      message: `no retry seen\n${worker.output()}`,
+    });
     expect((await draftRow(draft)).status).toBe("pending");
 
     await index();
     // The client does not poll: the worker binds the draft by itself.
-    await waitFor(async () => (await draftRow(draft)).status === "finalized", { timeoutMs: 30_000, message: `job did not bind\n${worker.output()}` });
-    const again = await finalize(draft, { token_address: launch.token.toUpperCase().replace("0X", "0x"), transaction_hash: launch.hash });
+    await waitFor(async () => (await draftRow(draft)).status === "finalized", {
+      timeoutMs: 30_000,
+      message: `job did not bind\n${worker.output()}`,
+    });
+    const again = await finalize(draft, {
+      token_address: launch.token.toUpperCase().replace("0X", "0x"),
+      transaction_hash: launch.hash,
+    });
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ draft_id: draft, status: "finalized", token_address: launch.token.toLowerCase(), transaction_hash: launch.hash.toLowerCase() });
+    expect(again.body).toMatchObject({
+      draft_id: draft,
+      status: "finalized",
+      token_address: launch.token.toLowerCase(),
+      transaction_hash: launch.hash.toLowerCase(),
+    });
     expect(again.body.finalized_at).toEqual(expect.any(Number));
   });
 
@@ -133,7 +190,13 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     const body = { token_address: launch.token, transaction_hash: launch.hash };
     const first = await finalize(draft, body);
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ draft_id: draft, status: "finalized", name: "Indexed Cat", symbol: "ICAT", initial_supply: SUPPLY });
+    expect(first.body).toMatchObject({
+      draft_id: draft,
+      status: "finalized",
+      name: "Indexed Cat",
+      symbol: "ICAT",
+      initial_supply: SUPPLY,
+    });
     const repeat = await finalize(draft, body);
     expect(repeat).toEqual(first);
   });
@@ -144,9 +207,15 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     const b = await trader.createToken("Twin", "TWIN");
     await index();
     expect((await finalize(draft, { token_address: a.token, transaction_hash: a.hash })).status).toBe(200);
-    expect(await finalize(draft, { token_address: b.token, transaction_hash: b.hash })).toMatchObject({ status: 409, body: { code: "already_finalized" } });
+    expect(await finalize(draft, { token_address: b.token, transaction_hash: b.hash })).toMatchObject({
+      status: 409,
+      body: { code: "already_finalized" },
+    });
     const other = await createDraft("Twin", "TWIN");
-    expect(await finalize(other, { token_address: a.token, transaction_hash: a.hash })).toMatchObject({ status: 409, body: { code: "already_finalized" } });
+    expect(await finalize(other, { token_address: a.token, transaction_hash: a.hash })).toMatchObject({
+      status: 409,
+      body: { code: "already_finalized" },
+    });
     expect((await draftRow(other)).status).toBe("draft");
   });
 
@@ -163,7 +232,10 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     for (const [name, symbol, supply, hash] of cases) {
       const draft = await createDraft(name, symbol, supply);
       const result = await finalize(draft, { token_address: launch.token, transaction_hash: hash });
-      expect(result, `${name} ${symbol} ${supply} ${hash}`).toMatchObject({ status: 422, body: { code: "launch_mismatch" } });
+      expect(result, `${name} ${symbol} ${supply} ${hash}`).toMatchObject({
+        status: 422,
+        body: { code: "launch_mismatch" },
+      });
       expect((await draftRow(draft)).status).toBe("draft");
     }
     // Indexed: decided from the tokens table.
@@ -177,7 +249,11 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
   });
 
   test("behavior: concurrent finalize calls and the worker never bind twice", async () => {
-    const drafts = [await createDraft("Crowd", "CRWD"), await createDraft("Crowd", "CRWD"), await createDraft("Crowd", "CRWD")];
+    const drafts = [
+      await createDraft("Crowd", "CRWD"),
+      await createDraft("Crowd", "CRWD"),
+      await createDraft("Crowd", "CRWD"),
+    ];
     const launch = await trader.createToken("Crowd", "CRWD");
     await index();
     const body = { token_address: launch.token, transaction_hash: launch.hash };
@@ -185,7 +261,9 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     const winners = new Set(results.filter((r) => r.status === 200).map((r) => r.body.draft_id));
     expect(winners.size).toBe(1);
     for (const r of results) expect([200, 409]).toContain(r.status);
-    const bound = await h.sql.query("SELECT id FROM metadata_drafts WHERE token_address = $1", [launch.token.toLowerCase()]);
+    const bound = await h.sql.query("SELECT id FROM metadata_drafts WHERE token_address = $1", [
+      launch.token.toLowerCase(),
+    ]);
     expect(bound.rows.map((r) => r.id)).toEqual([...winners]);
   });
 });

@@ -72,7 +72,8 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
       .then((addresses) => {
         if (addresses.length === 0) throw new BlockedAddressError(`${hostname} has no address`);
         for (const { address } of addresses) {
-          if (!policy(address, hostname)) throw new BlockedAddressError(`${hostname} resolves to a non-public address`);
+          if (!policy(address, hostname))
+            throw new BlockedAddressError(`${hostname} resolves to a non-public address`);
         }
         const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0;
         const usable = wanted ? addresses.filter((a) => a.family === wanted) : addresses;
@@ -126,7 +127,10 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
             dispatcher: agent,
             method: "GET",
             signal,
-            headers: { accept: "image/png, image/jpeg, image/webp, image/gif", "user-agent": "tmi-metadata-api" },
+            headers: {
+              accept: "image/png, image/jpeg, image/webp, image/gif",
+              "user-agent": "tmi-metadata-api",
+            },
           });
         } catch (error) {
           throw new ImageFetchError(describeFailure(error, signal), { cause: error });
@@ -135,15 +139,19 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
         if ([301, 302, 303, 307, 308].includes(statusCode)) {
           discard(body);
           const location = headers.location;
-          if (typeof location !== "string") throw new ImageFetchError("image_url redirect without a Location");
-          if (hop >= maxRedirects) throw new ImageFetchError(`image_url redirected more than ${maxRedirects} times`);
+          if (typeof location !== "string")
+            throw new ImageFetchError("image_url redirect without a Location");
+          if (hop >= maxRedirects)
+            throw new ImageFetchError(`image_url redirected more than ${maxRedirects} times`);
           let next: string;
           try {
             next = new URL(location, url).href;
           } catch {
             throw new ImageFetchError("image_url redirect to an invalid URL");
           }
-          url = checkUrl(next.startsWith("https:") || next.startsWith("http:") ? rebaseRaw(location, next) : next);
+          url = checkUrl(
+            next.startsWith("https:") || next.startsWith("http:") ? rebaseRaw(location, next) : next,
+          );
           continue;
         }
         if (statusCode !== 200) {
@@ -151,13 +159,17 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
           throw new ImageFetchError(`image_url answered HTTP ${statusCode}`);
         }
         const declared = headers["content-length"];
-        const contentLength = typeof declared === "string" && /^\d+$/.test(declared) ? Number(declared) : null;
+        const contentLength =
+          typeof declared === "string" && /^\d+$/.test(declared) ? Number(declared) : null;
         if (contentLength !== null && contentLength > options.maxBytes) {
           discard(body);
           throw new ImageFetchError(`image_url is larger than ${options.maxBytes} bytes`);
         }
         try {
-          return await consume({ body: body as unknown as Readable, contentLength, finalUrl: url.href }, signal);
+          return await consume(
+            { body: body as unknown as Readable, contentLength, finalUrl: url.href },
+            signal,
+          );
         } catch (error) {
           discard(body);
           if (error instanceof ImageFetchError) throw error;

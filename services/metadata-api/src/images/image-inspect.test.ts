@@ -21,13 +21,37 @@ async function inspect(bytes: Buffer, chunkSize = 7, maxPixels = 40_000_000) {
 
 describe("ImageInspector", () => {
   test("default", async () => {
-    expect(await inspect(pngImage(3, 2))).toEqual({ ok: true, mime: "image/png", ext: "png", width: 3, height: 2 });
+    expect(await inspect(pngImage(3, 2))).toEqual({
+      ok: true,
+      mime: "image/png",
+      ext: "png",
+      width: 3,
+      height: 2,
+    });
   });
 
   test("behavior: accepts each allowed type from its magic bytes", async () => {
-    expect(await inspect(jpegImage())).toMatchObject({ ok: true, mime: "image/jpeg", ext: "jpg", width: 1, height: 1 });
-    expect(await inspect(webpImage())).toMatchObject({ ok: true, mime: "image/webp", ext: "webp", width: 1, height: 1 });
-    expect(await inspect(gifImage())).toMatchObject({ ok: true, mime: "image/gif", ext: "gif", width: 1, height: 1 });
+    expect(await inspect(jpegImage())).toMatchObject({
+      ok: true,
+      mime: "image/jpeg",
+      ext: "jpg",
+      width: 1,
+      height: 1,
+    });
+    expect(await inspect(webpImage())).toMatchObject({
+      ok: true,
+      mime: "image/webp",
+      ext: "webp",
+      width: 1,
+      height: 1,
+    });
+    expect(await inspect(gifImage())).toMatchObject({
+      ok: true,
+      mime: "image/gif",
+      ext: "gif",
+      width: 1,
+      height: 1,
+    });
     expect(await inspect(pngImage(10, 10), 1)).toMatchObject({ ok: true, ext: "png" });
     expect(await inspect(pngImage(10, 10), 100_000)).toMatchObject({ ok: true, ext: "png" });
   });
@@ -40,7 +64,10 @@ describe("ImageInspector", () => {
 
   test("error: polyglots disguised as PNG", async () => {
     expect(await inspect(pngHeadedHtml())).toMatchObject({ ok: false, kind: "type" });
-    expect(await inspect(pngWithTrailingHtml())).toMatchObject({ ok: false, reason: "trailing data after IEND" });
+    expect(await inspect(pngWithTrailingHtml())).toMatchObject({
+      ok: false,
+      reason: "trailing data after IEND",
+    });
     expect(await inspect(gifScriptPolyglot())).toMatchObject({ ok: false });
     expect(await inspect(Buffer.concat([jpegImage(), htmlDocument()]))).toMatchObject({ ok: false });
     expect(await inspect(Buffer.concat([gifImage(), htmlDocument()]))).toMatchObject({ ok: false });

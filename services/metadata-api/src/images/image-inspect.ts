@@ -75,7 +75,8 @@ export class PngWalker {
         const length = bytes.readUInt32BE(0);
         this.type = bytes.subarray(4, 8).toString("latin1");
         if (length > 0x7fffffff || !/^[A-Za-z]{4}$/.test(this.type)) this.error = "malformed PNG chunk";
-        else if (this.chunks === 0 && (this.type !== "IHDR" || length !== 13)) this.error = "PNG must start with IHDR";
+        else if (this.chunks === 0 && (this.type !== "IHDR" || length !== 13))
+          this.error = "PNG must start with IHDR";
         this.chunks += 1;
         this.crc = crc32(bytes.subarray(4, 8));
         this.remaining = length;
@@ -148,11 +149,12 @@ export class ImageInspector {
 
     let dims: { width?: number; height?: number; type?: string } | null = tryImageSize(head);
     if (!dims && readMore && this.size > head.length) dims = tryImageSize(await readMore());
-    if (!dims || !dims.width || !dims.height) {
+    if (!dims?.width || !dims.height) {
       return { ok: false, kind: "type", reason: "image dimensions cannot be read" };
     }
     const sizeType = dims.type === "jpeg" ? "jpg" : dims.type;
-    if (sizeType !== IMAGE_TYPES[imageMime]) return { ok: false, kind: "type", reason: "inconsistent image header" };
+    if (sizeType !== IMAGE_TYPES[imageMime])
+      return { ok: false, kind: "type", reason: "inconsistent image header" };
     if (dims.width * dims.height > this.maxPixels) {
       return {
         ok: false,

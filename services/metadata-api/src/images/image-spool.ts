@@ -31,7 +31,13 @@ export interface SpooledImage {
  */
 export async function spoolImage(
   source: AsyncIterable<Buffer | Uint8Array>,
-  options: { spoolDir: string; maxBytes: number; maxPixels: number; stopWhenTooLarge?: boolean; truncated?: () => boolean },
+  options: {
+    spoolDir: string;
+    maxBytes: number;
+    maxPixels: number;
+    stopWhenTooLarge?: boolean;
+    truncated?: () => boolean;
+  },
 ): Promise<SpooledImage> {
   await mkdir(options.spoolDir, { recursive: true });
   const path = join(options.spoolDir, `${randomUUID()}.part`);

@@ -14,7 +14,11 @@ function pngChunk(type: string, data: Buffer): Buffer {
  * A valid RGB PNG of `width`×`height` (solid colour). `padTo` inserts an ancillary `tEXt`
  * chunk so that the file is exactly that many bytes (≥ the plain size + 12).
  */
-export function pngImage(width = 2, height = 2, options: { padTo?: number; declared?: { width: number; height: number } } = {}): Buffer {
+export function pngImage(
+  width = 2,
+  height = 2,
+  options: { padTo?: number; declared?: { width: number; height: number } } = {},
+): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(options.declared?.width ?? width, 0);
   ihdr.writeUInt32BE(options.declared?.height ?? height, 4);
@@ -48,10 +52,17 @@ export function pngBomb(width = 100_000, height = 100_000): Buffer {
 export function jpegImage(): Buffer {
   const dqt = Buffer.concat([Buffer.from([0xff, 0xdb, 0x00, 0x43, 0x00]), Buffer.alloc(64, 1)]);
   const huffman = (tableClass: number) =>
-    Buffer.concat([Buffer.from([0xff, 0xc4, 0x00, 0x14, tableClass << 4]), Buffer.from([1, ...Array(15).fill(0)]), Buffer.from([0])]);
+    Buffer.concat([
+      Buffer.from([0xff, 0xc4, 0x00, 0x14, tableClass << 4]),
+      Buffer.from([1, ...Array(15).fill(0)]),
+      Buffer.from([0]),
+    ]);
   return Buffer.concat([
     Buffer.from([0xff, 0xd8]),
-    Buffer.from([0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]),
+    Buffer.from([
+      0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00,
+      0x00,
+    ]),
     dqt,
     Buffer.from([0xff, 0xc0, 0x00, 0x0b, 0x08, 0x00, 0x01, 0x00, 0x01, 0x01, 0x01, 0x11, 0x00]),
     huffman(0),
@@ -74,7 +85,9 @@ export function gifImage(): Buffer {
 
 /** An SVG document (to be sent disguised as `x.png` / `image/png`). */
 export function svgDocument(): Buffer {
-  return Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><script>alert(1)</script></svg>');
+  return Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><script>alert(1)</script></svg>',
+  );
 }
 
 /** An HTML document (to be sent disguised as a PNG). */
@@ -94,5 +107,8 @@ export function pngWithTrailingHtml(): Buffer {
 
 /** A GIF header followed by script (GIFAR-style polyglot), named and typed as PNG by the client. */
 export function gifScriptPolyglot(): Buffer {
-  return Buffer.concat([Buffer.from("GIF89a/*\x01\x00\x01\x00\x00\x00\x00", "latin1"), Buffer.from("*/=1;alert(1);//")]);
+  return Buffer.concat([
+    Buffer.from("GIF89a/*\x01\x00\x01\x00\x00\x00\x00", "latin1"),
+    Buffer.from("*/=1;alert(1);//"),
+  ]);
 }

@@ -5,7 +5,13 @@ import { findIndexedLaunch } from "../queries/launch-queries.js";
 import { jobCatalog } from "./job-catalog.js";
 
 /** Outcome of one finalize job run (the job's return value). */
-export type FinalizeOutcome = "finalized" | "already_finalized" | "stale" | "mismatch" | "expired" | "token_taken";
+export type FinalizeOutcome =
+  | "finalized"
+  | "already_finalized"
+  | "stale"
+  | "mismatch"
+  | "expired"
+  | "token_taken";
 
 /** Thrown to make BullMQ retry (with the catalog's backoff) while the launch is not indexed. */
 export class NotIndexedYetError extends Error {
@@ -24,7 +30,12 @@ export class NotIndexedYetError extends Error {
 export function createFinalizeProcessor(deps: { sql: Sql; logger: Logger }) {
   return async function processFinalize(job: Job): Promise<FinalizeOutcome> {
     const payload = jobCatalog["metadata-finalize"].payload.parse(job.data);
-    const log = deps.logger.child({ action: "finalize_draft", draft_id: payload.draft_id, job_id: job.id, attempt: job.attemptsMade + 1 });
+    const log = deps.logger.child({
+      action: "finalize_draft",
+      draft_id: payload.draft_id,
+      job_id: job.id,
+      attempt: job.attemptsMade + 1,
+    });
     const { draft_id: id, token_address: token, transaction_hash: tx } = payload;
     try {
       if (await bindDraft(deps.sql, id, token, tx)) {
@@ -40,7 +51,8 @@ export function createFinalizeProcessor(deps: { sql: Sql; logger: Logger }) {
     const draft = await findDraft(deps.sql, id);
     if (!draft) return "stale";
     if (draft.status === "finalized") return draft.tokenAddress === token ? "finalized" : "already_finalized";
-    if (draft.status !== "pending" || draft.tokenAddress !== token || draft.transactionHash !== tx) return "stale";
+    if (draft.status !== "pending" || draft.tokenAddress !== token || draft.transactionHash !== tx)
+      return "stale";
     if (await findIndexedLaunch(deps.sql, draft.chainId, token)) {
       await releasePending(deps.sql, id, token, tx);
       log.warn({ token_address: token }, "indexed launch does not match the draft; claim released");

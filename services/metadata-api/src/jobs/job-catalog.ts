@@ -1,4 +1,4 @@
-import { Queue, type JobsOptions } from "bullmq";
+import { type JobsOptions, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 
@@ -30,7 +30,11 @@ export type QueueName = keyof typeof jobCatalog;
 export type JobPayload<Q extends QueueName> = z.output<(typeof jobCatalog)[Q]["payload"]>;
 
 /** BullMQ job options of queue `name` from the catalog, with `jobId` for idempotent enqueueing. */
-export function jobOptions(name: QueueName, jobId: string, overrides: Partial<JobsOptions> = {}): JobsOptions {
+export function jobOptions(
+  name: QueueName,
+  jobId: string,
+  overrides: Partial<JobsOptions> = {},
+): JobsOptions {
   const entry = jobCatalog[name];
   return {
     jobId,
@@ -57,7 +61,11 @@ export interface JobProducer {
  * Creates the producer side of the job catalog on `connection` (ioredis) with BullMQ `prefix`
  * (QUEUE_PREFIX). `backoffDelayMs` overrides the catalog's first backoff delay (tests).
  */
-export function createJobProducer(connection: Redis, prefix: string, options: { backoffDelayMs?: number } = {}): JobProducer {
+export function createJobProducer(
+  connection: Redis,
+  prefix: string,
+  options: { backoffDelayMs?: number } = {},
+): JobProducer {
   const finalizeQueue = new Queue("metadata-finalize", { connection, prefix });
   return {
     async enqueueFinalize(payload) {
@@ -65,7 +73,11 @@ export function createJobProducer(connection: Redis, prefix: string, options: { 
       const overrides: Partial<JobsOptions> = options.backoffDelayMs
         ? { backoff: { type: "exponential", delay: options.backoffDelayMs } }
         : {};
-      const job = await finalizeQueue.add("finalize", data, jobOptions("metadata-finalize", data.draft_id, overrides));
+      const job = await finalizeQueue.add(
+        "finalize",
+        data,
+        jobOptions("metadata-finalize", data.draft_id, overrides),
+      );
       return job.id ?? data.draft_id;
     },
     close: () => finalizeQueue.close(),

@@ -55,7 +55,15 @@ describe("classifyHost", () => {
   });
 
   test("error: octal, hex and short IPv4 forms are refused as written", () => {
-    for (const raw of ["0x7f.1", "0177.0.0.1", "2130706433", "127.1", "0x7f000001", "017700000001", "0x08.0x08.0x08.0x08"]) {
+    for (const raw of [
+      "0x7f.1",
+      "0177.0.0.1",
+      "2130706433",
+      "127.1",
+      "0x7f000001",
+      "017700000001",
+      "0x08.0x08.0x08.0x08",
+    ]) {
       const hostname = new URL(`https://${raw}/`).hostname;
       expect(classifyHost(rawHostOf(`https://${raw}/`), hostname).kind, raw).toBe("invalid");
     }

@@ -147,7 +147,12 @@ export async function markPending(
  * Releases a `pending` claim (back to `draft`, token cleared) when its launch turned out not to
  * match or never got indexed. Only touches the draft if it is still pending for that launch.
  */
-export async function releasePending(sql: Sql, id: string, tokenAddress: string, transactionHash: string): Promise<boolean> {
+export async function releasePending(
+  sql: Sql,
+  id: string,
+  tokenAddress: string,
+  transactionHash: string,
+): Promise<boolean> {
   const result = await sql.query(
     `UPDATE metadata_drafts SET status = 'draft', token_address = NULL, transaction_hash = NULL
       WHERE id = $1 AND status = 'pending' AND token_address = $2 AND transaction_hash = $3`,

@@ -14,7 +14,11 @@ export interface IndexedLaunch {
  * The canonical launch of `tokenAddress` on `chainId`, or null when the indexer has not
  * stored it (the indexer keeps only canonical data in `tokens`: reorged launches are removed).
  */
-export async function findIndexedLaunch(sql: Sql, chainId: number, tokenAddress: string): Promise<IndexedLaunch | null> {
+export async function findIndexedLaunch(
+  sql: Sql,
+  chainId: number,
+  tokenAddress: string,
+): Promise<IndexedLaunch | null> {
   const result = await sql.query(
     `SELECT address, chain_id, name, symbol, initial_supply::text AS initial_supply, created_transaction_hash
        FROM tokens WHERE address = $1 AND chain_id = $2`,

@@ -6,8 +6,13 @@ import { parseAddress, parseTransactionHash } from "@tmi/shared/codec";
 import { AppError, type ErrorDetail } from "@tmi/shared/errors";
 import type { HttpApp } from "@tmi/shared/http";
 import type { Logger } from "pino";
-import { type DraftFields, TEXT_FIELDS, type TextField, validateDraftFields } from "../drafts/draft-fields.js";
-import { finalizeDraft, type FinalizeDeps } from "../finalize/finalize-service.js";
+import {
+  type DraftFields,
+  TEXT_FIELDS,
+  type TextField,
+  validateDraftFields,
+} from "../drafts/draft-fields.js";
+import { type FinalizeDeps, finalizeDraft } from "../finalize/finalize-service.js";
 import { ImageFetchError, type ImageFetcher } from "../images/image-fetcher.js";
 import type { ImageVerdict } from "../images/image-inspect.js";
 import { type SpooledImage, spoolImage } from "../images/image-spool.js";
@@ -69,7 +74,10 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
           const file = part as MultipartFile;
           if (file.fieldname !== "image" || upload) {
             await drain(file.file);
-            details.push({ field: file.fieldname, reason: file.fieldname === "image" ? "only one image is accepted" : "unknown file field" });
+            details.push({
+              field: file.fieldname,
+              reason: file.fieldname === "image" ? "only one image is accepted" : "unknown file field",
+            });
             continue;
           }
           const spooled = await spoolImage(file.file, {
@@ -163,15 +171,20 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
     const draftId = (request.params as { draft: string }).draft.toLowerCase();
     const body = request.body as Record<string, unknown> | null | undefined;
     if (!body || typeof body !== "object" || Array.isArray(body)) {
-      throw new AppError("invalid_request", "the body must be a JSON object {token_address, transaction_hash}", {
-        details: [{ field: "body", reason: "JSON object required" }],
-      });
+      throw new AppError(
+        "invalid_request",
+        "the body must be a JSON object {token_address, transaction_hash}",
+        {
+          details: [{ field: "body", reason: "JSON object required" }],
+        },
+      );
     }
     const missing: ErrorDetail[] = [];
     for (const field of ["token_address", "transaction_hash"]) {
       if (typeof body[field] !== "string") missing.push({ field, reason: "required string" });
     }
-    if (missing.length > 0) throw new AppError("invalid_request", "missing finalize fields", { details: missing });
+    if (missing.length > 0)
+      throw new AppError("invalid_request", "missing finalize fields", { details: missing });
     const tokenAddress = parseAddress(body.token_address, "token_address");
     const transactionHash = parseTransactionHash(body.transaction_hash, "transaction_hash");
     if (!UUID.test(draftId)) throw new AppError("not_found", "no such draft");
@@ -198,7 +211,10 @@ async function fetchImage(deps: TokenMetadataDeps, url: string): Promise<Spooled
     });
   } catch (error) {
     if (error instanceof ImageFetchError) {
-      throw new AppError("image_unavailable", error.message, { details: [{ field: "image_url", reason: error.message }], cause: error });
+      throw new AppError("image_unavailable", error.message, {
+        details: [{ field: "image_url", reason: error.message }],
+        cause: error,
+      });
     }
     throw new AppError("image_unavailable", "image_url could not be fetched", {
       details: [{ field: "image_url", reason: "could not be fetched" }],

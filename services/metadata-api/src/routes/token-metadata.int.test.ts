@@ -35,11 +35,17 @@ async function create(fields: Record<string, string>, files: Parameters<typeof m
 
 beforeAll(async () => {
   server = await startImageServer();
-  server.routes.set("/ok.png", (res) => res.writeHead(200, { "content-type": "image/png" }).end(pngImage(4, 4)));
+  server.routes.set("/ok.png", (res) =>
+    res.writeHead(200, { "content-type": "image/png" }).end(pngImage(4, 4)),
+  );
   server.routes.set("/ok.gif", (res) => res.writeHead(200, { "content-type": "image/gif" }).end(gifImage()));
-  server.routes.set("/svg.png", (res) => res.writeHead(200, { "content-type": "image/png" }).end(svgDocument()));
+  server.routes.set("/svg.png", (res) =>
+    res.writeHead(200, { "content-type": "image/png" }).end(svgDocument()),
+  );
   server.routes.set("/bomb.png", (res) => res.writeHead(200).end(pngBomb()));
-  server.routes.set("/big-declared", (res) => res.writeHead(200, { "content-length": String(MB5 + 1) }).end(Buffer.alloc(MB5 + 1)));
+  server.routes.set("/big-declared", (res) =>
+    res.writeHead(200, { "content-length": String(MB5 + 1) }).end(Buffer.alloc(MB5 + 1)),
+  );
   server.routes.set("/big-chunked", (res) => {
     res.writeHead(200, { "transfer-encoding": "chunked" });
     const chunk = Buffer.alloc(64 * 1024);
@@ -49,7 +55,9 @@ beforeAll(async () => {
   server.routes.set("/missing", (res) => res.writeHead(404).end());
   server.routes.set("/slow", () => {}); // never answers
   for (let n = 1; n <= 5; n++) {
-    server.routes.set(`/r/${n}`, (res) => res.writeHead(302, { location: n === 1 ? "/ok.png" : `/r/${n - 1}` }).end());
+    server.routes.set(`/r/${n}`, (res) =>
+      res.writeHead(302, { location: n === 1 ? "/ok.png" : `/r/${n - 1}` }).end(),
+    );
   }
   server.routes.set("/redirect", (res, req) => {
     const to = new URL(req.url!, "https://x").searchParams.get("to")!;
@@ -122,8 +130,15 @@ describe("POST /api/v1/token-metadata", () => {
         discord_url: "https://discord.gg/mooncat",
       },
     });
-    const row = await h.sql.query("SELECT status, image_key, initial_supply::text AS s FROM metadata_drafts WHERE id = $1", [body.draft_id]);
-    expect(row.rows[0]).toEqual({ status: "draft", image_key: `images/${sha}.png`, s: "1000000000000000000000000000" });
+    const row = await h.sql.query(
+      "SELECT status, image_key, initial_supply::text AS s FROM metadata_drafts WHERE id = $1",
+      [body.draft_id],
+    );
+    expect(row.rows[0]).toEqual({
+      status: "draft",
+      image_key: `images/${sha}.png`,
+      s: "1000000000000000000000000000",
+    });
   });
 
   test("behavior: each allowed image type, typed by magic bytes not by name or client type", async () => {
@@ -134,7 +149,9 @@ describe("POST /api/v1/token-metadata", () => {
       { bytes: gifImage(), ext: "gif", type: "image/gif" },
     ];
     for (const c of cases) {
-      const { status, body } = await create(BASE_FIELDS, [{ bytes: c.bytes, filename: "pic.txt", type: "text/plain" }]);
+      const { status, body } = await create(BASE_FIELDS, [
+        { bytes: c.bytes, filename: "pic.txt", type: "text/plain" },
+      ]);
       expect(status, c.ext).toBe(201);
       expect(body.image_url).toMatch(new RegExp(`^/objects/images/[0-9a-f]{64}\\.${c.ext}$`));
       const got = await h.app.inject({ url: body.image_url });
@@ -183,17 +200,24 @@ describe("POST /api/v1/token-metadata", () => {
       expect(status, JSON.stringify(fields)).toBe(400);
       expect(body.code).toBe("invalid_request");
       expect(body.request_id).toBeTruthy();
-      expect(body.details.map((d: { field: string }) => d.field), JSON.stringify(fields)).toContain(field);
+      expect(
+        body.details.map((d: { field: string }) => d.field),
+        JSON.stringify(fields),
+      ).toContain(field);
     }
     // description of exactly 1,000 bytes and 64-byte names are fine
-    expect((await create({ ...BASE_FIELDS, name: "n".repeat(64), description: "d".repeat(1000) }, png)).status).toBe(201);
+    expect(
+      (await create({ ...BASE_FIELDS, name: "n".repeat(64), description: "d".repeat(1000) }, png)).status,
+    ).toBe(201);
   });
 
   test("error: image and image_url are exclusive, one is required", async () => {
     const none = await create(BASE_FIELDS);
     expect(none.status).toBe(400);
     expect(none.body.details).toEqual([{ field: "image", reason: "an image file or image_url is required" }]);
-    const both = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/ok.png") }, [{ bytes: pngImage() }]);
+    const both = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/ok.png") }, [
+      { bytes: pngImage() },
+    ]);
     expect(both.status).toBe(400);
     expect(both.body.details[0].field).toBe("image");
     const two = await create(BASE_FIELDS, [{ bytes: pngImage() }, { bytes: gifImage() }]);
@@ -204,20 +228,37 @@ describe("POST /api/v1/token-metadata", () => {
   });
 
   test("error: not multipart is 400 invalid_request", async () => {
-    const json = await h.app.inject({ method: "POST", url: "/api/v1/token-metadata", payload: { name: "x" } });
+    const json = await h.app.inject({
+      method: "POST",
+      url: "/api/v1/token-metadata",
+      payload: { name: "x" },
+    });
     expect(json.statusCode).toBe(400);
     expect(json.json().code).toBe("invalid_request");
-    const xml = await h.app.inject({ method: "POST", url: "/api/v1/token-metadata", payload: "<a/>", headers: { "content-type": "application/xml" } });
+    const xml = await h.app.inject({
+      method: "POST",
+      url: "/api/v1/token-metadata",
+      payload: "<a/>",
+      headers: { "content-type": "application/xml" },
+    });
     expect(xml.statusCode).toBe(400);
   });
 
   test("error: SVG, HTML and polyglots disguised as PNG are 415 unsupported_image_type", async () => {
-    for (const bytes of [svgDocument(), htmlDocument(), pngHeadedHtml(), pngWithTrailingHtml(), gifScriptPolyglot()]) {
+    for (const bytes of [
+      svgDocument(),
+      htmlDocument(),
+      pngHeadedHtml(),
+      pngWithTrailingHtml(),
+      gifScriptPolyglot(),
+    ]) {
       const { status, body } = await create(BASE_FIELDS, [{ bytes, filename: "cat.png", type: "image/png" }]);
       expect(status).toBe(415);
       expect(body.code).toBe("unsupported_image_type");
     }
-    const count = await h.sql.query("SELECT count(*)::int AS n FROM metadata_drafts WHERE image_key LIKE '%.svg'");
+    const count = await h.sql.query(
+      "SELECT count(*)::int AS n FROM metadata_drafts WHERE image_key LIKE '%.svg'",
+    );
     expect(count.rows[0].n).toBe(0);
   });
 
@@ -234,11 +275,19 @@ describe("POST /api/v1/token-metadata", () => {
     const port = (h.app.server.address() as AddressInfo).port;
     const exact = pngImage(2, 2, { padTo: MB5 });
     const ok = await multipart(BASE_FIELDS, [{ bytes: exact }]);
-    const okResponse = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, { method: "POST", body: ok.payload, headers: ok.headers });
+    const okResponse = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, {
+      method: "POST",
+      body: ok.payload,
+      headers: ok.headers,
+    });
     expect(okResponse.status).toBe(201);
 
     const over = await multipart(BASE_FIELDS, [{ bytes: Buffer.concat([exact, Buffer.from([0])]) }]);
-    const response = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, { method: "POST", body: over.payload, headers: over.headers });
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, {
+      method: "POST",
+      body: over.payload,
+      headers: over.headers,
+    });
     expect(response.status).toBe(413);
     expect((await response.json()).code).toBe("payload_too_large");
 
@@ -257,7 +306,9 @@ describe("image_url (SSRF rules)", () => {
     const before = server.hits.length;
     const { status, body } = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/ok.png") });
     expect(status).toBe(201);
-    expect(body.image_url).toBe(`/objects/images/${createHash("sha256").update(pngImage(4, 4)).digest("hex")}.png`);
+    expect(body.image_url).toBe(
+      `/objects/images/${createHash("sha256").update(pngImage(4, 4)).digest("hex")}.png`,
+    );
     expect(server.hits.length).toBe(before + 1);
   });
 
@@ -303,7 +354,10 @@ describe("image_url (SSRF rules)", () => {
   test("behavior: the production policy refuses loopback (no injected resolver or policy)", async () => {
     const fetcher = createImageFetcher({ timeoutMs: 5000, maxBytes: MB5, ca: server.cert });
     const before = server.hits.length;
-    for (const url of [`https://localhost:${server.port}/ok.png`, `https://127.0.0.1:${server.port}/ok.png`]) {
+    for (const url of [
+      `https://localhost:${server.port}/ok.png`,
+      `https://127.0.0.1:${server.port}/ok.png`,
+    ]) {
       await expect(fetcher.fetch(url, async () => "fetched")).rejects.toThrow(/refused|not a public/);
     }
     expect(server.hits.length).toBe(before);
@@ -342,7 +396,9 @@ describe("image_url (SSRF rules)", () => {
       resolver: async () => [{ address: "10.0.0.9", family: 4 }],
       policy: (address, hostname) => hostname === "img.test" && address === "127.0.0.1",
     });
-    await expect(fetcher2.fetch(server.url("img.test", "/ok.png"), async () => "x")).rejects.toThrow(/non-public/);
+    await expect(fetcher2.fetch(server.url("img.test", "/ok.png"), async () => "x")).rejects.toThrow(
+      /non-public/,
+    );
     await fetcher2.close();
   });
 
@@ -365,7 +421,10 @@ describe("image_url (SSRF rules)", () => {
       `https://169.254.169.254/latest/meta-data/`,
     ]) {
       const before = server.hits.length;
-      const { status, body } = await create({ ...BASE_FIELDS, image_url: server.url("img.test", `/redirect?to=${encodeURIComponent(to)}`) });
+      const { status, body } = await create({
+        ...BASE_FIELDS,
+        image_url: server.url("img.test", `/redirect?to=${encodeURIComponent(to)}`),
+      });
       expect(status, to).toBe(422);
       expect(body.code).toBe("image_unavailable");
       expect(server.hits.length, to).toBe(before + 1); // only the redirecting request was made
@@ -389,7 +448,9 @@ describe("image_url (SSRF rules)", () => {
       policy: () => true,
     });
     const started = Date.now();
-    await expect(fetcher.fetch(server.url("img.test", "/slow"), async () => "x")).rejects.toThrow(/timed out/);
+    await expect(fetcher.fetch(server.url("img.test", "/slow"), async () => "x")).rejects.toThrow(
+      /timed out/,
+    );
     expect(Date.now() - started).toBeLessThan(3000);
     await fetcher.close();
   });
@@ -402,7 +463,10 @@ describe("GET /objects/*", () => {
     expect(first.statusCode).toBe(200);
     expect(first.headers["content-length"]).toBe(String(gifImage().length));
     expect(first.headers["x-content-type-options"]).toBe("nosniff");
-    const again = await h.app.inject({ url: body.image_url, headers: { "if-none-match": first.headers.etag as string } });
+    const again = await h.app.inject({
+      url: body.image_url,
+      headers: { "if-none-match": first.headers.etag as string },
+    });
     expect(again.statusCode).toBe(304);
     expect(again.headers.etag).toBe(first.headers.etag);
     expect(again.headers["cache-control"]).toBe("public, max-age=31536000, immutable");

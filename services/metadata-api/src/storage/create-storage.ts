@@ -9,7 +9,18 @@ import { createS3Storage } from "./s3-storage.js";
  * root), or `s3` through the minio client (bucket created when missing).
  */
 export async function createStorage(
-  env: Pick<MetadataEnv, "STORAGE_DRIVER" | "STORAGE_DIR" | "S3_ENDPOINT" | "S3_PORT" | "S3_USE_SSL" | "S3_ACCESS_KEY" | "S3_SECRET_KEY" | "S3_BUCKET" | "S3_REGION">,
+  env: Pick<
+    MetadataEnv,
+    | "STORAGE_DRIVER"
+    | "STORAGE_DIR"
+    | "S3_ENDPOINT"
+    | "S3_PORT"
+    | "S3_USE_SSL"
+    | "S3_ACCESS_KEY"
+    | "S3_SECRET_KEY"
+    | "S3_BUCKET"
+    | "S3_REGION"
+  >,
 ): Promise<ObjectStorage> {
   if (env.STORAGE_DRIVER === "s3") {
     const storage = createS3Storage({

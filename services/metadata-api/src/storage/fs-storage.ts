@@ -4,7 +4,13 @@ import { access, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { etagOf, type ObjectStat, type ObjectStorage, parseObjectKey, type StoredObject } from "./object-storage.js";
+import {
+  etagOf,
+  type ObjectStat,
+  type ObjectStorage,
+  parseObjectKey,
+  type StoredObject,
+} from "./object-storage.js";
 
 /**
  * The `fs` driver: objects are files under `root` (`<root>/images/<sha>.<ext>`), written to a

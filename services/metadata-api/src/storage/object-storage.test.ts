@@ -5,7 +5,11 @@ const sha = "a".repeat(64);
 
 describe("parseObjectKey", () => {
   test("default", () => {
-    expect(parseObjectKey(`images/${sha}.png`)).toEqual({ key: `images/${sha}.png`, contentType: "image/png", sha256: sha });
+    expect(parseObjectKey(`images/${sha}.png`)).toEqual({
+      key: `images/${sha}.png`,
+      contentType: "image/png",
+      sha256: sha,
+    });
     expect(parseObjectKey(`images/${sha}.jpg`)?.contentType).toBe("image/jpeg");
     expect(parseObjectKey(`images/${sha}.webp`)?.contentType).toBe("image/webp");
     expect(parseObjectKey(`images/${sha}.gif`)?.contentType).toBe("image/gif");

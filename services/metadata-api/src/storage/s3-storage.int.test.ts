@@ -41,13 +41,18 @@ describe("s3 storage driver (s3rver)", () => {
 
   test("error: storage down → 404 not_found on /objects", async () => {
     const { payload, headers } = await multipart(BASE_FIELDS, [{ bytes: pngImage(7, 7) }]);
-    const body = (await h.app.inject({ method: "POST", url: "/api/v1/token-metadata", payload, headers })).json();
+    const body = (
+      await h.app.inject({ method: "POST", url: "/api/v1/token-metadata", payload, headers })
+    ).json();
     expect((await h.app.inject({ url: body.image_url })).statusCode).toBe(200);
     await h.s3!.stop();
     const down = await h.app.inject({ url: body.image_url });
     expect(down.statusCode).toBe(404);
     expect(down.json().code).toBe("not_found");
-    const conditional = await h.app.inject({ url: body.image_url, headers: { "if-none-match": `"${body.image_url.slice(15, 79)}"` } });
+    const conditional = await h.app.inject({
+      url: body.image_url,
+      headers: { "if-none-match": `"${body.image_url.slice(15, 79)}"` },
+    });
     expect(conditional.statusCode).toBe(404);
   });
 });

@@ -23,7 +23,9 @@ function isMissing(error: unknown): boolean {
  * The `s3` driver through the `minio` client (`pathStyle: true`). Always passes the object size
  * to `putObject` (s3rver has no multipart upload). {@link ensureBucket} creates the bucket when missing.
  */
-export function createS3Storage(options: S3StorageOptions): ObjectStorage & { ensureBucket(): Promise<void> } {
+export function createS3Storage(
+  options: S3StorageOptions,
+): ObjectStorage & { ensureBucket(): Promise<void> } {
   const client = new Client({
     endPoint: options.endPoint,
     ...(options.port ? { port: options.port } : {}),
