@@ -22,6 +22,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
+          sequence: { groupOrder: 0 },
           include: ["packages/*/src/**/*.test.ts", "services/*/src/**/*.test.ts", "prisma/src/**/*.test.ts"],
           exclude: [...exclude, "**/*.int.test.ts"],
         },
@@ -30,6 +31,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "integration",
+          sequence: { groupOrder: 1 },
           include: ["**/*.int.test.ts"],
           exclude,
           globalSetup: [here("./packages/testkit/src/global-setup.ts")],

@@ -15,6 +15,10 @@ for (const name of chosen) {
     console.error(`unknown benchmark "${name}"; available: ${available.join(", ")}`);
     process.exit(2);
   }
-  const result = spawnSync(process.execPath, ["--conditions=tmi-source", "--import", "tsx", `bench/${name}.ts`, ...extra], { stdio: "inherit" });
+  const result = spawnSync(
+    process.execPath,
+    ["--conditions=tmi-source", "--import", "tsx", `bench/${name}.ts`, ...extra],
+    { stdio: "inherit" },
+  );
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -9,7 +9,9 @@ const run = (label, cmd, args, options = {}) => {
   process.stdout.write(`\n== ${label}\n`);
   const started = Date.now();
   const result = spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...options.env } });
-  process.stdout.write(`== ${label}: ${result.status === 0 ? "ok" : "FAILED"} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+  process.stdout.write(
+    `== ${label}: ${result.status === 0 ? "ok" : "FAILED"} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+  );
   return result.status === 0;
 };
 
@@ -23,7 +25,13 @@ ok = run("schema drift check", "pnpm", ["db:check"]) && ok;
 mkdirSync(".data", { recursive: true });
 const report = ".data/vitest-report.json";
 const vitestOk = run("vitest (unit + integration)", "pnpm", [
-  "exec", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...only,
+  "exec",
+  "vitest",
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${report}`,
+  ...only,
 ]);
 ok = vitestOk && ok;
 

@@ -1,7 +1,8 @@
 // Test infrastructure shared by the integration tests: real PostgreSQL, Redis, anvil, S3.
 // Each file has one owner; see the header comment of each.
-export * from "./process.js";
+
 export * from "./database.js";
+export * from "./indexer.js";
+export * from "./process.js";
 export * from "./redis.js";
 export * from "./s3.js";
-export * from "./indexer.js";

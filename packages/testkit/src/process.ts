@@ -77,7 +77,9 @@ export async function waitFor<T>(
       lastError = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`${options.message ?? "condition not met"} (timed out)${lastError ? `: ${String(lastError)}` : ""}`);
+      throw new Error(
+        `${options.message ?? "condition not met"} (timed out)${lastError ? `: ${String(lastError)}` : ""}`,
+      );
     }
     await new Promise((r) => setTimeout(r, options.intervalMs ?? 100));
   }
