@@ -104,7 +104,13 @@ const GET_CHAIN_ID_DATA = encodeFunctionData({ abi: multicall3Abi, functionName:
  */
 export function createFeedReader(options: FeedReaderOptions): FeedReader {
   const client: Client = createClient({
-    transport: http(options.rpcUrl, { batch: true, retryCount: 0, timeout: options.timeoutMs }),
+    transport: http(options.rpcUrl, {
+      // Calls of concurrent requests issued in the same tick share one HTTP request: measured on
+      // anvil, large batches beat one small batch per request (fewer HTTP round trips).
+      batch: { batchSize: 1000, wait: 0 },
+      retryCount: 0,
+      timeout: options.timeoutMs,
+    }),
     cacheTime: 0,
   });
   const feed = options.feedAddress;
