@@ -1,0 +1,2 @@
+// @tmi/e2e helpers: the whole system as real processes (see system.ts).
+export * from "./system.js";
