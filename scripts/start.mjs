@@ -683,9 +683,7 @@ async function chainSettings(devnet) {
     }
   }
   if (!env.START_BLOCK)
-    warn(
-      "START_BLOCK is not set: the indexer starts from its default (set it to the launchpad's deployment block)",
-    );
+    fail("START_BLOCK is not set: set it to the block in which the launchpad was deployed (indexing starts there)");
   if (!env.ORACLE_RPC_URL)
     warn("ORACLE_RPC_URL is not set: /api/v1/prices/eth-usd answers 503 oracle_unavailable");
   return {
