@@ -58,6 +58,8 @@ interface RingEntry {
 
 interface Notification {
   reorg?: { from: bigint; to: bigint };
+  /** `performance.now()` at arrival. */
+  at?: number;
 }
 
 /** Why a client got a `reset` event. */
@@ -166,7 +168,10 @@ export class StreamHub {
     });
     client.on("notification", (message) => {
       if (message.channel !== INDEXED_CHANNEL) return;
-      this.pending.push(parseNotification(message.payload, this.options.logger));
+      this.pending.push({
+        ...parseNotification(message.payload, this.options.logger),
+        at: performance.now(),
+      });
       void this.drain();
     });
     client.on("error", (error) => {
@@ -221,60 +226,71 @@ export class StreamHub {
     }
   }
 
+  /**
+   * One catch-up step: notified reorgs first, then one statement reading the checkpoint and the
+   * rows after the last dispatched block up to it (a reorg seen only in the checkpoint is sent,
+   * then the range is read again from the lowered position).
+   */
   private async process(batch: Notification[]): Promise<void> {
-    const client = await this.db.connect();
-    try {
-      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      const checkpoint = await readStreamCheckpoint(client);
-      if (!checkpoint) {
-        await client.query("COMMIT");
-        return;
-      }
-      const reorgs = batch.flatMap((n) => (n.reorg ? [n.reorg] : []));
-      if (checkpoint.lastReorgAt !== null && checkpoint.lastReorgAt !== this.seenReorgAt) {
-        // A reorg committed without (or before) its notification: take it from the checkpoint.
-        if (
-          reorgs.length === 0 &&
-          checkpoint.lastReorgFromBlock !== null &&
-          checkpoint.lastReorgToBlock !== null
-        ) {
-          reorgs.push({ from: checkpoint.lastReorgFromBlock, to: checkpoint.lastReorgToBlock });
-        }
-        this.seenReorgAt = checkpoint.lastReorgAt;
-      }
-      if (
-        this.highWater !== null &&
-        checkpoint.blockNumber < this.highWater &&
-        !reorgs.some((r) => r.from <= checkpoint.blockNumber + 1n)
-      ) {
-        reorgs.push({ from: checkpoint.blockNumber + 1n, to: this.highWater });
-      }
-      for (const reorg of reorgs) this.dispatchReorg(reorg);
-
-      const after = this.highWater ?? checkpoint.blockNumber;
-      if (this.highWater === null) {
-        this.highWater = checkpoint.blockNumber; // first checkpoint: start from here
-      } else if (checkpoint.blockNumber > after) {
-        const read = await readBlockRange(client, after, checkpoint.blockNumber, this.cfg.maxBatchEvents);
-        if (read.overflow) {
-          this.options.logger.warn(
-            { from: String(after + 1n), to: String(checkpoint.blockNumber) },
-            "stream: range too large, sending reset",
-          );
-          this.highWater = checkpoint.blockNumber;
-          this.broadcastReset("backlog");
-        } else {
-          this.highWater = checkpoint.blockNumber;
-          this.dispatch(read.events);
-        }
-      }
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
+    const startedAt = performance.now();
+    if (this.highWater === null) {
+      const checkpoint = await readStreamCheckpoint(this.db);
+      if (!checkpoint) return;
+      this.highWater = checkpoint.blockNumber; // first checkpoint: start from here
+      this.seenReorgAt = checkpoint.lastReorgAt;
+      return;
     }
+    const notified = batch.flatMap((n) => (n.reorg ? [n.reorg] : []));
+    for (const reorg of notified) this.dispatchReorg(reorg);
+
+    let read = await readBlockRange(this.db, this.highWater, null, this.cfg.maxBatchEvents);
+    const checkpoint = read.checkpoint;
+    if (!checkpoint) return;
+    const seen: { from: bigint; to: bigint }[] = [];
+    if (checkpoint.lastReorgAt !== null && checkpoint.lastReorgAt !== this.seenReorgAt) {
+      // A reorg committed without (or before) its notification: take it from the checkpoint.
+      if (
+        notified.length === 0 &&
+        checkpoint.lastReorgFromBlock !== null &&
+        checkpoint.lastReorgToBlock !== null
+      ) {
+        if (checkpoint.lastReorgFromBlock <= this.highWater) {
+          seen.push({ from: checkpoint.lastReorgFromBlock, to: checkpoint.lastReorgToBlock });
+        }
+      }
+      this.seenReorgAt = checkpoint.lastReorgAt;
+    }
+    if (checkpoint.blockNumber < this.highWater && !seen.some((r) => r.from <= checkpoint.blockNumber + 1n)) {
+      seen.push({ from: checkpoint.blockNumber + 1n, to: this.highWater });
+    }
+    if (seen.length > 0) {
+      for (const reorg of seen) this.dispatchReorg(reorg);
+      read = await readBlockRange(this.db, this.highWater, checkpoint.blockNumber, this.cfg.maxBatchEvents);
+    }
+    const after = this.highWater;
+    const hi = read.hi ?? checkpoint.blockNumber;
+    if (hi <= after) return;
+    this.highWater = hi;
+    if (read.overflow) {
+      this.options.logger.warn(
+        { from: String(after + 1n), to: String(hi) },
+        "stream: range too large, sending reset",
+      );
+      this.broadcastReset("backlog");
+      return;
+    }
+    const readAt = performance.now();
+    this.dispatch(read.events);
+    this.options.logger.debug(
+      {
+        events: read.events.length,
+        subscribers: this.subscribers.size,
+        queued_ms: batch[0]?.at === undefined ? null : startedAt - batch[0].at,
+        read_ms: readAt - startedAt,
+        dispatch_ms: performance.now() - readAt,
+      },
+      "stream: dispatched",
+    );
   }
 
   private dispatchReorg(reorg: { from: bigint; to: bigint }): void {

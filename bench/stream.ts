@@ -1,0 +1,238 @@
+// `pnpm bench stream`: fan-out latency of the live stream (GET /api/v1/stream). One query-api
+// process (the full app of buildApp + the stream plugin, bench/stream-server-lib.ts) on a fresh
+// database; this process opens N concurrent SSE subscribers (default filters: every event, 1m
+// candles) and commits trades the way the indexer does (rows + checkpoint + NOTIFY tmi_indexed in
+// one transaction per block). Latency of a delivery = arrival of the `trade` event at a subscriber
+// − the moment this process sent that block's COMMIT (same clock). Prints a table, then one JSON line
+// per scenario: {"bench":"stream","scenario":...,"subscribers":...,"trades":...,"p50_ms":...,"p99_ms":...}.
+// Options: --subscribers=<n> (1000) --blocks=<n> (100) --rate=<blocks/s> (10) --trades-per-block=<n> (1, and 20)
+import { type ChildProcess, spawn } from "node:child_process";
+import http from "node:http";
+import os from "node:os";
+import { readFileSync } from "node:fs";
+import { createTestDatabase } from "@tmi/testkit";
+import pg from "pg";
+
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [key, value] = arg.replace(/^--/, "").split("=");
+    return [key ?? "", value ?? "true"] as const;
+  }),
+);
+const num = (key: string, fallback: number) => (args.has(key) ? Number(args.get(key)) : fallback);
+const SUBSCRIBERS = num("subscribers", 1000);
+const BLOCKS = num("blocks", 100);
+const RATE = num("rate", 10);
+const SCENARIOS = args.has("trades-per-block") ? [num("trades-per-block", 1)] : [1, 20];
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const db = await createTestDatabase();
+const writer = new pg.Pool({ connectionString: db.url, max: 2 });
+writer.on("error", () => {});
+const TOKEN = `0x${"5".repeat(40)}`;
+const T0 = BigInt(Math.floor(Date.now() / 1000));
+let block = 1_000n;
+
+await writer.query(
+  `INSERT INTO indexer_checkpoints (chain_id, block_number, block_hash, block_timestamp, head_block_number, head_seen_at)
+   VALUES (31337, $1, $2, $3, $1, now())`,
+  [block.toString(), `0x${"0".repeat(64)}`, T0.toString()],
+);
+await writer.query(
+  `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
+     created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at,
+     reserve_balance, token_balance, graduation_threshold, updated_block_number)
+   VALUES ($1, 31337, $2, 'Bench', 'BNCH', 'bench', 'bnch', 1000000000000000000000000000, 1, 0, $3, 0, $4,
+     1000000000000000000, 1000000000000000000000000000, 5000000000000000000, 1)`,
+  [TOKEN, `0x${"6".repeat(40)}`, `0x${"7".repeat(64)}`, T0.toString()],
+);
+
+// The server process.
+const server: ChildProcess = spawn(process.execPath, ["--conditions=tmi-source", "--import", "tsx", "bench/stream-server-lib.ts"], {
+  env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: process.env.STREAM_BENCH_LOG ?? "warn" },
+  stdio: ["ignore", "pipe", "inherit"],
+});
+const base: string = await new Promise((resolve, reject) => {
+  let out = "";
+  let listening = false;
+  server.stdout?.on("data", (chunk: Buffer) => {
+    if (listening) {
+      process.stderr.write(chunk); // the server's log lines
+      return;
+    }
+    out += chunk.toString();
+    const line = out.split("\n").find((l) => l.includes('"listening"'));
+    if (line) {
+      listening = true;
+      resolve(JSON.parse(line).listening);
+    }
+  });
+  server.on("exit", (code) => reject(new Error(`server exited (${code})`)));
+});
+const rssMb = () => {
+  const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+};
+
+// Subscribers: record the arrival of every trade event by its id (`<block>-<log>-<hash8>`).
+interface Subscriber {
+  request: http.ClientRequest;
+  arrivals: Map<string, number>;
+}
+function subscribe(): Promise<Subscriber> {
+  return new Promise((resolve, reject) => {
+    const arrivals = new Map<string, number>();
+    const request = http.get(`${base}/api/v1/stream`, { agent: false }, (response) => {
+      if (response.statusCode !== 200) {
+        reject(new Error(`subscriber refused: ${response.statusCode}`));
+        return;
+      }
+      response.setEncoding("utf8");
+      let buffer = "";
+      response.on("data", (chunk: string) => {
+        const now = performance.now();
+        buffer += chunk;
+        let end = buffer.indexOf("\n\n");
+        while (end >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (frame.startsWith("id: ") && frame.includes("\nevent: trade\n")) {
+            arrivals.set(frame.slice(4, frame.indexOf("-", frame.indexOf("-") + 1)), now);
+          }
+          end = buffer.indexOf("\n\n");
+        }
+      });
+      resolve({ request, arrivals });
+    });
+    request.on("error", reject);
+  });
+}
+
+log(`query-api at ${base}; opening ${SUBSCRIBERS} subscribers…`);
+const subscribers: Subscriber[] = [];
+for (let i = 0; i < SUBSCRIBERS; i += 100) {
+  subscribers.push(...(await Promise.all(Array.from({ length: Math.min(100, SUBSCRIBERS - i) }, subscribe))));
+}
+await new Promise((r) => setTimeout(r, 500));
+log(`${subscribers.length} subscribers connected; server RSS ${rssMb()} MB`);
+
+async function commitBlock(tradesPerBlock: number): Promise<{ keys: string[]; committedAt: number }> {
+  block += 1n;
+  const ts = T0 + (block - 1_000n) * 2n;
+  const client = await writer.connect();
+  try {
+    await client.query("BEGIN");
+    const keys: string[] = [];
+    const n = tradesPerBlock;
+    const logs = Array.from({ length: n }, (_, i) => i);
+    await client.query(
+      `INSERT INTO trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address,
+         trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price)
+       SELECT $1, l, l, '0x' || lpad(to_hex($1::bigint), 32, '0') || lpad(to_hex(l), 32, '0'), $2, $3,
+              '0x' || lpad(to_hex(l + 1), 40, '0'), 'buy', 'curve', 1000000000000000000000, 100000000000000000,
+              99000000000000000, 1000000000000000, 0, 99000000000
+         FROM unnest($4::int[]) AS l`,
+      [block.toString(), ts.toString(), TOKEN, logs],
+    );
+    await client.query(
+      `INSERT INTO chain_events (block_number, log_index, block_hash, block_timestamp, transaction_index, transaction_hash,
+         contract_address, event_name, token_address, decoded)
+       SELECT $1, l, '0x' || lpad(to_hex($1::bigint), 64, 'a'), $2, l, '0x' || lpad(to_hex(l), 64, '0'), $3,
+              'TokensBought', $3, '{}'::jsonb FROM unnest($4::int[]) AS l`,
+      [block.toString(), ts.toString(), TOKEN, logs],
+    );
+    await client.query(
+      `INSERT INTO candles (token_address, interval, bucket_start, trade_count, buy_count, sell_count, volume,
+         unique_trader_count, open_price, high_price, low_price, close_price)
+       VALUES ($1, '1m', ($2::bigint / 60) * 60, $3, $3, 0, 0, $3, 99000000000, 99000000000, 99000000000, 99000000000)
+       ON CONFLICT (token_address, interval, bucket_start) DO UPDATE SET trade_count = candles.trade_count + $3,
+         buy_count = candles.buy_count + $3, volume = candles.volume + 100000000000000000 * $3`,
+      [TOKEN, ts.toString(), n],
+    );
+    await client.query(
+      "UPDATE indexer_checkpoints SET block_number = $1, block_hash = $2, block_timestamp = $3, head_block_number = $1, updated_at = now()",
+      [block.toString(), `0x${block.toString(16).padStart(64, "a")}`, ts.toString()],
+    );
+    await client.query("SELECT pg_notify('tmi_indexed', $1)", [JSON.stringify({ from_block: Number(block), to_block: Number(block) })]);
+    for (const l of logs) keys.push(`${block}-${l}`);
+    const committedAt = performance.now();
+    await client.query("COMMIT");
+    return { keys, committedAt };
+  } finally {
+    client.release();
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const results: Record<string, unknown>[] = [];
+for (const tradesPerBlock of SCENARIOS) {
+  for (const s of subscribers) s.arrivals.clear();
+  const commits: { keys: string[]; committedAt: number }[] = [];
+  const started = performance.now();
+  let peakRss = rssMb();
+  for (let i = 0; i < BLOCKS; i++) {
+    const due = started + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    commits.push(await commitBlock(tradesPerBlock));
+    if (i % 10 === 0) peakRss = Math.max(peakRss, rssMb());
+  }
+  await new Promise((r) => setTimeout(r, 2_000));
+  const latencies: number[] = [];
+  let missing = 0;
+  for (const { keys, committedAt } of commits) {
+    for (const key of keys) {
+      for (const s of subscribers) {
+        const at = s.arrivals.get(key);
+        if (at === undefined) missing += 1;
+        else latencies.push(at - committedAt);
+      }
+    }
+  }
+  latencies.sort((a, b) => a - b);
+  const result = {
+    bench: "stream",
+    scenario: `${tradesPerBlock} trade(s)/block @ ${RATE} blocks/s`,
+    server: "query-api buildApp + streamRoutes (one process)",
+    subscribers: subscribers.length,
+    blocks: BLOCKS,
+    trades: BLOCKS * tradesPerBlock,
+    deliveries: latencies.length,
+    missing,
+    p50_ms: Number(percentile(latencies, 50).toFixed(1)),
+    p95_ms: Number(percentile(latencies, 95).toFixed(1)),
+    p99_ms: Number(percentile(latencies, 99).toFixed(1)),
+    max_ms: Number((latencies.at(-1) ?? Number.NaN).toFixed(1)),
+    server_rss_mb: peakRss,
+  };
+  results.push(result);
+  log(`${result.scenario}: ${result.deliveries} deliveries, p99 ${result.p99_ms} ms`);
+}
+
+console.log(`\nstream fan-out — ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}, ${new Date().toISOString()}`);
+console.table(
+  results.map((r) => ({
+    scenario: r.scenario,
+    subscribers: r.subscribers,
+    trades: r.trades,
+    deliveries: r.deliveries,
+    missing: r.missing,
+    "p50 ms": r.p50_ms,
+    "p95 ms": r.p95_ms,
+    "p99 ms": r.p99_ms,
+    "max ms": r.max_ms,
+    "server RSS MB": r.server_rss_mb,
+  })),
+);
+for (const r of results) console.log(JSON.stringify(r));
+
+for (const s of subscribers) s.request.destroy();
+server.kill("SIGTERM");
+await new Promise((r) => server.once("exit", r));
+await writer.end();
+await db.drop();
+process.exit(0);
