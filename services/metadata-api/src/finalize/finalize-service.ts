@@ -154,12 +154,19 @@ export async function finalizeDraft(
     if (now?.status === "finalized" && sameLaunch(now)) return now;
     throw alreadyFinalized();
   }
-  await deps.jobs.enqueueFinalize({
-    draft_id: draftId,
-    chain_id: draft.chainId,
-    token_address: tokenAddress,
-    transaction_hash: transactionHash,
-  });
+  try {
+    await deps.jobs.enqueueFinalize({
+      draft_id: draftId,
+      chain_id: draft.chainId,
+      token_address: tokenAddress,
+      transaction_hash: transactionHash,
+    });
+  } catch (error) {
+    // The draft stays `pending` for this launch: a repeat finalize enqueues again.
+    throw new AppError("service_unavailable", "the job queue is unavailable; try again later", {
+      cause: error,
+    });
+  }
   deps.logger.info(
     { draft_id: draftId, token_address: tokenAddress, action: "finalize_pending" },
     "launch not indexed yet; job enqueued",

@@ -140,10 +140,16 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
       }
 
       const imgKey = imageKey(image.sha256, verdict.ext);
-      await deps.storage.put(imgKey, createReadStream(image.path), image.size, verdict.mime);
       const document = Buffer.from(JSON.stringify(metadataDocument(fields, objectPath(imgKey))), "utf8");
       const metaKey = metadataKey(createHash("sha256").update(document).digest("hex"));
-      await deps.storage.put(metaKey, document, document.length, "application/json");
+      try {
+        await deps.storage.put(imgKey, createReadStream(image.path), image.size, verdict.mime);
+        await deps.storage.put(metaKey, document, document.length, "application/json");
+      } catch (error) {
+        throw new AppError("service_unavailable", "object storage is unavailable; try again later", {
+          cause: error,
+        });
+      }
 
       const draft = await insertDraft(deps.sql, {
         id: randomUUID(),

@@ -1,0 +1,200 @@
+// `pnpm bench metadata [--duration=10] [--connections=20] [--uploads=20]`: metadata-api in its own
+// process (as in production, fs storage driver) on a fresh database and a bare devnet (anvil,
+// for the CHAIN_ID check at start).
+//  1. Peak RSS of the server while `uploads` (20) concurrent 5 MiB image uploads run: VmHWM is
+//     reset (`/proc/<pid>/clear_refs`) after a warm-up, then read back. Target (issue 5): the peak
+//     grows by less than 3x the file size.
+//  2. GET /objects/images/<sha>.png of a 1 MiB image with autocannon. Target: >= 1,500 req/s.
+// Prints a table, then one JSON line per figure set ({"bench":"metadata",...}).
+import { randomBytes } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { crc32, deflateSync } from "node:zlib";
+import { startDevnet } from "@tmi/devnet";
+import { createTestDatabase, startServiceProcess, waitFor } from "@tmi/testkit";
+import autocannon from "autocannon";
+
+const arg = (name: string, fallback: number) => {
+  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return hit ? Number(hit.split("=")[1]) : fallback;
+};
+const durationSeconds = arg("duration", 10);
+const connections = arg("connections", 20);
+const uploads = arg("uploads", 20);
+const MIB = 1024 * 1024;
+
+/** A valid PNG of exactly `size` bytes (2x2 pixels plus a tEXt chunk of random filler). */
+function pngOfSize(size: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, "latin1");
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(data, crc32(Buffer.from(type, "latin1"))) >>> 0, 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(2, 0);
+  ihdr.writeUInt32BE(2, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const idat = chunk("IDAT", deflateSync(Buffer.alloc(2 * 7)));
+  const iend = chunk("IEND", Buffer.alloc(0));
+  const fixed = sig.length + 25 + idat.length + iend.length + 12;
+  const text = Buffer.from(
+    randomBytes(Math.ceil((size - fixed) / 2))
+      .toString("hex")
+      .slice(0, size - fixed),
+    "latin1",
+  );
+  text.write("Comment\0", 0, "latin1");
+  return Buffer.concat([sig, chunk("IHDR", ihdr), chunk("tEXt", text), idat, iend]);
+}
+
+async function multipart(image: Buffer) {
+  const form = new FormData();
+  form.append("name", "Bench Cat");
+  form.append("symbol", "BNCH");
+  form.append("initial_supply", "1000000000000000000000000000");
+  form.append("image", new Blob([image], { type: "image/png" }), "bench.png");
+  const response = new Response(form);
+  return {
+    body: Buffer.from(await response.arrayBuffer()),
+    contentType: response.headers.get("content-type")!,
+  };
+}
+
+function procStatus(pid: number): { rssMb: number; hwmMb: number } {
+  const text = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0);
+  return { rssMb: kb("VmRSS") / 1024, hwmMb: kb("VmHWM") / 1024 };
+}
+
+const devnet = await startDevnet({ port: 0, blockTime: "automine", deploy: false });
+const database = await createTestDatabase();
+const dir = await mkdtemp(join(tmpdir(), "tmi-bench-metadata-"));
+const service = startServiceProcess({
+  service: "metadata-api",
+  env: {
+    PORT: "0",
+    LOG_LEVEL: "info",
+    NODE_ENV: "production",
+    DATABASE_URL: database.url,
+    RPC_URL: devnet.rpcUrl,
+    CHAIN_ID: String(devnet.chainId),
+    LAUNCHPAD_ADDRESS: "0x00000000000000000000000000000000000000aa",
+    STORAGE_DRIVER: "fs",
+    STORAGE_DIR: join(dir, "objects"),
+    SPOOL_DIR: join(dir, "spool"),
+    QUEUE_PREFIX: `tmi-bench-metadata-${process.pid}`,
+  },
+});
+const rows: Record<string, unknown>[] = [];
+try {
+  const base = await waitFor(() => /"address":"(http:[^"]+)"/.exec(service.output())?.[1], {
+    timeoutMs: 60_000,
+    message: `metadata-api did not start\n${service.output()}`,
+  });
+  const pid = service.child.pid!;
+  const upload = async (image: Buffer) => {
+    const { body, contentType } = await multipart(image);
+    const response = await fetch(`${base}/api/v1/token-metadata`, {
+      method: "POST",
+      body,
+      headers: { "content-type": contentType },
+    });
+    const json = (await response.json()) as { image_url?: string };
+    if (response.status !== 201) throw new Error(`upload failed: ${response.status} ${JSON.stringify(json)}`);
+    return json.image_url!;
+  };
+
+  // 1. Peak RSS during concurrent 5 MiB uploads.
+  const fileSize = 5 * MIB;
+  for (let i = 0; i < 3; i++) await upload(pngOfSize(fileSize)); // warm-up (JIT, pools, folders)
+  const bodies = await Promise.all(Array.from({ length: uploads }, () => multipart(pngOfSize(fileSize))));
+  await new Promise((r) => setTimeout(r, 500));
+  writeFileSync(`/proc/${pid}/clear_refs`, "5"); // reset VmHWM to the current RSS
+  const before = procStatus(pid);
+  const started = performance.now();
+  const statuses = await Promise.all(
+    bodies.map(async ({ body, contentType }) => {
+      const r = await fetch(`${base}/api/v1/token-metadata`, {
+        method: "POST",
+        body,
+        headers: { "content-type": contentType },
+      });
+      await r.arrayBuffer();
+      return r.status;
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  if (statuses.some((s) => s !== 201)) throw new Error(`uploads answered ${statuses.join(",")}`);
+  const after = procStatus(pid);
+  const growthMb = after.hwmMb - before.rssMb;
+  const fileMb = fileSize / MIB;
+  rows.push({
+    bench: "metadata",
+    case: `${uploads} concurrent ${fileMb} MiB uploads`,
+    baseline_rss_mb: round(before.rssMb),
+    peak_rss_mb: round(after.hwmMb),
+    peak_growth_mb: round(growthMb),
+    growth_vs_file: round(growthMb / fileMb),
+    target: "growth < 3x file size",
+    pass: growthMb < 3 * fileMb,
+    uploads_per_s: round(uploads / elapsed),
+    mb_per_s: round((uploads * fileMb) / elapsed),
+  });
+
+  // 2. GET /objects of a 1 MiB image.
+  const path = await upload(pngOfSize(MIB));
+  const probe = await fetch(`${base}${path}`);
+  if (probe.status !== 200 || (await probe.arrayBuffer()).byteLength !== MIB)
+    throw new Error("object probe failed");
+  await autocannon({ url: `${base}${path}`, connections, duration: 2 }); // warm-up
+  const serverCpu0 = cpuSeconds(pid);
+  const clientCpu0 = process.cpuUsage();
+  const result = await autocannon({ url: `${base}${path}`, connections, duration: durationSeconds });
+  const serverCpu = cpuSeconds(pid) - serverCpu0;
+  const clientCpuUsage = process.cpuUsage(clientCpu0);
+  const clientCpu = (clientCpuUsage.user + clientCpuUsage.system) / 1e6;
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`GET /objects: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  rows.push({
+    bench: "metadata",
+    route: "GET /objects/images/<sha256>.png (1 MiB, fs)",
+    connections,
+    rps: round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    mb_per_s: round(result.throughput.average / MIB),
+    rss_mb: round(procStatus(pid).rssMb),
+    server_cpu_pct: round((serverCpu / durationSeconds) * 100),
+    loadgen_cpu_pct: round((clientCpu / durationSeconds) * 100),
+    target: ">= 1500 req/s",
+    pass: result.requests.average >= 1500,
+  });
+} finally {
+  await service.stop();
+  await database.drop();
+  await devnet.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** CPU seconds (user + system) used so far by process `pid`. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+}
+
+function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+console.log(
+  `\nmetadata-api benchmark — ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, node ${process.version}, ${new Date().toISOString()}`,
+);
+console.table(rows.map(({ bench: _b, ...rest }) => rest));
+for (const row of rows) console.log(JSON.stringify(row));
