@@ -24,4 +24,17 @@ export {
 } from "./deploy.js";
 export { type Devnet, type StartDevnetOptions, startDevnet } from "./devnet.js";
 export { type EthUsdRound, setEthUsdRound, setSequencerStatus } from "./feeds.js";
+export {
+  type LoadHistoryOptions,
+  type LoadHistoryResult,
+  loadHistory,
+} from "./history-loader.js";
+export {
+  formatStats,
+  runSimulator,
+  type SimulatorLogger,
+  type SimulatorOptions,
+  type SimulatorStats,
+  simulatorKeys,
+} from "./simulator.js";
 export { createTrader, POOL_FEE, type Trader, type TxResult } from "./trader.js";

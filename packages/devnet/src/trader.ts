@@ -73,9 +73,14 @@ export function createTrader(args: {
     value?: bigint;
   }): Promise<TxResult> {
     return serialize(`${rpcUrl}:${address}`, async () => {
-      const hash = await wallet.writeContract(request as never);
+      // 25% headroom: other wallets' transactions may change the state between estimate and inclusion.
+      const estimate = await client.estimateContractGas({ ...request, account: wallet.account } as never);
+      const hash = await wallet.writeContract({ ...request, gas: (estimate * 5n) / 4n + 10_000n } as never);
       const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-      if (receipt.status !== "success") throw new Error(`${request.functionName} reverted: ${hash}`);
+      if (receipt.status !== "success") {
+        const tx = await client.getTransaction({ hash });
+        throw new Error(`${request.functionName} reverted: ${hash} (gas ${receipt.gasUsed}/${tx.gas})`);
+      }
       return { hash, receipt };
     });
   }

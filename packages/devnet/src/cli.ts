@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+// `pnpm devnet`: anvil + deployment + traffic simulator (DESIGN.md §13). See --help.
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { parseEther } from "viem";
+import { rpc } from "./clients.js";
+import { startDevnet } from "./devnet.js";
+import { loadHistory } from "./history-loader.js";
+import { runSimulator } from "./simulator.js";
+
+const HELP = `Usage: pnpm devnet [options]
+
+Starts anvil on 127.0.0.1 (chain id 31337, anvil's default mnemonic), deploys the launchpad,
+Uniswap V3, WETH9 and the feeds (or reuses them when --state resumes a chain), writes
+deployments/devnet.json and runs the traffic simulator until SIGINT/SIGTERM.
+
+  --port <n>                  RPC port (default 8545; 0 = any free port)
+  --block-time <seconds>      interval mining (default 1)
+  --automine                  one block per transaction instead
+  --state <file>              anvil state file: resume the same chain across restarts
+  --deployment <file>         deployment JSON (default deployments/devnet.json at the workspace root)
+  --graduation-threshold <eth>  real reserve at which tokens graduate (default 5)
+  --load-history <trades>     first mine this many trades quickly (benchmarks)
+  --no-simulate               no simulated traders (also SIMULATE=false)
+  --seed <n>                  simulator seed (default 1)
+  --tokens <n>                tokens on the curve at a time (default 6)
+  --traders <n>               simulated wallets (default 8)
+  --tps <n>                   average simulated actions per second (default 2)
+  --duration <seconds>        stop after this long (default 0 = run until interrupted)
+  --help
+`;
+
+const WORKSPACE_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+function log(message: string): void {
+  process.stdout.write(`[devnet] ${message}\n`);
+}
+
+function numberOption(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0)
+    throw new Error(`--${name}: expected a non-negative number, got "${value}"`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: "string" },
+      "block-time": { type: "string" },
+      automine: { type: "boolean" },
+      state: { type: "string" },
+      deployment: { type: "string" },
+      "graduation-threshold": { type: "string" },
+      "load-history": { type: "string" },
+      "no-simulate": { type: "boolean" },
+      seed: { type: "string" },
+      tokens: { type: "string" },
+      traders: { type: "string" },
+      tps: { type: "string" },
+      duration: { type: "string" },
+      help: { type: "boolean" },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const blockTime = values.automine ? "automine" : numberOption(values["block-time"], "block-time", 1);
+  const simulate =
+    !values["no-simulate"] && !["false", "0", "no"].includes((process.env.SIMULATE ?? "").toLowerCase());
+  const duration = numberOption(values.duration, "duration", 0);
+  const deploymentFile = values.deployment ?? join(WORKSPACE_ROOT, "deployments", "devnet.json");
+  const historyTrades = numberOption(values["load-history"], "load-history", 0);
+
+  const controller = new AbortController();
+  let devnet: Awaited<ReturnType<typeof startDevnet>> | undefined;
+  let stopping = false;
+  const shutdown = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${reason}: stopping`);
+    controller.abort();
+    // Still starting: main() stops anvil as soon as startDevnet returns.
+    if (!devnet) return;
+    await devnet.stop();
+    log("anvil stopped");
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+  const started = performance.now();
+  devnet = await startDevnet({
+    port: numberOption(values.port, "port", 8545),
+    blockTime: "automine",
+    stateFile: values.state,
+    deploymentFile,
+    graduationThreshold: values["graduation-threshold"]
+      ? parseEther(values["graduation-threshold"])
+      : undefined,
+  });
+  if (stopping) {
+    await devnet.stop();
+    log("anvil stopped");
+    process.exit(0);
+  }
+  log(
+    `${devnet.resumed ? "resumed chain from" : "deployed on a fresh chain"} ${devnet.rpcUrl} (chain id ${devnet.chainId}) in ${(
+      (performance.now() - started) / 1000
+    ).toFixed(2)} s; deployment written to ${deploymentFile}`,
+  );
+  process.stdout.write(`${JSON.stringify(devnet.deployment, null, 2)}\n`);
+
+  if (historyTrades > 0) {
+    await loadHistory({
+      rpcUrl: devnet.rpcUrl,
+      deployment: devnet.deployment,
+      trades: historyTrades,
+      graduations: Math.min(10, Math.floor(historyTrades / 20_000)),
+      seed: numberOption(values.seed, "seed", 1),
+      logger: { info: log },
+    });
+  }
+  if (blockTime !== "automine") await rpc(devnet.rpcUrl, "evm_setIntervalMining", [blockTime]);
+  log(`mining: ${blockTime === "automine" ? "automine" : `a block every ${blockTime} s`}`);
+
+  if (simulate) {
+    log("simulator running (Ctrl-C to stop)");
+    await runSimulator({
+      rpcUrl: devnet.rpcUrl,
+      deployment: devnet.deployment,
+      seed: numberOption(values.seed, "seed", 1),
+      tokens: numberOption(values.tokens, "tokens", 6),
+      traders: numberOption(values.traders, "traders", 8),
+      tps: numberOption(values.tps, "tps", 2),
+      durationSeconds: duration,
+      signal: controller.signal,
+      logger: { info: log },
+    });
+    if (!stopping) await shutdown("simulation finished");
+  } else if (duration > 0) {
+    await new Promise((resolve) => setTimeout(resolve, duration * 1000));
+    await shutdown("duration elapsed");
+  } else {
+    log("idle chain (no simulator); Ctrl-C to stop");
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `[devnet] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,392 @@
+import { computeBuy, computeSell, launchpadAbi, swapRouterAbi, uniswapV3PoolAbi } from "@tmi/contracts";
+import {
+  type Address,
+  encodeEventTopics,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  keccak256,
+  parseEventLogs,
+  slice,
+  stringToHex,
+} from "viem";
+import { localPublicClient, rpc, rpcBatch } from "./clients.js";
+import type { Deployment } from "./deploy.js";
+import { Random, tokenName } from "./random.js";
+import { POOL_FEE } from "./trader.js";
+
+/** Options of {@link loadHistory}. */
+export interface LoadHistoryOptions {
+  rpcUrl: string;
+  deployment: Deployment;
+  /** Trades to produce: curve buys and sells plus pool swaps after graduation (exact count). */
+  trades: number;
+  /** Tokens to launch (default max(5, trades / 2000), at most 500). */
+  tokens?: number;
+  /** Tokens pushed through graduation at the end, each followed by a few pool swaps (default 0). */
+  graduations?: number;
+  /** PRNG seed (default 1): wallets, sizes and the order of trades. */
+  seed?: number;
+  /** Trader addresses (default 200), impersonated and funded with anvil_setBalance. */
+  traders?: number;
+  /** Transactions per mined block (default 250). */
+  tradesPerBlock?: number;
+  /** Progress output. */
+  logger?: { info(message: string): void };
+}
+
+/** What {@link loadHistory} produced. */
+export interface LoadHistoryResult {
+  /** Trades mined (TokensBought + TokensSold + pool Swap events). */
+  trades: number;
+  /** All logs emitted in the loaded blocks (trades, Transfer, TokenCreated, pool events, ...). */
+  events: number;
+  /** Blocks mined. */
+  blocks: number;
+  fromBlock: number;
+  toBlock: number;
+  seconds: number;
+  tradesPerSecond: number;
+  tokens: `0x${string}`[];
+}
+
+const WAD = 10n ** 18n;
+const GAS_PRICE = 1_000_000_000n; // 1 gwei; the base fee is pinned below it while loading
+const hex = (n: bigint | number) => `0x${n.toString(16)}`;
+
+interface PendingTx {
+  from: Address;
+  to: Address;
+  data: Hex;
+  value?: bigint;
+  gas: bigint;
+}
+
+/**
+ * Fast history for benchmarks: launches `tokens` tokens and mines `trades` trades in large blocks
+ * (automine off, `tradesPerBlock` transactions per `evm_mine`, JSON-RPC batches of
+ * `eth_sendTransaction` from impersonated wallets with locally managed nonces and fixed gas,
+ * base fee pinned). Curve state is mirrored locally (`computeBuy`/`computeSell`) to keep tokens
+ * below the graduation threshold and to size sells within balances (at most half of what the
+ * seller is known to hold). Then graduates `graduations` tokens and swaps on their pools. Missing
+ * trades (reverted transactions) are topped up, so the count is exact. Restores automine if it was
+ * on. Anvil only (anvil_* methods).
+ * @throws Error when the chain refuses transactions repeatedly.
+ */
+export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHistoryResult> {
+  const { rpcUrl, deployment } = options;
+  const started = performance.now();
+  const random = new Random(options.seed ?? 1);
+  const client = localPublicClient(rpcUrl, deployment.chainId);
+  const launchpad = deployment.contracts.launchpad;
+  const tokenCount = Math.min(
+    500,
+    Math.max(1, options.tokens ?? Math.max(5, Math.floor(options.trades / 2000))),
+  );
+  const graduations = Math.min(tokenCount, options.graduations ?? 0);
+  const perBlock = Math.max(1, options.tradesPerBlock ?? 250);
+  const traders = Array.from({ length: Math.max(2, options.traders ?? 200) }, (_, i) =>
+    getAddress(slice(keccak256(stringToHex(`tmi-history:${options.seed ?? 1}:${i}`)), 12)),
+  );
+
+  const [threshold, protocolFeeBps, creatorFeeBps, initialVirtualReserve] = await Promise.all([
+    client.readContract({ address: launchpad, abi: launchpadAbi, functionName: "graduationThreshold" }),
+    client.readContract({ address: launchpad, abi: launchpadAbi, functionName: "protocolFeeBps" }),
+    client.readContract({ address: launchpad, abi: launchpadAbi, functionName: "creatorFeeBps" }),
+    client.readContract({ address: launchpad, abi: launchpadAbi, functionName: "initialVirtualReserve" }),
+  ]);
+  const config = { protocolFeeBps, creatorFeeBps, graduationThreshold: threshold, initialVirtualReserve };
+
+  const wasAutomine = await rpc<boolean>(rpcUrl, "anvil_getAutomine");
+  if (wasAutomine) await rpc(rpcUrl, "evm_setAutomine", [false]);
+  const baseFee = (await client.getBlock({ blockTag: "latest" })).baseFeePerGas ?? 0n;
+  const pinnedBaseFee = baseFee < GAS_PRICE / 2n ? baseFee : GAS_PRICE / 2n;
+  const fromBlock = Number(await client.getBlockNumber()) + 1;
+
+  const setup = traders.flatMap((address) => [
+    { method: "anvil_setBalance", params: [address, hex(1_000_000n * WAD)] },
+    { method: "anvil_impersonateAccount", params: [address] },
+  ]);
+  await checkedBatch(rpcUrl, setup);
+  const nonceResults = await checkedBatch(
+    rpcUrl,
+    traders.map((address) => ({ method: "eth_getTransactionCount", params: [address, "pending"] })),
+  );
+  const nonces = new Map<Address, bigint>(traders.map((a, i) => [a, BigInt(nonceResults[i] as string)]));
+
+  let blocks = 0;
+  let queue: PendingTx[] = [];
+  const send = async () => {
+    if (queue.length === 0) return;
+    const batch = queue;
+    queue = [];
+    const calls = batch.map((tx, i) => {
+      const nonce = nonces.get(tx.from)!;
+      nonces.set(tx.from, nonce + 1n);
+      return {
+        method: "eth_sendTransaction",
+        params: [
+          {
+            from: tx.from,
+            to: tx.to,
+            data: tx.data,
+            value: hex(tx.value ?? 0n),
+            gas: hex(tx.gas),
+            nonce: hex(nonce),
+            // Decreasing priority fees make the block execute in queue order, so the local curve
+            // mirror matches the chain.
+            maxFeePerGas: hex(GAS_PRICE + BigInt(batch.length - i)),
+            maxPriorityFeePerGas: hex(BigInt(batch.length - i)),
+          },
+        ],
+      };
+    });
+    const results = await rpcBatch(rpcUrl, calls);
+    const failedSenders = new Set<Address>();
+    results.forEach((r, i) => {
+      if (r?.error) failedSenders.add(batch[i]!.from);
+    });
+    if (failedSenders.size > 0) {
+      const fresh = await checkedBatch(
+        rpcUrl,
+        [...failedSenders].map((a) => ({ method: "eth_getTransactionCount", params: [a, "pending"] })),
+      );
+      for (const [i, a] of [...failedSenders].entries()) nonces.set(a, BigInt(fresh[i] as string));
+    }
+    // Mine until the pool is empty (a block takes what fits in its gas limit).
+    for (;;) {
+      await rpc(rpcUrl, "anvil_setNextBlockBaseFeePerGas", [hex(pinnedBaseFee)]);
+      await rpc(rpcUrl, "evm_mine");
+      blocks += 1;
+      const status = await rpc<{ pending: string }>(rpcUrl, "txpool_status");
+      if (BigInt(status.pending) === 0n) break;
+    }
+  };
+
+  // 1. Launches.
+  for (let i = 0; i < tokenCount; i++) {
+    const { name, symbol } = tokenName(random, i);
+    queue.push({
+      from: random.pick(traders),
+      to: launchpad,
+      data: encodeFunctionData({ abi: launchpadAbi, functionName: "createToken", args: [name, symbol] }),
+      gas: 1_500_000n,
+    });
+    if (queue.length >= 50) await send();
+  }
+  await send();
+  const createdLogs = await client.getLogs({
+    address: launchpad,
+    event: launchpadAbi.find((x) => x.type === "event" && x.name === "TokenCreated") as never,
+    fromBlock: BigInt(fromBlock),
+    toBlock: "latest",
+  });
+  const tokens = parseEventLogs({ abi: launchpadAbi, logs: createdLogs, eventName: "TokenCreated" }).map(
+    (log) => ({
+      address: log.args.token.toLowerCase() as `0x${string}`,
+      reserveBalance: log.args.reserveBalance,
+      tokenBalance: log.args.tokenBalance,
+      holders: new Map<Address, bigint>(),
+      graduated: false,
+    }),
+  );
+  const tradable = () => tokens.filter((t) => !t.graduated);
+  if (tokens.length === 0) throw new Error("loadHistory: no token was created");
+
+  // 2. Curve trades (popular tokens get more trades: squared-uniform index).
+  const swapsPerGraduation = 10;
+  const curveTrades = Math.max(0, options.trades - graduations * (1 + swapsPerGraduation));
+  const limit = (threshold * 6n) / 10n;
+  let lastLog = performance.now();
+  const pushCurveTrade = () => {
+    const open = tradable();
+    const token = open[Math.floor(random.next() ** 2 * open.length)]!;
+    const realReserve = token.reserveBalance - initialVirtualReserve;
+    const wantSell = token.holders.size > 0 && (realReserve > limit || random.chance(0.4));
+    if (wantSell) {
+      const holders = [...token.holders.keys()];
+      const seller = random.pick(holders);
+      const known = token.holders.get(seller)!;
+      const amount = known / 2n <= 1000n ? known / 2n : random.fraction(known / 2n, 0.3, 1);
+      if (amount > 0n) {
+        const trade = computeSell(token, amount, config);
+        token.reserveBalance = trade.reserveBalance;
+        token.tokenBalance = trade.tokenBalance;
+        const left = known - amount;
+        if (left < 10n ** 12n) token.holders.delete(seller);
+        else token.holders.set(seller, left);
+        queue.push({
+          from: seller,
+          to: launchpad,
+          data: encodeFunctionData({
+            abi: launchpadAbi,
+            functionName: "sell",
+            args: [token.address, amount, 0n],
+          }),
+          gas: 250_000n,
+        });
+        return;
+      }
+    }
+    let value = random.ethAmount(0.02, 1.2, 0.0005, 0.3);
+    const room = limit - realReserve;
+    if (room <= 0n) value = 10n ** 14n;
+    else if (value > room) value = room / 2n + 10n ** 14n;
+    const buyer = random.pick(traders);
+    const trade = computeBuy(token, value, config);
+    token.reserveBalance = trade.reserveBalance;
+    token.tokenBalance = trade.tokenBalance;
+    // Credit 95% of the expected amount: sells stay within balances even if the mirror drifts.
+    token.holders.set(buyer, (token.holders.get(buyer) ?? 0n) + (trade.tokenAmount * 95n) / 100n);
+    queue.push({
+      from: buyer,
+      to: launchpad,
+      data: encodeFunctionData({ abi: launchpadAbi, functionName: "buy", args: [token.address, 0n] }),
+      value,
+      gas: 250_000n,
+    });
+  };
+  const pushTrades = async (count: number) => {
+    for (let i = 0; i < count; i++) {
+      pushCurveTrade();
+      if (queue.length >= perBlock) await send();
+      if (options.logger && performance.now() - lastLog > 5_000) {
+        lastLog = performance.now();
+        const seconds = (performance.now() - started) / 1000;
+        options.logger.info(
+          `history: ${i + 1}/${count} trades sent, ${blocks} blocks, ${((i + 1) / seconds).toFixed(0)} trades/s`,
+        );
+      }
+    }
+    await send();
+  };
+  await pushTrades(curveTrades);
+
+  // 3. Graduations, then swaps on the new pools.
+  const graduated = tokens.slice(0, graduations);
+  for (const token of graduated) {
+    token.graduated = true;
+    const [, , , realReserve] = await client.readContract({
+      address: launchpad,
+      abi: launchpadAbi,
+      functionName: "curveOf",
+      args: [token.address],
+    });
+    const value =
+      ((threshold - realReserve) * 10_000n) / (10_000n - protocolFeeBps - creatorFeeBps) + 10n ** 16n;
+    queue.push({
+      from: random.pick(traders),
+      to: launchpad,
+      data: encodeFunctionData({ abi: launchpadAbi, functionName: "buy", args: [token.address, 0n] }),
+      value,
+      gas: 8_000_000n,
+    });
+  }
+  await send();
+  for (const token of graduated) {
+    for (let i = 0; i < swapsPerGraduation; i++) {
+      const value = random.ethAmount(0.05, 1, 0.001, 0.5);
+      queue.push({
+        from: random.pick(traders),
+        to: deployment.contracts.swapRouter,
+        data: encodeFunctionData({
+          abi: swapRouterAbi,
+          functionName: "exactInputSingle",
+          args: [
+            {
+              tokenIn: deployment.contracts.weth,
+              tokenOut: token.address,
+              fee: POOL_FEE,
+              recipient: random.pick(traders),
+              deadline: 2n ** 40n,
+              amountIn: value,
+              amountOutMinimum: 0n,
+              sqrtPriceLimitX96: 0n,
+            },
+          ],
+        }),
+        value,
+        gas: 400_000n,
+      });
+    }
+  }
+  await send();
+
+  const tCount = performance.now();
+  // 4. Count, top up what reverted, count again.
+  let toBlock = Number(await client.getBlockNumber());
+  let counted = await countLogs(rpcUrl, fromBlock, toBlock);
+  for (let attempt = 0; counted.trades < options.trades && attempt < 5; attempt++) {
+    await pushTrades(options.trades - counted.trades);
+    toBlock = Number(await client.getBlockNumber());
+    counted = await countLogs(rpcUrl, fromBlock, toBlock);
+  }
+  options.logger?.info(`history: counted logs in ${((performance.now() - tCount) / 1000).toFixed(1)} s`);
+  await checkedBatch(
+    rpcUrl,
+    traders.map((address) => ({ method: "anvil_stopImpersonatingAccount", params: [address] })),
+  );
+  if (wasAutomine) await rpc(rpcUrl, "evm_setAutomine", [true]);
+  const seconds = (performance.now() - started) / 1000;
+  const result: LoadHistoryResult = {
+    trades: counted.trades,
+    events: counted.events,
+    blocks,
+    fromBlock,
+    toBlock,
+    seconds,
+    tradesPerSecond: counted.trades / seconds,
+    tokens: tokens.map((t) => t.address),
+  };
+  options.logger?.info(
+    `history: ${result.trades} trades, ${result.events} events in ${result.blocks} blocks (${fromBlock}-${toBlock}) in ${seconds.toFixed(1)} s = ${result.tradesPerSecond.toFixed(0)} trades/s`,
+  );
+  return result;
+}
+
+async function checkedBatch(
+  rpcUrl: string,
+  calls: { method: string; params: unknown[] }[],
+): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (let i = 0; i < calls.length; i += 500) {
+    const results = await rpcBatch(rpcUrl, calls.slice(i, i + 500));
+    for (const r of results) {
+      if (r?.error) throw new Error(`loadHistory: ${r.error.message}`);
+      out.push(r?.result);
+    }
+  }
+  return out;
+}
+
+const TRADE_TOPICS = new Set(
+  [
+    encodeEventTopics({ abi: launchpadAbi, eventName: "TokensBought" })[0],
+    encodeEventTopics({ abi: launchpadAbi, eventName: "TokensSold" })[0],
+    encodeEventTopics({ abi: uniswapV3PoolAbi, eventName: "Swap" })[0],
+  ].map((t) => t?.toLowerCase()),
+);
+
+/** Counts all logs and trade logs (TokensBought, TokensSold, Swap) in [fromBlock, toBlock] (4 ranges in flight). */
+async function countLogs(
+  rpcUrl: string,
+  fromBlock: number,
+  toBlock: number,
+): Promise<{ trades: number; events: number }> {
+  let trades = 0;
+  let events = 0;
+  const ranges: [number, number][] = [];
+  for (let start = fromBlock; start <= toBlock; start += 40)
+    ranges.push([start, Math.min(toBlock, start + 39)]);
+  const worker = async () => {
+    for (let range = ranges.shift(); range; range = ranges.shift()) {
+      const logs = await rpc<{ topics: string[] }[]>(rpcUrl, "eth_getLogs", [
+        { fromBlock: hex(range[0]), toBlock: hex(range[1]) },
+      ]);
+      events += logs.length;
+      for (const log of logs) if (TRADE_TOPICS.has(log.topics[0]?.toLowerCase() ?? "")) trades += 1;
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  return { trades, events };
+}
