@@ -18,7 +18,10 @@ const app = (await buildApp({
 })) as unknown as FastifyInstance;
 if (!app.hasRoute({ method: "GET", url: "/api/v1/stream" })) {
   await app.register(
-    streamRoutes({ listenerUrl: url, config: { maxConnectionsPerIp: 100_000, maxConnections: 100_000, eager: true } }),
+    streamRoutes({
+      listenerUrl: url,
+      config: { maxConnectionsPerIp: 100_000, maxConnections: 100_000, eager: true },
+    }),
   );
 }
 const address = await app.listen({ host: "127.0.0.1", port: 0, backlog: 4096 });

@@ -7,9 +7,9 @@
 // per scenario: {"bench":"stream","scenario":...,"subscribers":...,"trades":...,"p50_ms":...,"p99_ms":...}.
 // Options: --subscribers=<n> (1000) --blocks=<n> (100) --rate=<blocks/s> (10) --trades-per-block=<n> (1, and 20)
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
-import { readFileSync } from "node:fs";
 import { createTestDatabase } from "@tmi/testkit";
 import pg from "pg";
 
@@ -48,10 +48,14 @@ await writer.query(
 );
 
 // The server process.
-const server: ChildProcess = spawn(process.execPath, ["--conditions=tmi-source", "--import", "tsx", "bench/stream-server-lib.ts"], {
-  env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: process.env.STREAM_BENCH_LOG ?? "warn" },
-  stdio: ["ignore", "pipe", "inherit"],
-});
+const server: ChildProcess = spawn(
+  process.execPath,
+  ["--conditions=tmi-source", "--import", "tsx", "bench/stream-server-lib.ts"],
+  {
+    env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: process.env.STREAM_BENCH_LOG ?? "warn" },
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
 const base: string = await new Promise((resolve, reject) => {
   let out = "";
   let listening = false;
@@ -108,6 +112,17 @@ function subscribe(): Promise<Subscriber> {
   });
 }
 
+// Baseline: when this process' own LISTEN connection hears each block's NOTIFY (PostgreSQL's share of the latency).
+const notifiedAt = new Map<string, number>();
+const listener = new pg.Client({ connectionString: db.url });
+listener.on("error", () => {});
+await listener.connect();
+listener.on("notification", (message) => {
+  const payload = JSON.parse(message.payload ?? "{}") as { to_block?: number };
+  notifiedAt.set(String(payload.to_block), performance.now());
+});
+await listener.query("LISTEN tmi_indexed");
+
 log(`query-api at ${base}; opening ${SUBSCRIBERS} subscribers…`);
 const subscribers: Subscriber[] = [];
 for (let i = 0; i < SUBSCRIBERS; i += 100) {
@@ -116,7 +131,9 @@ for (let i = 0; i < SUBSCRIBERS; i += 100) {
 await new Promise((r) => setTimeout(r, 500));
 log(`${subscribers.length} subscribers connected; server RSS ${rssMb()} MB`);
 
-async function commitBlock(tradesPerBlock: number): Promise<{ keys: string[]; committedAt: number }> {
+async function commitBlock(
+  tradesPerBlock: number,
+): Promise<{ block: string; keys: string[]; committedAt: number }> {
   block += 1n;
   const ts = T0 + (block - 1_000n) * 2n;
   const client = await writer.connect();
@@ -153,11 +170,13 @@ async function commitBlock(tradesPerBlock: number): Promise<{ keys: string[]; co
       "UPDATE indexer_checkpoints SET block_number = $1, block_hash = $2, block_timestamp = $3, head_block_number = $1, updated_at = now()",
       [block.toString(), `0x${block.toString(16).padStart(64, "a")}`, ts.toString()],
     );
-    await client.query("SELECT pg_notify('tmi_indexed', $1)", [JSON.stringify({ from_block: Number(block), to_block: Number(block) })]);
+    await client.query("SELECT pg_notify('tmi_indexed', $1)", [
+      JSON.stringify({ from_block: Number(block), to_block: Number(block) }),
+    ]);
     for (const l of logs) keys.push(`${block}-${l}`);
     const committedAt = performance.now();
     await client.query("COMMIT");
-    return { keys, committedAt };
+    return { block: block.toString(), keys, committedAt };
   } finally {
     client.release();
   }
@@ -171,7 +190,7 @@ function percentile(sorted: number[], p: number): number {
 const results: Record<string, unknown>[] = [];
 for (const tradesPerBlock of SCENARIOS) {
   for (const s of subscribers) s.arrivals.clear();
-  const commits: { keys: string[]; committedAt: number }[] = [];
+  const commits: { block: string; keys: string[]; committedAt: number }[] = [];
   const started = performance.now();
   let peakRss = rssMb();
   for (let i = 0; i < BLOCKS; i++) {
@@ -194,6 +213,10 @@ for (const tradesPerBlock of SCENARIOS) {
     }
   }
   latencies.sort((a, b) => a - b);
+  const notifyLatencies = commits
+    .map((c) => (notifiedAt.get(c.block) ?? Number.NaN) - c.committedAt)
+    .filter((v) => !Number.isNaN(v))
+    .sort((a, b) => a - b);
   const result = {
     bench: "stream",
     scenario: `${tradesPerBlock} trade(s)/block @ ${RATE} blocks/s`,
@@ -208,12 +231,17 @@ for (const tradesPerBlock of SCENARIOS) {
     p99_ms: Number(percentile(latencies, 99).toFixed(1)),
     max_ms: Number((latencies.at(-1) ?? Number.NaN).toFixed(1)),
     server_rss_mb: peakRss,
+    notify_p50_ms: Number(percentile(notifyLatencies, 50).toFixed(1)),
+    notify_p99_ms: Number(percentile(notifyLatencies, 99).toFixed(1)),
+    load_avg_1m: Number(os.loadavg()[0]!.toFixed(1)),
   };
   results.push(result);
   log(`${result.scenario}: ${result.deliveries} deliveries, p99 ${result.p99_ms} ms`);
 }
 
-console.log(`\nstream fan-out — ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}, ${new Date().toISOString()}`);
+console.log(
+  `\nstream fan-out — ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}, ${new Date().toISOString()}`,
+);
 console.table(
   results.map((r) => ({
     scenario: r.scenario,
@@ -226,6 +254,8 @@ console.table(
     "p99 ms": r.p99_ms,
     "max ms": r.max_ms,
     "server RSS MB": r.server_rss_mb,
+    "NOTIFY p99 ms": r.notify_p99_ms,
+    "load 1m": r.load_avg_1m,
   })),
 );
 for (const r of results) console.log(JSON.stringify(r));
@@ -233,6 +263,7 @@ for (const r of results) console.log(JSON.stringify(r));
 for (const s of subscribers) s.request.destroy();
 server.kill("SIGTERM");
 await new Promise((r) => server.once("exit", r));
+await listener.end();
 await writer.end();
 await db.drop();
 process.exit(0);
