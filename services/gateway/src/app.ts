@@ -1,9 +1,9 @@
 import cors from "@fastify/cors";
 import rateLimit from "@fastify/rate-limit";
 import underPressure from "@fastify/under-pressure";
-import { AppError } from "@tmi/shared/errors";
+import { AppError, errorBody } from "@tmi/shared/errors";
 import { createHttpApp, type HttpApp } from "@tmi/shared/http";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { corsOrigins, type GatewayEnv } from "./config.js";
@@ -47,6 +47,7 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     withoutHealthRoutes: true,
   });
   const root = app as unknown as FastifyInstance;
+  let lastShedLog = 0;
 
   root.register(underPressure, {
     maxEventLoopDelay: config.GATEWAY_MAX_EVENT_LOOP_DELAY_MS,
@@ -54,13 +55,20 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     maxHeapUsedBytes: config.GATEWAY_MAX_HEAP_USED_BYTES,
     maxRssBytes: config.GATEWAY_MAX_RSS_BYTES,
     sampleInterval: config.GATEWAY_PRESSURE_SAMPLE_INTERVAL_MS,
-    pressureHandler: async (request: FastifyRequest, _reply: unknown, type: string, value: unknown) => {
-      if (PROBE_PATHS.has(pathOf(request))) return;
-      request.log.warn({ type, value }, "shedding load");
-      throw new AppError("service_unavailable", "the gateway is overloaded; retry shortly", {
-        headers: { "retry-after": "5" },
-      });
-    },
+    // Answers the 503 itself (no error-handler log line per shed request: logging under overload
+    // adds load); one warning per second at most.
+    // (@fastify/under-pressure sends a non-null return value as the reply; its types say void.)
+    pressureHandler: ((request: FastifyRequest, reply: FastifyReply, type: string, value: unknown) => {
+      if (PROBE_PATHS.has(pathOf(request))) return undefined;
+      const now = Date.now();
+      if (now - lastShedLog >= 1000) {
+        lastShedLog = now;
+        request.log.warn({ type, value }, "shedding load");
+      }
+      const error = new AppError("service_unavailable", "the gateway is overloaded; retry shortly");
+      reply.code(error.status).header("retry-after", "5").header("cache-control", "no-store");
+      return errorBody(error, request.id);
+    }) as never,
   });
 
   root.register(cors, {
@@ -97,21 +105,20 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     });
   }
 
-  // Bodies stream through unparsed, so the limit is checked on the declared length.
-  root.addHook("onRequest", async (request) => {
-    const length = Number(request.headers["content-length"] ?? 0);
-    if (length > config.GATEWAY_BODY_LIMIT_BYTES) {
-      throw new AppError(
-        "payload_too_large",
-        `request body larger than ${config.GATEWAY_BODY_LIMIT_BYTES} bytes`,
+  // Bodies stream through unparsed, so the limit is checked on the declared length (a callback
+  // hook: no promise per request).
+  root.addHook("onRequest", (request, _reply, done) => {
+    const declared = request.headers["content-length"];
+    if (declared !== undefined && Number(declared) > config.GATEWAY_BODY_LIMIT_BYTES) {
+      done(
+        new AppError(
+          "payload_too_large",
+          `request body larger than ${config.GATEWAY_BODY_LIMIT_BYTES} bytes`,
+        ),
       );
+      return;
     }
-  });
-  // Long-lived Server-Sent Events: no idle timeout on the client socket.
-  root.addHook("onSend", async (request, reply, payload) => {
-    const type = reply.getHeader("content-type");
-    if (typeof type === "string" && type.startsWith("text/event-stream")) request.raw.socket?.setTimeout(0);
-    return payload;
+    done();
   });
 
   root.get("/health", async (request, reply) => {
@@ -134,12 +141,21 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     { service: "query-api", prefix: "/readyz", upstreams: config.QUERY_API_URL },
   ];
   for (const route of routes) registerProxyRoute(root, { ...route, ...timeouts });
-  registerProxyRoute(root, {
-    service: "stream",
-    prefix: "/api/v1/stream",
-    upstreams: config.STREAM_API_URL ?? config.QUERY_API_URL,
-    ...timeouts,
-    bodyTimeoutMs: 0,
+  // Long-lived Server-Sent Events: no body timeout upstream, no idle timeout on the client socket
+  // (hook scoped to the stream route only).
+  root.register(async (scope) => {
+    scope.addHook("onSend", (request, reply, payload, done) => {
+      const type = reply.getHeader("content-type");
+      if (typeof type === "string" && type.startsWith("text/event-stream")) request.raw.socket?.setTimeout(0);
+      done(null, payload);
+    });
+    registerProxyRoute(scope, {
+      service: "stream",
+      prefix: "/api/v1/stream",
+      upstreams: config.STREAM_API_URL ?? config.QUERY_API_URL,
+      ...timeouts,
+      bodyTimeoutMs: 0,
+    });
   });
   return app;
 }

@@ -66,10 +66,13 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   /** Key prefix of the rate-limit counters in Redis (replicas sharing it share counts). */
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default("tmi:gateway:rate-limit:"),
   TRUST_PROXY: trustProxy,
-  /** Load shedding (503 `service_unavailable`): event-loop delay above this (ms, 0 = off). */
-  GATEWAY_MAX_EVENT_LOOP_DELAY_MS: nonNegativeInt(1000),
-  /** Load shedding: event-loop utilization above this (0–1, 0 = off). */
-  GATEWAY_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0.98),
+  /** Load shedding (503 `service_unavailable`): mean event-loop delay over a sample above this (ms, 0 = off). */
+  GATEWAY_MAX_EVENT_LOOP_DELAY_MS: nonNegativeInt(200),
+  /**
+   * Load shedding: event-loop utilization above this (0–1; default 0 = off: a proxy running at full
+   * speed with good latency sits at ≈ 1, so this would shed healthy traffic; the delay bound is the signal).
+   */
+  GATEWAY_MAX_EVENT_LOOP_UTILIZATION: z.coerce.number().min(0).max(1).default(0),
   /** Load shedding: V8 heap used above this (bytes, 0 = off). */
   GATEWAY_MAX_HEAP_USED_BYTES: nonNegativeInt(0),
   /** Load shedding: resident set size above this (bytes, 0 = off). */
