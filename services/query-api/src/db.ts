@@ -11,6 +11,25 @@ export interface ReadDb {
     text: string,
     values?: unknown[],
   ): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(config: {
+    name?: string;
+    text: string;
+    values?: unknown[];
+  }): Promise<pg.QueryResult<R>>;
+}
+
+/**
+ * Runs `text` as the named prepared statement `name` (prepared once per connection): the hot
+ * read paths skip parsing and, once PostgreSQL settles on a generic plan, planning, which costs
+ * more than executing these index lookups. `name` must be unique per `text`.
+ */
+export function prepared<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  db: ReadDb,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<pg.QueryResult<R>> {
+  return db.query<R>({ name, text, values });
 }
 
 /** An `int8` column as read by `pg`: a bigint with `createPgPool`'s parsers, a decimal string without. */

@@ -208,6 +208,11 @@ describe("over the real indexer", () => {
     expect(names).toContain("TokenCreated");
     expect(names).toContain("TokensBought");
     expect(names).toContain("TokensSold");
+    expect(names).toContain("Transfer"); // the token's ERC-20 transfers
+    const gradActivity = await get(`/api/v1/tokens/${grad}/activity?limit=100`);
+    const gradNames = gradActivity.body.items.map((e: { event_name: string }) => e.event_name);
+    expect(gradNames).toContain("TokenGraduated");
+    expect(gradNames).toContain("Swap"); // the pool's swaps
     const bought = activity.body.items.find((e: { event_name: string }) => e.event_name === "TokensBought");
     expect(bought.decoded.token.toLowerCase()).toBe(alpha);
     // Newest first by position.

@@ -1,4 +1,4 @@
-import type { Int8, ReadDb } from "../db.js";
+import { type Int8, prepared, type ReadDb } from "../db.js";
 import type { Candle, ChartInterval } from "../schemas.js";
 import { chartRange } from "./chart-buckets.js";
 
@@ -33,15 +33,23 @@ export async function getCandles(
   db: ReadDb,
   options: { token: string; interval: ChartInterval; limit: number },
 ): Promise<Candle[] | null> {
-  const bounds = await db.query<{ created_at: Int8; latest_timestamp: Int8 | null }>(BOUNDS_SQL, [
-    options.token,
-  ]);
+  const bounds = await prepared<{ created_at: Int8; latest_timestamp: Int8 | null }>(
+    db,
+    "qapi_chart_bounds",
+    BOUNDS_SQL,
+    [options.token],
+  );
   const row = bounds.rows[0];
   if (!row) return null;
   const launch = Number(row.created_at);
   const latest = row.latest_timestamp === null ? launch : Number(row.latest_timestamp);
   const { from, to, step } = chartRange(launch, latest, options.interval, options.limit);
-  const result = await db.query<CandleRow>(CANDLES_SQL, [options.token, options.interval, from, to]);
+  const result = await prepared<CandleRow>(db, "qapi_chart_candles", CANDLES_SQL, [
+    options.token,
+    options.interval,
+    from,
+    to,
+  ]);
   const byStart = new Map<number, CandleRow>();
   for (const candle of result.rows) byStart.set(Number(candle.bucket_start), candle);
   const candles: Candle[] = [];

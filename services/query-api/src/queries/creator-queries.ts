@@ -1,4 +1,4 @@
-import type { ReadDb } from "../db.js";
+import { prepared, type ReadDb } from "../db.js";
 
 const PROFILE_SQL = `SELECT
   EXISTS (SELECT 1 FROM excluded_addresses WHERE kind = 'creator' AND address = $1) AS excluded,
@@ -18,13 +18,13 @@ export async function getCreatorAggregates(
   db: ReadDb,
   creator: string,
 ): Promise<{ tokenCount: number; volume: string }> {
-  const result = await db.query<{
+  const result = await prepared<{
     excluded: boolean;
     token_count: number | null;
     volume: string | null;
     hidden_count: number;
     hidden_volume: string;
-  }>(PROFILE_SQL, [creator]);
+  }>(db, "qapi_creator_profile", PROFILE_SQL, [creator]);
   const row = result.rows[0];
   if (!row || row.excluded || row.token_count === null) return { tokenCount: 0, volume: "0" };
   const tokenCount = Math.max(0, row.token_count - row.hidden_count);

@@ -1,4 +1,4 @@
-import type { Int8, ReadDb } from "../db.js";
+import { type Int8, prepared, type ReadDb } from "../db.js";
 import type { Pricing, TokenDetail, TokenItem } from "../schemas.js";
 
 /**
@@ -101,7 +101,8 @@ export async function listTokens(
   values.push(options.take);
   const sql = `SELECT ${TOKEN_ITEM_COLUMNS} FROM tokens t WHERE ${where.join(" AND ")}
     ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $${values.length}`;
-  const result = await db.query<TokenItemRow>(sql, values);
+  const name = `qapi_tokens_${options.searchPattern === null ? "all" : "search"}_${options.after === null ? "first" : "after"}`;
+  const result = await prepared<TokenItemRow>(db, name, sql, values);
   return result.rows;
 }
 
@@ -122,7 +123,12 @@ export async function listCreatorTokens(
   values.push(options.take);
   const sql = `SELECT ${TOKEN_ITEM_COLUMNS} FROM tokens t WHERE t.creator = $1${keyset} AND ${VISIBLE_TOKEN}
     ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $${values.length}`;
-  const result = await db.query<TokenItemRow>(sql, values);
+  const result = await prepared<TokenItemRow>(
+    db,
+    `qapi_creator_tokens_${options.after === null ? "first" : "after"}`,
+    sql,
+    values,
+  );
   return result.rows;
 }
 
@@ -175,7 +181,7 @@ export function progressBps(state: string, realReserve: bigint, threshold: bigin
  * Source: `tokens`, the finalized `metadata_drafts` row bound to the token.
  */
 export async function getTokenDetail(db: ReadDb, address: string): Promise<TokenDetail | null> {
-  const result = await db.query<TokenDetailRow>(DETAIL_SQL, [address]);
+  const result = await prepared<TokenDetailRow>(db, "qapi_token_detail", DETAIL_SQL, [address]);
   const row = result.rows[0];
   if (!row) return null;
   const state = row.state === "graduated" ? "graduated" : "curve";

@@ -1,4 +1,4 @@
-import type { Int8, ReadDb } from "../db.js";
+import { type Int8, prepared, type ReadDb } from "../db.js";
 import type { ActivityItem, Trade } from "../schemas.js";
 
 /** Keyset position of a trade or chain event: (block_number, transaction_index, log_index, transaction_hash). */
@@ -100,7 +100,12 @@ async function page<R extends PositionRow>(
           options.after[3],
           options.take,
         ];
-  const result = await db.query<R>(sql, values);
+  const result = await prepared<R>(
+    db,
+    `qapi_${table}_${options.order}_${options.after === null ? "first" : "after"}`,
+    sql,
+    values,
+  );
   if (result.rows.length === 0) return null;
   return { rows: result.rows.filter((row) => row.block_number !== null) };
 }

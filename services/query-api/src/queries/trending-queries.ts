@@ -1,4 +1,4 @@
-import type { Int8, ReadDb } from "../db.js";
+import { type Int8, prepared, type ReadDb } from "../db.js";
 import { TOKEN_ITEM_COLUMNS, type TokenItemRow, VISIBLE_TOKEN } from "./token-queries.js";
 
 /** Keyset position in a trending snapshot: (snapshot id, rank). */
@@ -33,8 +33,12 @@ export async function listTrending(
 ): Promise<{ snapshotId: bigint | null; rows: TrendingRow[] }> {
   const result =
     options.after === null
-      ? await db.query<TrendingRow>(LATEST_SQL, [0, options.take])
-      : await db.query<TrendingRow>(AT_SQL, [options.after[1], options.take, options.after[0].toString()]);
+      ? await prepared<TrendingRow>(db, "qapi_trending_latest", LATEST_SQL, [0, options.take])
+      : await prepared<TrendingRow>(db, "qapi_trending_at", AT_SQL, [
+          options.after[1],
+          options.take,
+          options.after[0].toString(),
+        ]);
   const first = result.rows[0];
   if (!first) return { snapshotId: null, rows: [] };
   return { snapshotId: BigInt(first.snapshot_id), rows: result.rows.filter((row) => row.address !== null) };

@@ -1,0 +1,382 @@
+// `pnpm bench api`: query-api under load on a synthesized database (see api-data-lib.ts) of
+// ≥ 10,000 tokens and ≥ 1,000,000 trades. query-api runs as its own process (from sources, the
+// read-only pool of main.ts); autocannon 9 drives each route with 50 connections; then the same
+// query functions run straight on a `pg` pool with 50 concurrent callers, for comparison.
+// Prints a table, then one JSON line per route:
+//   {"bench":"api","route":...,"rps":...,"p99_ms":...,"rss_mb":...,"errors":...,"pg_rps":...,"pg_p99_ms":...}
+// Options: --duration=<s> (10) --pg-duration=<s> (5) --connections=<n> (50) --pool=<n> (DB_POOL_MAX, 16)
+//          --tokens=<n> (10000) --trades=<n> (1000000) --rebuild --only=<route,...>
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import { startServiceProcess, waitFor } from "@tmi/testkit";
+import autocannon from "autocannon";
+import pg from "pg";
+import { createCursorCodec } from "../packages/shared/src/codec/index.js";
+import { getCandles } from "../services/query-api/src/queries/chart-queries.js";
+import { getCreatorAggregates } from "../services/query-api/src/queries/creator-queries.js";
+import {
+  getPricing,
+  getTokenDetail,
+  listCreatorTokens,
+  listTokens,
+} from "../services/query-api/src/queries/token-queries.js";
+import { listActivity, listTrades } from "../services/query-api/src/queries/trade-queries.js";
+import { listTrending } from "../services/query-api/src/queries/trending-queries.js";
+import { createReadPool } from "../services/query-api/src/db.js";
+import { BENCH_CHAIN_ID, ensureBenchDatabase } from "./api-data-lib.js";
+
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [key, value] = arg.replace(/^--/, "").split("=");
+    return [key ?? "", value ?? "true"] as const;
+  }),
+);
+const num = (key: string, fallback: number) => (args.has(key) ? Number(args.get(key)) : fallback);
+const DURATION = num("duration", 10);
+const PG_DURATION = num("pg-duration", 5);
+const CONNECTIONS = num("connections", 50);
+const POOL = num("pool", 16);
+const TOKENS = num("tokens", 10_000);
+const TRADES = num("trades", 1_000_000);
+const ONLY = args.get("only")?.split(",");
+const SECRET = "bench-cursor-secret-0123456789abcdef";
+const ADMIN_URL = process.env.TMI_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const data = await ensureBenchDatabase({
+  adminUrl: ADMIN_URL,
+  name: "qapi_bench",
+  tokens: TOKENS,
+  trades: TRADES,
+  rebuild: args.has("rebuild"),
+  log,
+});
+log(
+  data.built
+    ? `database built in ${data.seconds.toFixed(0)} s`
+    : "database already built (pass --rebuild to rebuild)",
+);
+
+// Samples for the routes: tokens with trades, the hot token and deep cursors into it, creators.
+const setup = new pg.Pool({ connectionString: data.url, max: 2 });
+const pick = async (sql: string, values: unknown[] = []) => (await setup.query(sql, values)).rows;
+const tokens: string[] = (
+  await pick("SELECT address FROM tokens WHERE trade_count > 0 ORDER BY md5(address) LIMIT 1000")
+).map((r) => r.address);
+const hot: string = (await pick("SELECT address FROM tokens ORDER BY trade_count DESC LIMIT 1"))[0].address;
+const hotCount: number = (await pick("SELECT trade_count FROM tokens WHERE address = $1", [hot]))[0]
+  .trade_count;
+const creators: string[] = (await pick("SELECT address FROM creators ORDER BY md5(address) LIMIT 500")).map(
+  (r) => r.address,
+);
+const codec = createCursorCodec(SECRET);
+const deepTrades: { cursor: string; position: [bigint, number, number, string] }[] = [];
+for (const offset of [
+  Math.floor(hotCount * 0.5),
+  Math.floor(hotCount * 0.75),
+  Math.floor(hotCount * 0.9),
+  hotCount - 30,
+]) {
+  const row = (
+    await pick(
+      `SELECT block_number, transaction_index, log_index, transaction_hash FROM trades WHERE token_address = $1
+       ORDER BY block_number DESC, transaction_index DESC, log_index DESC, transaction_hash DESC OFFSET $2 LIMIT 1`,
+      [hot, offset],
+    )
+  )[0];
+  const position: [bigint, number, number, string] = [
+    BigInt(row.block_number),
+    row.transaction_index,
+    row.log_index,
+    row.transaction_hash,
+  ];
+  deepTrades.push({ cursor: codec.encode(`tokens.trades:${hot}:desc`, position), position });
+}
+const deepActivity = deepTrades.map((d) => ({
+  cursor: codec.encode(`tokens.activity:${hot}:desc`, d.position),
+  position: d.position,
+}));
+const deepNewest: { cursor: string; position: [bigint, number] }[] = [];
+for (const offset of [2000, 5000, 8000]) {
+  const row = (
+    await pick(
+      "SELECT created_block_number, created_log_index FROM tokens ORDER BY created_block_number DESC, created_log_index DESC OFFSET $1 LIMIT 1",
+      [offset],
+    )
+  )[0];
+  const position: [bigint, number] = [BigInt(row.created_block_number), row.created_log_index];
+  deepNewest.push({ cursor: codec.encode("tokens?search=", position), position });
+}
+const searches = ["pepe", "moon 1", "doge 52", "turbo 9", "giga", "cat 77", "0xab", "0x1f"];
+const snapshotId = BigInt((await pick("SELECT max(id) AS id FROM trending_snapshots"))[0].id);
+const trendingCursor = codec.encode("tokens.trending", [snapshotId, 40]);
+const sizes = (
+  await pick(`SELECT (SELECT count(*) FROM tokens) AS tokens, (SELECT count(*) FROM trades) AS trades,
+  (SELECT count(*) FROM chain_events) AS events, (SELECT count(*) FROM candles) AS candles`)
+)[0];
+await setup.end();
+
+let counter = 0;
+const rotate = <T>(list: readonly T[]): T => list[counter++ % list.length]!;
+
+interface RouteBench {
+  route: string;
+  group: "detail" | "pages" | "lists" | "charts";
+  path: () => string;
+  raw: (db: pg.Pool) => Promise<unknown>;
+}
+
+const routes: RouteBench[] = [
+  {
+    route: "detail",
+    group: "detail",
+    path: () => `/api/v1/tokens/${rotate(tokens)}`,
+    raw: (db) => getTokenDetail(db, rotate(tokens)),
+  },
+  {
+    route: "pricing",
+    group: "detail",
+    path: () => `/api/v1/tokens/${rotate(tokens)}/pricing`,
+    raw: (db) => getPricing(db, rotate(tokens)),
+  },
+  {
+    route: "trades",
+    group: "pages",
+    path: () => `/api/v1/tokens/${rotate(tokens)}/trades`,
+    raw: (db) => listTrades(db, { token: rotate(tokens), order: "desc", after: null, take: 21 }),
+  },
+  {
+    route: "trades_deep",
+    group: "pages",
+    path: () => `/api/v1/tokens/${hot}/trades?cursor=${rotate(deepTrades).cursor}`,
+    raw: (db) => listTrades(db, { token: hot, order: "desc", after: rotate(deepTrades).position, take: 21 }),
+  },
+  {
+    route: "activity",
+    group: "pages",
+    path: () => `/api/v1/tokens/${rotate(tokens)}/activity`,
+    raw: (db) => listActivity(db, { token: rotate(tokens), order: "desc", after: null, take: 21 }),
+  },
+  {
+    route: "activity_deep",
+    group: "pages",
+    path: () => `/api/v1/tokens/${hot}/activity?cursor=${rotate(deepActivity).cursor}`,
+    raw: (db) =>
+      listActivity(db, { token: hot, order: "desc", after: rotate(deepActivity).position, take: 21 }),
+  },
+  {
+    route: "list",
+    group: "lists",
+    path: () => "/api/v1/tokens",
+    raw: (db) => listTokens(db, { searchPattern: null, after: null, take: 21 }),
+  },
+  {
+    route: "newest_deep",
+    group: "lists",
+    path: () => `/api/v1/tokens/newest?cursor=${rotate(deepNewest).cursor}`,
+    raw: (db) => listTokens(db, { searchPattern: null, after: rotate(deepNewest).position, take: 21 }),
+  },
+  {
+    route: "search",
+    group: "lists",
+    path: () => `/api/v1/tokens?search=${encodeURIComponent(rotate(searches))}`,
+    raw: (db) => listTokens(db, { searchPattern: `${rotate(searches)}%`, after: null, take: 21 }),
+  },
+  {
+    route: "trending",
+    group: "lists",
+    path: () => "/api/v1/trending",
+    raw: (db) => listTrending(db, { after: null, take: 21 }),
+  },
+  {
+    route: "trending_page3",
+    group: "lists",
+    path: () => `/api/v1/tokens/trending?cursor=${trendingCursor}`,
+    raw: (db) => listTrending(db, { after: [snapshotId, 40], take: 21 }),
+  },
+  {
+    route: "creator",
+    group: "lists",
+    path: () => `/api/v1/creators/${rotate(creators)}`,
+    raw: (db) => {
+      const creator = rotate(creators);
+      return Promise.all([
+        getCreatorAggregates(db, creator),
+        listCreatorTokens(db, { creator, after: null, take: 21 }),
+      ]);
+    },
+  },
+  {
+    route: "creator_tokens",
+    group: "lists",
+    path: () => `/api/v1/creators/${rotate(creators)}/tokens`,
+    raw: (db) => listCreatorTokens(db, { creator: rotate(creators), after: null, take: 21 }),
+  },
+  {
+    route: "chart_1m_1000",
+    group: "charts",
+    path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1m&limit=1000`,
+    raw: (db) => getCandles(db, { token: rotate(tokens), interval: "1m", limit: 1000 }),
+  },
+  {
+    route: "chart_1w",
+    group: "charts",
+    path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1w`,
+    raw: (db) => getCandles(db, { token: rotate(tokens), interval: "1w", limit: 200 }),
+  },
+];
+
+const TARGETS: Record<RouteBench["group"], { rps: number; p99: number }> = {
+  detail: { rps: 4000, p99: 30 },
+  pages: { rps: 2500, p99: 50 },
+  lists: { rps: 2000, p99: 50 },
+  charts: { rps: 400, p99: 100 },
+};
+
+// query-api as its own process, on the read-only pool of main.ts.
+const server = startServiceProcess({
+  service: "query-api",
+  env: {
+    NODE_ENV: "production",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "info",
+    DATABASE_URL: data.url,
+    CURSOR_SECRET: SECRET,
+    DB_POOL_MAX: String(POOL),
+  },
+});
+const address = await waitFor(
+  () => {
+    if (server.child.exitCode !== null) throw new Error(`query-api exited: ${server.output()}`);
+    const match = /"address":"(http:\/\/[^"]+)"/.exec(server.output());
+    return match?.[1];
+  },
+  { timeoutMs: 60_000, message: "query-api did not start" },
+);
+const pid = server.child.pid!;
+const rssMb = () => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+};
+
+async function load(path: () => string, seconds: number) {
+  let peak = rssMb();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMb());
+  }, 200);
+  const result = await autocannon({
+    url: address,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [{ method: "GET", setupRequest: (req: Record<string, unknown>) => ({ ...req, path: path() }) }],
+  });
+  clearInterval(timer);
+  peak = Math.max(peak, rssMb());
+  return { result, peak };
+}
+
+async function rawPg(run: (db: pg.Pool) => Promise<unknown>, seconds: number) {
+  const db = createReadPool({ url: data.url, max: POOL });
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const started = performance.now();
+      try {
+        await run(db);
+        latencies.push(performance.now() - started);
+      } catch {
+        errors += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  await db.end();
+  latencies.sort((a, b) => a - b);
+  const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
+  return { rps: latencies.length / seconds, p99, errors };
+}
+
+interface Row {
+  route: string;
+  group: RouteBench["group"];
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  rss: number;
+  pgRps: number;
+  pgP99: number;
+}
+const rows: Row[] = [];
+const loadBefore = os.loadavg();
+try {
+  // Sanity: every route answers 200 before it is measured.
+  for (const r of routes) {
+    const response = await fetch(`${address}${r.path()}`);
+    if (response.status !== 200) throw new Error(`${r.route}: ${response.status} ${await response.text()}`);
+    await response.arrayBuffer().catch(() => {});
+  }
+  for (const r of routes) {
+    if (ONLY && !ONLY.includes(r.route)) continue;
+    await load(r.path, 2); // warm-up
+    const { result, peak } = await load(r.path, DURATION);
+    const pgResult = await rawPg(r.raw, PG_DURATION);
+    const row: Row = {
+      route: r.route,
+      group: r.group,
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.errors + result.timeouts + result.non2xx,
+      rss: peak,
+      pgRps: pgResult.rps,
+      pgP99: pgResult.p99,
+    };
+    rows.push(row);
+    log(
+      `  ${r.route}: ${row.rps.toFixed(0)} req/s p99 ${row.p99} ms errors ${row.errors} rss ${row.rss.toFixed(0)} MB | pg ${row.pgRps.toFixed(0)}/s p99 ${row.pgP99.toFixed(1)} ms`,
+    );
+  }
+} finally {
+  await server.stop();
+}
+
+const pad = (value: string, width: number) => value.padStart(width);
+console.log(
+  `\nquery-api benchmark — ${new Date().toISOString()} — ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}`,
+);
+console.log(
+  `load average (1 min) at start ${loadBefore[0]!.toFixed(2)}, at end ${os.loadavg()[0]!.toFixed(2)} (other work on the machine skews the figures)`,
+);
+console.log(
+  `data: ${sizes.tokens} tokens, ${sizes.trades} trades, ${sizes.events} chain events, ${sizes.candles} candles (chain ${BENCH_CHAIN_ID}); ${CONNECTIONS} connections, ${DURATION} s per route, DB_POOL_MAX ${POOL}\n`,
+);
+console.log(
+  `${"route".padEnd(16)}${pad("req/s", 9)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("RSS MB", 8)}${pad("pg q/s", 9)}${pad("pg p99", 8)}${pad("api/pg", 8)}  target`,
+);
+for (const row of rows) {
+  const target = TARGETS[row.group];
+  const ok = row.rps >= target.rps && row.p99 <= target.p99 && row.errors === 0 && row.rss <= 300;
+  console.log(
+    `${row.route.padEnd(16)}${pad(row.rps.toFixed(0), 9)}${pad(String(row.p50), 8)}${pad(String(row.p99), 8)}${pad(String(row.errors), 8)}${pad(row.rss.toFixed(0), 8)}${pad(row.pgRps.toFixed(0), 9)}${pad(row.pgP99.toFixed(1), 8)}${pad((row.rps / row.pgRps).toFixed(2), 8)}  ${ok ? "ok" : "MISS"} (≥ ${target.rps}/s, p99 ≤ ${target.p99} ms)`,
+  );
+}
+console.log("");
+for (const row of rows) {
+  console.log(
+    JSON.stringify({
+      bench: "api",
+      route: row.route,
+      rps: Math.round(row.rps),
+      p99_ms: row.p99,
+      rss_mb: Math.round(row.rss),
+      errors: row.errors,
+      pg_rps: Math.round(row.pgRps),
+      pg_p99_ms: Number(row.pgP99.toFixed(1)),
+    }),
+  );
+}
