@@ -27,6 +27,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Unmeasured warm-up before the run (seconds, default 2). */
   warmupSeconds?: number;
+  /** Path of each request (varied per request), else the path of `url`. */
+  path?: () => string;
   /** Processes whose CPU time per request is reported. */
   cpuPids?: (number | undefined)[];
 }
@@ -39,6 +41,16 @@ async function once(options: LoadOptions, durationSeconds: number): Promise<auto
     duration: durationSeconds,
     headers: options.headers,
     timeout: 10,
+    ...(options.path
+      ? {
+          requests: [
+            {
+              method: "GET",
+              setupRequest: (req: Record<string, unknown>) => ({ ...req, path: options.path!() }),
+            },
+          ],
+        }
+      : {}),
   });
 }
 
