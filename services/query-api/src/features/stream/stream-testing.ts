@@ -179,7 +179,7 @@ export async function insertTrade(
   await rebuildCandles(db, t.token, t.timestamp);
 }
 
-/** Recomputes the candles (every interval) of `token` around `timestamp` from `trades`; deletes empty ones. */
+/** Recomputes the candles and candle traders (every interval) of `token` around `timestamp` from `trades`; deletes empty ones. */
 export async function rebuildCandles(
   db: pg.ClientBase | pg.Pool,
   token: string,
@@ -188,6 +188,16 @@ export async function rebuildCandles(
   for (const interval of CANDLE_INTERVALS) {
     const start = bucketStart(interval, timestamp);
     const end = start + BigInt(INTERVAL_SECONDS[interval]);
+    await db.query(
+      "DELETE FROM candle_traders WHERE token_address = $1 AND interval = $2 AND bucket_start = $3",
+      [token, interval, start.toString()],
+    );
+    await db.query(
+      `INSERT INTO candle_traders (token_address, interval, bucket_start, trader, bought, sold)
+       SELECT $1, $2, $3, trader, bool_or(side = 'buy'), bool_or(side = 'sell')
+         FROM trades WHERE token_address = $1 AND block_timestamp >= $3 AND block_timestamp < $4 GROUP BY trader`,
+      [token, interval, start.toString(), end.toString()],
+    );
     await db.query("DELETE FROM candles WHERE token_address = $1 AND interval = $2 AND bucket_start = $3", [
       token,
       interval,
