@@ -45,6 +45,8 @@ export interface AnvilOptions {
   gasLimit?: bigint;
   /** Mirror anvil's output to this process' stderr. */
   echo?: boolean;
+  /** Genesis block timestamp (Unix seconds; anvil --timestamp): the chain's clock starts there. */
+  timestamp?: number;
   /** Extra command line arguments. */
   args?: string[];
 }
@@ -64,6 +66,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilProce
   if (options.stateFile) {
     args.push("--state", options.stateFile, "--state-interval", String(options.stateInterval ?? 30));
   }
+  if (options.timestamp !== undefined) args.push("--timestamp", String(options.timestamp));
   if (options.gasLimit) args.push("--gas-limit", options.gasLimit.toString());
   args.push(...(options.args ?? []));
   const child = spawn(anvilBinaryPath(), args, { stdio: ["ignore", "pipe", "pipe"] });

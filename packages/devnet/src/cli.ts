@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parseEther } from "viem";
 import { rpc } from "./clients.js";
+import { type Deployment, isDeploymentLive, readDeployment } from "./deploy.js";
 import { startDevnet } from "./devnet.js";
 import { loadHistory } from "./history-loader.js";
 import { runSimulator } from "./simulator.js";
@@ -22,6 +23,7 @@ deployments/devnet.json and runs the traffic simulator until SIGINT/SIGTERM.
   --deployment <file>         deployment JSON (default deployments/devnet.json at the workspace root)
   --graduation-threshold <eth>  real reserve at which tokens graduate (default 5)
   --load-history <trades>     first mine this many trades quickly (benchmarks)
+  --history-days <days>       spread that history over the last days (default 7; fresh chains only)
   --no-simulate               no simulated traders (also SIMULATE=false)
   --seed <n>                  simulator seed (default 1)
   --tokens <n>                tokens on the curve at a time (default 6)
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
       deployment: { type: "string" },
       "graduation-threshold": { type: "string" },
       "load-history": { type: "string" },
+      "history-days": { type: "string" },
       "no-simulate": { type: "boolean" },
       seed: { type: "string" },
       tokens: { type: "string" },
@@ -77,8 +80,9 @@ async function main(): Promise<void> {
   const historyTrades = numberOption(values["load-history"], "load-history", 0);
 
   const controller = new AbortController();
-  let devnet: Awaited<ReturnType<typeof startDevnet>> | undefined;
+  let devnet: { rpcUrl: string; deployment: Deployment; stop(): Promise<void> } | undefined;
   let stopping = false;
+  let attached = false;
   const shutdown = async (reason: string) => {
     if (stopping) return;
     stopping = true;
@@ -87,32 +91,51 @@ async function main(): Promise<void> {
     // Still starting: main() stops anvil as soon as startDevnet returns.
     if (!devnet) return;
     await devnet.stop();
-    log("anvil stopped");
+    log(attached ? "detached (the devnet keeps running)" : "anvil stopped");
     process.exit(0);
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
   const started = performance.now();
-  devnet = await startDevnet({
-    port: numberOption(values.port, "port", 8545),
-    blockTime: "automine",
-    stateFile: values.state,
-    deploymentFile,
-    graduationThreshold: values["graduation-threshold"]
-      ? parseEther(values["graduation-threshold"])
-      : undefined,
-  });
-  if (stopping) {
-    await devnet.stop();
-    log("anvil stopped");
-    process.exit(0);
+  const port = numberOption(values.port, "port", 8545);
+  const existing = readDeployment(deploymentFile);
+  if (
+    existing &&
+    port !== 0 &&
+    existing.rpcUrl === `http://127.0.0.1:${port}` &&
+    (await isDeploymentLive(existing.rpcUrl, existing))
+  ) {
+    // DESIGN.md §13: never a second chain under the same deployment; reuse the running one.
+    devnet = { rpcUrl: existing.rpcUrl, deployment: existing, stop: async () => {} };
+    attached = true;
+    log(`a devnet with this deployment already runs at ${existing.rpcUrl}: attaching to it (no new anvil)`);
+  } else {
+    const fresh = await startDevnet({
+      port,
+      blockTime: "automine",
+      stateFile: values.state,
+      deploymentFile,
+      timestamp:
+        historyTrades > 0
+          ? Math.floor(Date.now() / 1000 - numberOption(values["history-days"], "history-days", 7) * 86_400)
+          : undefined,
+      graduationThreshold: values["graduation-threshold"]
+        ? parseEther(values["graduation-threshold"])
+        : undefined,
+    });
+    devnet = fresh;
+    if (stopping) {
+      await devnet.stop();
+      log("anvil stopped");
+      process.exit(0);
+    }
+    log(
+      `${fresh.resumed ? "resumed chain from" : "deployed on a fresh chain"} ${devnet.rpcUrl} (chain id ${fresh.chainId}) in ${(
+        (performance.now() - started) / 1000
+      ).toFixed(2)} s; deployment written to ${deploymentFile}`,
+    );
   }
-  log(
-    `${devnet.resumed ? "resumed chain from" : "deployed on a fresh chain"} ${devnet.rpcUrl} (chain id ${devnet.chainId}) in ${(
-      (performance.now() - started) / 1000
-    ).toFixed(2)} s; deployment written to ${deploymentFile}`,
-  );
   process.stdout.write(`${JSON.stringify(devnet.deployment, null, 2)}\n`);
 
   if (historyTrades > 0) {
@@ -125,15 +148,18 @@ async function main(): Promise<void> {
       logger: { info: log },
     });
   }
-  if (blockTime !== "automine") await rpc(devnet.rpcUrl, "evm_setIntervalMining", [blockTime]);
-  log(`mining: ${blockTime === "automine" ? "automine" : `a block every ${blockTime} s`}`);
+  if (!attached) {
+    if (blockTime !== "automine") await rpc(devnet.rpcUrl, "evm_setIntervalMining", [blockTime]);
+    log(`mining: ${blockTime === "automine" ? "automine" : `a block every ${blockTime} s`}`);
+  }
 
   if (simulate) {
     log("simulator running (Ctrl-C to stop)");
     await runSimulator({
       rpcUrl: devnet.rpcUrl,
       deployment: devnet.deployment,
-      seed: numberOption(values.seed, "seed", 1),
+      // Attached to a devnet that may run its own simulator (seed 1): other wallets, no nonce clashes.
+      seed: numberOption(values.seed, "seed", attached ? 1001 : 1),
       tokens: numberOption(values.tokens, "tokens", 6),
       traders: numberOption(values.traders, "traders", 8),
       tps: numberOption(values.tps, "tps", 2),

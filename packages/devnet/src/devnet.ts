@@ -37,6 +37,11 @@ export interface StartDevnetOptions extends Omit<DeployOptions, "deploymentFile"
   stateFile?: string;
   /** Deployment JSON (DESIGN.md §13) to write, or to reuse when the resumed chain has its contracts. */
   deploymentFile?: string;
+  /**
+   * Genesis timestamp (Unix seconds) for a fresh chain whose clock starts in the past, e.g. so that
+   * {@link loadHistory} spreads its blocks up to now. Ignored when resuming from `stateFile`.
+   */
+  timestamp?: number;
   /** Do not print anything (default true: startDevnet itself prints nothing but anvil errors). */
   silent?: boolean;
 }
@@ -59,6 +64,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     port: options.port ?? 0,
     chainId: DEVNET_CHAIN_ID,
     stateFile: options.stateFile,
+    timestamp: hadState ? undefined : options.timestamp,
     echo: options.silent === false,
   });
   try {

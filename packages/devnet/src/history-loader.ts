@@ -70,7 +70,9 @@ interface PendingTx {
  * below the graduation threshold and to size sells within balances (at most half of what the
  * seller is known to hold). Then graduates `graduations` tokens and swaps on their pools. Missing
  * trades (reverted transactions) are topped up, so the count is exact. Restores automine if it was
- * on. Anvil only (anvil_* methods).
+ * on. When the chain's clock is more than two minutes behind (a devnet started with a past
+ * `timestamp`), the blocks are spread evenly from there to now (realistic candles), and the chain's
+ * clock is set to now at the end. Anvil only (anvil_* methods).
  * @throws Error when the chain refuses transactions repeatedly.
  */
 export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHistoryResult> {
@@ -101,7 +103,17 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
   if (wasAutomine) await rpc(rpcUrl, "evm_setAutomine", [false]);
   const baseFee = (await client.getBlock({ blockTag: "latest" })).baseFeePerGas ?? 0n;
   const pinnedBaseFee = baseFee < GAS_PRICE / 2n ? baseFee : GAS_PRICE / 2n;
-  const fromBlock = Number(await client.getBlockNumber()) + 1;
+  const head = await client.getBlock({ blockTag: "latest" });
+  const fromBlock = Number(head.number) + 1;
+  // A chain whose clock is in the past (anvil --timestamp, see startDevnet's `timestamp`): spread the
+  // history's blocks evenly up to now, then set the chain's clock to now.
+  const now = Math.floor(Date.now() / 1000);
+  const spreadFrom = Number(head.timestamp);
+  const spread = now - spreadFrom > 120;
+  const expectedBlocks =
+    Math.ceil(options.trades / perBlock) + Math.ceil(tokenCount / 50) + 2 * graduations + 4;
+  const step = spread ? Math.max(1, Math.floor((now - 60 - spreadFrom) / expectedBlocks)) : 0;
+  let lastTimestamp = spreadFrom;
 
   const setup = traders.flatMap((address) => [
     { method: "anvil_setBalance", params: [address, hex(1_000_000n * WAD)] },
@@ -156,7 +168,12 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
     // Mine until the pool is empty (a block takes what fits in its gas limit).
     for (;;) {
       await rpc(rpcUrl, "anvil_setNextBlockBaseFeePerGas", [hex(pinnedBaseFee)]);
-      await rpc(rpcUrl, "evm_mine");
+      if (spread && lastTimestamp + step < now - 1) {
+        lastTimestamp += step;
+        await rpc(rpcUrl, "evm_mine", [lastTimestamp]);
+      } else {
+        await rpc(rpcUrl, "evm_mine");
+      }
       blocks += 1;
       const status = await rpc<{ pending: string }>(rpcUrl, "txpool_status");
       if (BigInt(status.pending) === 0n) break;
@@ -326,6 +343,7 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
     rpcUrl,
     traders.map((address) => ({ method: "anvil_stopImpersonatingAccount", params: [address] })),
   );
+  if (spread) await rpc(rpcUrl, "evm_setTime", [Math.floor(Date.now() / 1000)]);
   if (wasAutomine) await rpc(rpcUrl, "evm_setAutomine", [true]);
   const seconds = (performance.now() - started) / 1000;
   const result: LoadHistoryResult = {

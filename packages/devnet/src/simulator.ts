@@ -276,6 +276,8 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
       functionName: "latestRoundData",
     });
     const block = await client.getBlock({ blockTag: "latest" });
+    const wallClock = BigInt(Math.floor(Date.now() / 1000));
+    const at = block.timestamp > wallClock ? block.timestamp : wallClock;
     const next =
       answer > 0n ? answer + (answer * BigInt(Math.round(random.normal() * 40))) / 10_000n : 300_000_000_000n;
     await setEthUsdRound(
@@ -284,8 +286,8 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
       {
         roundId: roundId + 1n,
         answer: next,
-        startedAt: block.timestamp,
-        updatedAt: block.timestamp,
+        startedAt: at,
+        updatedAt: at,
         answeredInRound: roundId + 1n,
       },
       { account: feedKey },
@@ -299,6 +301,8 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
   const deadline =
     options.durationSeconds && options.durationSeconds > 0 ? started + options.durationSeconds * 1000 : 0;
   const aborted = () => options.signal?.aborted === true || (deadline > 0 && Date.now() >= deadline);
+  // Fresh answer first (a resumed or history-loaded chain may carry a stale one).
+  if (feedInterval > 0 && !aborted()) await updateFeed().catch(fail);
   let lastFeed = Date.now();
   let lastLog = Date.now();
   const sleep = (ms: number) =>
