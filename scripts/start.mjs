@@ -118,6 +118,8 @@ function newestMtime(dir, skip = () => false) {
   const walk = (path) => {
     for (const entry of readdirSync(path, { withFileTypes: true })) {
       if (entry.name === "node_modules" || entry.name === "dist" || entry.name.startsWith(".")) continue;
+      // Tests are not part of the build.
+      if (entry.name.endsWith(".test.ts")) continue;
       const full = join(path, entry.name);
       if (skip(full)) continue;
       if (entry.isDirectory()) walk(full);
@@ -295,7 +297,14 @@ function ensureBuilt() {
   if (reasons.includes("prisma client"))
     runOrFail("pnpm", ["--filter", "@tmi/db", "generate"], "generating the Prisma client");
   // Only the projects the system runs (tests and benchmarks are not needed to start it).
-  runOrFail(join(ROOT, "node_modules/.bin/tsc"), ["-b", ...projects], "compiling TypeScript");
+  say(`compiling TypeScript: tsc -b ${projects.join(" ")}`);
+  const tsc = spawnSync(join(ROOT, "node_modules/.bin/tsc"), ["-b", ...projects], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
+  if (tsc.error) fail(`compiling TypeScript failed: ${tsc.error.message}`);
+  // tsc emits JavaScript despite type errors: start with it (a work-in-progress tree), but say so.
+  if (tsc.status !== 0) warn("TypeScript reported errors (above); starting with the JavaScript it emitted");
   const stillMissing = REQUIRED_OUTPUTS.filter((file) => !existsSync(join(ROOT, file)));
   if (stillMissing.length) fail(`the build did not produce ${stillMissing.join(", ")}`);
 }
@@ -365,7 +374,7 @@ const quoteLiteral = (text) => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * Makes sure the database belongs to the running devnet. The chain's identity (chain id,
- * launchpad, genesis block hash) is recorded as the database's comment; when it differs, or when
+ * launchpad, hash of the deployment's start block) is recorded as the database's comment; when it differs, or when
  * the indexer's checkpoint block is not on the chain, the database is dropped so that it is
  * rebuilt from the new chain (never a new chain over an old database).
  * @returns true when the database was reset.
@@ -385,7 +394,7 @@ async function ensureDatabaseMatchesChain(databaseUrl, identity, rpcUrl) {
     if (found.rowCount) {
       const recorded = found.rows[0].comment;
       if (recorded && recorded !== expected) {
-        reason = "the devnet is a new chain (its genesis block or launchpad differs from the indexed one)";
+        reason = "the devnet is a new chain (its deployment block or launchpad differs from the indexed one)";
       } else {
         reason = await checkpointMismatch(pg, databaseUrl, identity.chainId, rpcUrl);
         if (!reason && !recorded) reason = await unrecordedDataReason(pg, databaseUrl);
@@ -474,7 +483,13 @@ function formatLine(line) {
   try {
     const record = JSON.parse(line);
     const level = typeof record.level === "number" ? record.level : 30;
-    const { msg, level: _l, time: _t, pid: _p, hostname: _h, service: _s, ...rest } = record;
+    const { msg, level: _l, time: _t, pid: _p, hostname: _h, service: _s, err, ...rest } = record;
+    // Errors: the message and code (the stack stays in the log file unless VERBOSE).
+    if (err && typeof err === "object") {
+      rest.error = err.message;
+      if (err.code) rest.code = err.code;
+      if (VERBOSE && err.stack) rest.stack = err.stack;
+    }
     const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : "";
     const levelText = level >= 40 ? `${paint(level >= 50 ? 31 : 33, LEVELS[level] ?? level)} ` : "";
     return { text: `${levelText}${msg ?? ""}${extra}`, level, json: true };
@@ -583,11 +598,14 @@ async function shutdown(code) {
   process.exit(code);
 }
 
-let signals = 0;
+let firstSignalAt = 0;
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => {
-    signals += 1;
-    if (signals > 1) {
+    // One Ctrl-C can arrive twice (from the terminal and forwarded by `pnpm`/`timeout`): only a
+    // signal more than a second after the first one means "kill now".
+    if (firstSignalAt === 0) firstSignalAt = Date.now();
+    else if (Date.now() - firstSignalAt < 1000) return;
+    else {
       warn("second signal: killing everything now");
       for (const c of children.values()) killGroup(c.child.pid);
       process.exit(130);
@@ -604,10 +622,12 @@ process.on("exit", () => {
 // 4. The devnet
 
 async function startDevnet() {
-  const deploymentFile = join(ROOT, "deployments/devnet.json");
   const stateDir = join(DATA_DIR, "devnet");
   mkdirSync(stateDir, { recursive: true });
   const stateFile = join(stateDir, "state.json");
+  // The deployment lives beside the chain state it belongs to (deployments/devnet.json may be
+  // rewritten by other devnets); it is copied to deployments/devnet.json once the devnet is up.
+  const deploymentFile = join(stateDir, "deployment.json");
   const resumed = existsSync(stateFile);
   const before = mtime(deploymentFile);
   const args = [
@@ -616,6 +636,8 @@ async function startDevnet() {
     String(PORTS.devnet),
     "--state",
     stateFile,
+    "--deployment",
+    deploymentFile,
   ];
   if (env.DEVNET_BLOCK_TIME) args.push("--block-time", env.DEVNET_BLOCK_TIME);
   if (!SIMULATE) args.push("--no-simulate");
@@ -639,8 +661,15 @@ async function startDevnet() {
         const code = launchpad ? await rpc(rpcUrl, "eth_getCode", [launchpad, "latest"]) : "0x";
         const chainId = Number(await rpc(rpcUrl, "eth_chainId"));
         if (code && code !== "0x" && chainId === Number(deployment.chainId)) {
-          const genesis = await rpc(rpcUrl, "eth_getBlockByNumber", ["0x0", false]);
-          return { deployment, deploymentFile, rpcUrl, genesisHash: genesis.hash, resumed };
+          // anvil makes a new genesis block whenever it loads a state file: the block of the
+          // deployment identifies the chain instead.
+          const startBlock = Math.max(1, Number(deployment.startBlock ?? 1));
+          const first = await rpc(rpcUrl, "eth_getBlockByNumber", [`0x${startBlock.toString(16)}`, false]);
+          if (!env.TMI_DATA_DIR) {
+            mkdirSync(join(ROOT, "deployments"), { recursive: true });
+            writeFileSync(join(ROOT, "deployments/devnet.json"), `${JSON.stringify(deployment, null, 2)}\n`);
+          }
+          return { deployment, deploymentFile, rpcUrl, startBlockHash: first.hash, resumed };
         }
       } catch {}
     }
@@ -683,7 +712,9 @@ async function chainSettings(devnet) {
     }
   }
   if (!env.START_BLOCK)
-    fail("START_BLOCK is not set: set it to the block in which the launchpad was deployed (indexing starts there)");
+    fail(
+      "START_BLOCK is not set: set it to the block in which the launchpad was deployed (indexing starts there)",
+    );
   if (!env.ORACLE_RPC_URL)
     warn("ORACLE_RPC_URL is not set: /api/v1/prices/eth-usd answers 503 oracle_unavailable");
   return {
@@ -762,7 +793,7 @@ async function waitForServices() {
     ["query-api", `http://${HOST}:${PORTS["query-api"]}/readyz`],
     ["metadata-api", `http://${HOST}:${PORTS["metadata-api"]}/readyz`],
     ["oracle-price", `http://${HOST}:${PORTS["oracle-price"]}/health`],
-    ["gateway", `${BASE_URL}/readyz`],
+    ["gateway", `${BASE_URL}/health`],
   ];
   const results = await Promise.all(
     probes.map(async ([name, url]) => [
@@ -770,6 +801,15 @@ async function waitForServices() {
       await waitUntil(name, async () => (await httpGet(url)).status === 200, 60_000),
     ]),
   );
+  // Then the gateway's readiness (relayed from query-api), once its upstreams listen.
+  if (results.every(([, ok]) => ok)) {
+    const ok = await waitUntil(
+      "gateway",
+      async () => (await httpGet(`${BASE_URL}/readyz`)).status === 200,
+      30_000,
+    );
+    results.push(["gateway", ok]);
+  }
   const notReady = results.filter(([, ok]) => !ok).map(([name]) => name);
   if (stopping) return;
   if (notReady.length) {
@@ -853,14 +893,15 @@ async function main() {
     databaseUrl ||= "postgresql://postgres@127.0.0.1:5432/tmi";
     await Promise.all([checkPostgres(databaseUrl), checkRedis(REDIS_URL)]);
     devnet = await startDevnet();
-    const { deployment, genesisHash, rpcUrl } = devnet;
+    const { deployment, startBlockHash, rpcUrl } = devnet;
     say(
       `devnet ready: chain ${deployment.chainId}, launchpad ${deployment.contracts.launchpad} (${seconds()} s)`,
     );
     const identity = {
       chainId: Number(deployment.chainId),
       launchpad: deployment.contracts.launchpad.toLowerCase(),
-      genesisHash,
+      startBlock: Number(deployment.startBlock ?? 0),
+      startBlockHash,
     };
     const reset = await ensureDatabaseMatchesChain(databaseUrl, identity, rpcUrl);
     if (reset)
