@@ -1,0 +1,47 @@
+import { describe, expect, test } from "vitest";
+import { DEV_CURSOR_SECRET, loadQueryApiSettings, parseCorsOrigins } from "./config.js";
+
+describe("loadQueryApiSettings", () => {
+  test("default", () => {
+    const settings = loadQueryApiSettings({});
+    expect(settings).toMatchObject({
+      port: 3001,
+      databaseUrl: "postgresql://postgres@127.0.0.1:5432/tmi",
+      databaseReadUrl: "postgresql://postgres@127.0.0.1:5432/tmi",
+      cursorSecret: DEV_CURSOR_SECRET,
+      cursorSecretIsDefault: true,
+      corsOrigins: "*",
+      poolMax: 10,
+    });
+  });
+
+  test("behavior: read replica, origins and pool size", () => {
+    const settings = loadQueryApiSettings({
+      DATABASE_URL: "postgresql://a/primary",
+      DATABASE_READ_URL: "postgresql://b/replica",
+      CORS_ORIGINS: "https://a.example, https://b.example,",
+      DB_POOL_MAX: "32",
+      CURSOR_SECRET: "s".repeat(16),
+    });
+    expect(settings.databaseReadUrl).toBe("postgresql://b/replica");
+    expect(settings.corsOrigins).toEqual(["https://a.example", "https://b.example"]);
+    expect(settings.poolMax).toBe(32);
+    expect(settings.cursorSecretIsDefault).toBe(false);
+  });
+
+  test("error: production needs CURSOR_SECRET; short secrets and bad URLs are refused", () => {
+    expect(() => loadQueryApiSettings({ NODE_ENV: "production" })).toThrow(/CURSOR_SECRET/);
+    expect(() => loadQueryApiSettings({ CURSOR_SECRET: "short" })).toThrow(/CURSOR_SECRET/);
+    expect(() => loadQueryApiSettings({ DATABASE_READ_URL: "mysql://x" })).toThrow(/DATABASE_READ_URL/);
+    expect(loadQueryApiSettings({ NODE_ENV: "production", CURSOR_SECRET: "x".repeat(20) }).cursorSecret).toBe(
+      "x".repeat(20),
+    );
+  });
+});
+
+describe("parseCorsOrigins", () => {
+  test("default", () => {
+    expect(parseCorsOrigins("*")).toBe("*");
+    expect(parseCorsOrigins("https://a.example")).toEqual(["https://a.example"]);
+  });
+});
