@@ -19,7 +19,6 @@ import {
   testRedisUrl,
 } from "@tmi/testkit";
 import { Redis } from "ioredis";
-import type pg from "pg";
 import { buildApp, type MetadataAppDeps } from "../src/app.js";
 import { createImageFetcher, type ImageFetcher, type Resolver } from "../src/images/image-fetcher.js";
 import { createJobProducer, type JobProducer } from "../src/jobs/job-catalog.js";
@@ -138,7 +137,7 @@ export function testPolicy(address: string, hostname: string): boolean {
 
 export interface Harness {
   database: TestDatabase;
-  sql: pg.Pool;
+  sql: ReturnType<typeof createPgPool>;
   storage: ObjectStorage;
   s3: S3TestServer | null;
   redis: Redis;

@@ -91,7 +91,7 @@ describe("ImageInspector", () => {
 describe("PngWalker", () => {
   test("error: a corrupted CRC is found", () => {
     const png = pngImage();
-    png[png.length - 20] ^= 0xff;
+    png[png.length - 20] = (png[png.length - 20] ?? 0) ^ 0xff;
     const walker = new PngWalker();
     walker.feed(png);
     expect(walker.finish()).toMatch(/CRC|malformed/);

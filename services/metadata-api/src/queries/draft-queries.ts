@@ -1,7 +1,11 @@
-import type pg from "pg";
-
-/** What the queries need of a connection pool (a `pg.Pool` from `@tmi/db` `createPgPool`). */
-export type Sql = Pick<pg.Pool, "query">;
+/**
+ * What the queries need of a connection pool: the `query` method of a `pg.Pool` (from `@tmi/db`
+ * `createPgPool`: `int8` → bigint, `numeric` → string).
+ */
+export interface Sql {
+  // biome-ignore lint/suspicious/noExplicitAny: pg rows are untyped
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+}
 
 /** A row of `metadata_drafts` as the API uses it (amounts as bigint, addresses lowercase). */
 export interface DraftRow {

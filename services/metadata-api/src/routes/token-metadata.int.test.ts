@@ -289,7 +289,7 @@ describe("POST /api/v1/token-metadata", () => {
       headers: over.headers,
     });
     expect(response.status).toBe(413);
-    expect((await response.json()).code).toBe("payload_too_large");
+    expect(((await response.json()) as { code: string }).code).toBe("payload_too_large");
 
     // A declared body far beyond the cap is refused before it is read.
     const huge = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, {
