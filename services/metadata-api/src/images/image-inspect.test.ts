@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { ImageInspector, PngWalker } from "./image-inspect.js";
+import { GifWalker, ImageInspector, PngWalker } from "./image-inspect.js";
 import {
   gifImage,
   gifScriptPolyglot,
@@ -72,6 +72,9 @@ describe("ImageInspector", () => {
     expect(await inspect(Buffer.concat([jpegImage(), htmlDocument()]))).toMatchObject({ ok: false });
     expect(await inspect(Buffer.concat([gifImage(), htmlDocument()]))).toMatchObject({ ok: false });
     expect(await inspect(Buffer.concat([webpImage(), htmlDocument()]))).toMatchObject({ ok: false });
+    // GIF/JavaScript polyglot that even ends with the trailer byte ";".
+    const gifJs = Buffer.concat([Buffer.from("GIF89a/*\x00\x00\x00\x00*/=1;alert(1);", "latin1")]);
+    expect(await inspect(gifJs)).toMatchObject({ ok: false });
   });
 
   test("error: decompression bomb (tiny file, huge declared dimensions)", async () => {
@@ -85,6 +88,23 @@ describe("ImageInspector", () => {
     const png = pngImage(2, 2, { padTo: 5000 });
     expect(png.length).toBe(5000);
     expect(await inspect(png, 333)).toMatchObject({ ok: true });
+  });
+});
+
+describe("GifWalker", () => {
+  test("default", () => {
+    const walker = new GifWalker();
+    for (const byte of gifImage()) walker.feed(Buffer.from([byte]));
+    expect(walker.finish()).toBeNull();
+  });
+
+  test("error: trailing data and truncation", () => {
+    const trailing = new GifWalker();
+    trailing.feed(Buffer.concat([gifImage(), Buffer.from("<html>")]));
+    expect(trailing.finish()).toBe("trailing data after the GIF trailer");
+    const truncated = new GifWalker();
+    truncated.feed(gifImage().subarray(0, 30));
+    expect(truncated.finish()).toBe("truncated GIF (no trailer)");
   });
 });
 

@@ -96,11 +96,109 @@ export class PngWalker {
 }
 
 /**
+ * Streaming structural check of a GIF: header, logical screen descriptor and global colour
+ * table, then extension and image blocks with their sub-blocks, the trailer (0x3B) last and
+ * nothing after it. Refuses GIF/script polyglots whose bytes after the header are not GIF blocks.
+ */
+export class GifWalker {
+  private phase:
+    | "header"
+    | "block"
+    | "skip"
+    | "subblock-size"
+    | "image-descriptor"
+    | "lzw-min"
+    | "extension-label"
+    | "done" = "header";
+  private need = 13; // header (6) + logical screen descriptor (7)
+  private pending: number[] = [];
+  private skip = 0;
+  private after: "block" | "lzw-min" | "subblock-size" = "block";
+  error: string | null = null;
+
+  /** Feeds the next bytes of the file. */
+  feed(chunk: Buffer): void {
+    let offset = 0;
+    while (offset < chunk.length && this.error === null) {
+      if (this.phase === "done") {
+        this.error = "trailing data after the GIF trailer";
+        return;
+      }
+      if (this.phase === "skip") {
+        const take = Math.min(this.skip, chunk.length - offset);
+        this.skip -= take;
+        offset += take;
+        if (this.skip === 0) this.phase = this.after;
+        continue;
+      }
+      const needed = this.phase === "header" ? this.need : this.phase === "image-descriptor" ? 9 : 1;
+      while (this.pending.length < needed && offset < chunk.length) this.pending.push(chunk[offset++]!);
+      if (this.pending.length < needed) continue;
+      const bytes = this.pending;
+      this.pending = [];
+      switch (this.phase) {
+        case "header": {
+          const magic = String.fromCharCode(...bytes.slice(0, 6));
+          if (magic !== "GIF87a" && magic !== "GIF89a") {
+            this.error = "bad GIF header";
+            return;
+          }
+          const flags = bytes[10]!;
+          this.skipThen(flags & 0x80 ? 3 * 2 ** ((flags & 0x07) + 1) : 0, "block");
+          break;
+        }
+        case "block": {
+          const introducer = bytes[0]!;
+          if (introducer === 0x3b) this.phase = "done";
+          else if (introducer === 0x21) this.phase = "extension-label";
+          else if (introducer === 0x2c) this.phase = "image-descriptor";
+          else this.error = "unexpected byte between GIF blocks";
+          break;
+        }
+        case "extension-label":
+          this.phase = "subblock-size";
+          break;
+        case "image-descriptor": {
+          const flags = bytes[8]!;
+          this.skipThen(flags & 0x80 ? 3 * 2 ** ((flags & 0x07) + 1) : 0, "lzw-min");
+          break;
+        }
+        case "lzw-min":
+          if (bytes[0]! < 2 || bytes[0]! > 11) this.error = "bad GIF LZW code size";
+          this.phase = "subblock-size";
+          break;
+        case "subblock-size":
+          if (bytes[0] === 0) this.phase = "block";
+          else this.skipThen(bytes[0]!, "subblock-size");
+          break;
+      }
+    }
+  }
+
+  private skipThen(bytes: number, next: "block" | "lzw-min" | "subblock-size"): void {
+    if (bytes === 0) {
+      this.phase = next;
+      return;
+    }
+    this.skip = bytes;
+    this.after = next;
+    this.phase = "skip";
+  }
+
+  /** Null when the file was a complete, well-formed GIF, else the problem. */
+  finish(): string | null {
+    if (this.error) return this.error;
+    return this.phase === "done" ? null : "truncated GIF (no trailer)";
+  }
+}
+
+/**
  * Inspects an image while it streams through (upload or fetched `image_url`): keeps the first
  * {@link HEAD_BYTES} and the last 16 bytes, walks PNG chunks, counts bytes. {@link finish}
  * decides the type from magic bytes with `file-type` (never from names or client content
  * types), reads dimensions with `image-size` and refuses structural oddities:
- * PNG chunk errors or data after IEND, JPEG not ending in EOI, GIF not ending in its trailer,
+ * PNG chunk errors or data after IEND, JPEG not ending in EOI, GIF block structure errors or data
+ * after its trailer,
  * WebP whose RIFF size disagrees with the file size, and images above `maxPixels` (decompression bombs).
  */
 export class ImageInspector {
@@ -109,6 +207,8 @@ export class ImageInspector {
   private tail = Buffer.alloc(0);
   private png = new PngWalker();
   private pngPossible = true;
+  private gif = new GifWalker();
+  private gifPossible = true;
   size = 0;
 
   constructor(private readonly maxPixels: number) {}
@@ -129,6 +229,10 @@ export class ImageInspector {
       this.png.feed(chunk);
       if (this.size >= 8 && this.png.error === "bad PNG signature") this.pngPossible = false;
     }
+    if (this.gifPossible) {
+      this.gif.feed(chunk);
+      if (this.gif.error === "bad GIF header") this.gifPossible = false;
+    }
   }
 
   /**
@@ -139,7 +243,8 @@ export class ImageInspector {
     const head = Buffer.concat(this.head);
     if (this.size === 0) return { ok: false, kind: "type", reason: "empty file" };
     const detected = await fileTypeFromBuffer(head);
-    const mime = detected?.mime as string | undefined;
+    // An animated PNG is a PNG.
+    const mime = detected?.mime === "image/apng" ? "image/png" : (detected?.mime as string | undefined);
     if (!mime || !(mime in IMAGE_TYPES)) {
       return { ok: false, kind: "type", reason: "not a PNG, JPEG, WebP or GIF image" };
     }
@@ -175,7 +280,7 @@ export class ImageInspector {
           ? null
           : "JPEG does not end with EOI (trailing data)";
       case "image/gif":
-        return tail[tail.length - 1] === 0x3b ? null : "GIF does not end with its trailer (trailing data)";
+        return this.gif.finish();
       case "image/webp": {
         if (head.length < 12) return "truncated WebP";
         const riffSize = head.readUInt32LE(4);
