@@ -35,7 +35,7 @@ export const indexerEnvSchema = baseEnvSchema.extend({
   /** Age after which older trending snapshots are deleted (seconds). */
   TRENDING_KEEP_SECONDS: positiveInt(600),
   POLL_INTERVAL_MS: positiveInt(250),
-  LOG_BATCH_BLOCKS: positiveInt(2_000),
+  LOG_BATCH_BLOCKS: positiveInt(20),
   MAX_LOG_BATCH_BLOCKS: positiveInt(100_000),
   /** Logs per `eth_getLogs` the range adaptation aims for. */
   TARGET_LOGS_PER_REQUEST: positiveInt(8_000),

@@ -74,13 +74,14 @@ const RANGE_ERROR_PATTERNS = [
   /exceed(s|ed)? (the )?(maximum|max)/i,
   /too many (results|logs|blocks)/i,
   /response (is )?too (large|big)/i,
-  /limit(ed)? to \d+/i,
+  /limit(ed)? to (a )?[\d,]+/i,
   /max(imum)? (block )?range/i,
   /query timeout exceeded/i,
   /payload too large/i,
   /\b-32005\b/,
   /result window is too large/i,
   /more than \d+ (logs|results|blocks)/i,
+  /ranges? (over|of more than|larger than) [\d,]+ blocks?/i,
 ];
 
 /** True when an RPC error message says the getLogs range or result was too large. */

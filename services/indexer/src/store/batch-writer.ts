@@ -40,6 +40,18 @@ async function copyRows(client: PoolClient, sql: string, lines: string[]): Promi
   await pipeline(Readable.from(chunks()), stream);
 }
 
+/** Accumulated milliseconds per write statement since start (logged with the catch-up stats). */
+export const statementMs: Record<string, number> = {};
+
+export async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await fn();
+  } finally {
+    statementMs[name] = (statementMs[name] ?? 0) + (performance.now() - started);
+  }
+}
+
 const str = (v: bigint | null | undefined): string | null =>
   v === null || v === undefined ? null : v.toString(10);
 
@@ -64,27 +76,32 @@ export async function writeBatch(
     reorg?: { fromBlock: number; toBlock: number };
   },
 ): Promise<void> {
-  await copyRows(
-    client,
-    "COPY chain_events (block_number, log_index, block_hash, block_timestamp, transaction_index, transaction_hash, contract_address, event_name, token_address, decoded) FROM STDIN",
-    batch.events.map(
-      (e) =>
-        `${e.blockNumber}\t${e.logIndex}\t${e.blockHash}\t${e.blockTimestamp}\t${e.transactionIndex}\t${e.transactionHash}\t${e.contractAddress}\t${e.eventName}\t${copyValue(e.tokenAddress)}\t${copyValue(e.decoded)}\n`,
+  await timed("copy_events", () =>
+    copyRows(
+      client,
+      "COPY chain_events (block_number, log_index, block_hash, block_timestamp, transaction_index, transaction_hash, contract_address, event_name, token_address, decoded) FROM STDIN",
+      batch.events.map(
+        (e) =>
+          `${e.blockNumber}\t${e.logIndex}\t${e.blockHash}\t${e.blockTimestamp}\t${e.transactionIndex}\t${e.transactionHash}\t${e.contractAddress}\t${e.eventName}\t${copyValue(e.tokenAddress)}\t${copyValue(e.decoded)}\n`,
+      ),
     ),
   );
-  await copyRows(
-    client,
-    "COPY trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address, trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price) FROM STDIN",
-    batch.trades.map(
-      (t) =>
-        `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,
+  await timed("copy_trades", () =>
+    copyRows(
+      client,
+      "COPY trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address, trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price) FROM STDIN",
+      batch.trades.map(
+        (t) =>
+          `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,
+      ),
     ),
   );
 
   if (batch.newTokens.length > 0) {
     const n = batch.newTokens;
-    await client.query(
-      `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
+    await timed("new_tokens", () =>
+      client.query(
+        `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
          created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at,
          state, reserve_balance, token_balance, real_reserve, tokens_sold, graduation_threshold,
          current_price, fully_diluted_value, updated_block_number)
@@ -93,26 +110,27 @@ export async function writeBatch(
                    $10::int[], $11::text[], $12::int[], $13::bigint[], $14::numeric[], $15::numeric[], $16::numeric[],
                    $17::numeric[], $18::numeric[])
          AS d(a, c, nm, sy, nm_n, sy_n, sup, bn, ti, th, li, ts, rb, tb, gt, pr, fdv)`,
-      [
-        options.chainId,
-        n.map((t) => t.address),
-        n.map((t) => t.creator),
-        n.map((t) => t.name),
-        n.map((t) => t.symbol),
-        n.map((t) => t.name.normalize("NFC")),
-        n.map((t) => t.symbol.normalize("NFC")),
-        n.map((t) => t.initialSupply.toString()),
-        n.map((t) => t.blockNumber),
-        n.map((t) => t.transactionIndex),
-        n.map((t) => t.transactionHash),
-        n.map((t) => t.logIndex),
-        n.map((t) => t.timestamp),
-        n.map((t) => t.reserveBalance.toString()),
-        n.map((t) => t.tokenBalance.toString()),
-        n.map((t) => t.graduationThreshold.toString()),
-        n.map((t) => str(t.price)),
-        n.map((t) => str(fullyDilutedValue(t.price, t.initialSupply))),
-      ],
+        [
+          options.chainId,
+          n.map((t) => t.address),
+          n.map((t) => t.creator),
+          n.map((t) => t.name),
+          n.map((t) => t.symbol),
+          n.map((t) => t.name.normalize("NFC")),
+          n.map((t) => t.symbol.normalize("NFC")),
+          n.map((t) => t.initialSupply.toString()),
+          n.map((t) => t.blockNumber),
+          n.map((t) => t.transactionIndex),
+          n.map((t) => t.transactionHash),
+          n.map((t) => t.logIndex),
+          n.map((t) => t.timestamp),
+          n.map((t) => t.reserveBalance.toString()),
+          n.map((t) => t.tokenBalance.toString()),
+          n.map((t) => t.graduationThreshold.toString()),
+          n.map((t) => str(t.price)),
+          n.map((t) => str(fullyDilutedValue(t.price, t.initialSupply))),
+        ],
+      ),
     );
   }
 
@@ -120,27 +138,30 @@ export async function writeBatch(
   const newTraders = new Map<string, number>();
   if (batch.tokenTraders.size > 0) {
     const rows = [...batch.tokenTraders.values()];
-    const res = await client.query<{ token_address: string; n: number }>(
-      `WITH ins AS (
+    const res = await timed("token_traders", () =>
+      client.query<{ token_address: string; n: number }>(
+        `WITH ins AS (
          INSERT INTO token_traders (token_address, trader, first_block_number)
          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
          ON CONFLICT (token_address, trader) DO NOTHING
          RETURNING token_address)
        SELECT token_address, count(*)::int AS n FROM ins GROUP BY token_address`,
-      [rows.map((r) => r.tokenAddress), rows.map((r) => r.trader), rows.map((r) => r.firstBlock)],
+        [rows.map((r) => r.tokenAddress), rows.map((r) => r.trader), rows.map((r) => r.firstBlock)],
+      ),
     );
     for (const r of res.rows) newTraders.set(r.token_address, r.n);
   }
 
-  const holderDeltas = await applyBalanceDeltas(client, batch.balances);
-  await upsertCandles(client, batch.candles, batch.candleTraders);
+  const holderDeltas = await timed("balances", () => applyBalanceDeltas(client, batch.balances));
+  await timed("candles", () => upsertCandles(client, batch.candles, batch.candleTraders));
 
   // Token metrics, curve state, price and graduation.
   if (batch.tokenDeltas.size > 0) {
     const entries = [...batch.tokenDeltas.entries()];
     const supply = (a: string) => state.tokens.get(a)?.initialSupply ?? 0n;
-    await client.query(
-      `UPDATE tokens t SET
+    await timed("tokens", () =>
+      client.query(
+        `UPDATE tokens t SET
          trade_count = t.trade_count + d.tc,
          buy_count = t.buy_count + d.bc,
          sell_count = t.sell_count + d.sc,
@@ -171,50 +192,53 @@ export async function writeBatch(
          AS d(a, tc, bc, sc, vol, fee, nt, hd, has_curve, rb, tb, price_set, pr, fdv, grad, pool, is0, gbn, gth, gli, gts,
               lts, ltb, ub)
        WHERE t.address = d.a`,
-      [
-        entries.map(([a]) => a),
-        entries.map(([, d]) => d.tradeCount),
-        entries.map(([, d]) => d.buyCount),
-        entries.map(([, d]) => d.sellCount),
-        entries.map(([, d]) => d.volume.toString()),
-        entries.map(([, d]) => d.fees.toString()),
-        entries.map(([a]) => newTraders.get(a) ?? 0),
-        entries.map(([a]) => holderDeltas.get(a) ?? 0),
-        entries.map(([, d]) => d.curve !== null),
-        entries.map(([, d]) => str(d.curve?.reserveBalance)),
-        entries.map(([, d]) => str(d.curve?.tokenBalance)),
-        entries.map(([, d]) => d.price !== undefined),
-        entries.map(([, d]) => str(d.price)),
-        entries.map(([a, d]) => str(d.price === undefined ? null : fullyDilutedValue(d.price, supply(a)))),
-        entries.map(([, d]) => d.graduation !== null),
-        entries.map(([, d]) => d.graduation?.pool ?? null),
-        entries.map(([, d]) => d.graduation?.tokenIsToken0 ?? null),
-        entries.map(([, d]) => d.graduation?.blockNumber ?? null),
-        entries.map(([, d]) => d.graduation?.transactionHash ?? null),
-        entries.map(([, d]) => d.graduation?.logIndex ?? null),
-        entries.map(([, d]) => d.graduation?.timestamp ?? null),
-        entries.map(([, d]) => d.lastTradeSource),
-        entries.map(([, d]) => d.lastTradeBlock),
-        entries.map(([, d]) => d.updatedBlock),
-      ],
+        [
+          entries.map(([a]) => a),
+          entries.map(([, d]) => d.tradeCount),
+          entries.map(([, d]) => d.buyCount),
+          entries.map(([, d]) => d.sellCount),
+          entries.map(([, d]) => d.volume.toString()),
+          entries.map(([, d]) => d.fees.toString()),
+          entries.map(([a]) => newTraders.get(a) ?? 0),
+          entries.map(([a]) => holderDeltas.get(a) ?? 0),
+          entries.map(([, d]) => d.curve !== null),
+          entries.map(([, d]) => str(d.curve?.reserveBalance)),
+          entries.map(([, d]) => str(d.curve?.tokenBalance)),
+          entries.map(([, d]) => d.price !== undefined),
+          entries.map(([, d]) => str(d.price)),
+          entries.map(([a, d]) => str(d.price === undefined ? null : fullyDilutedValue(d.price, supply(a)))),
+          entries.map(([, d]) => d.graduation !== null),
+          entries.map(([, d]) => d.graduation?.pool ?? null),
+          entries.map(([, d]) => d.graduation?.tokenIsToken0 ?? null),
+          entries.map(([, d]) => d.graduation?.blockNumber ?? null),
+          entries.map(([, d]) => d.graduation?.transactionHash ?? null),
+          entries.map(([, d]) => d.graduation?.logIndex ?? null),
+          entries.map(([, d]) => d.graduation?.timestamp ?? null),
+          entries.map(([, d]) => d.lastTradeSource),
+          entries.map(([, d]) => d.lastTradeBlock),
+          entries.map(([, d]) => d.updatedBlock),
+        ],
+      ),
     );
   }
 
   if (batch.creators.size > 0) {
     const entries = [...batch.creators.entries()];
-    await client.query(
-      `INSERT INTO creators (address, token_count, volume, updated_block_number)
+    await timed("creators", () =>
+      client.query(
+        `INSERT INTO creators (address, token_count, volume, updated_block_number)
        SELECT * FROM unnest($1::text[], $2::int[], $3::numeric[], $4::bigint[])
        ON CONFLICT (address) DO UPDATE SET
          token_count = creators.token_count + excluded.token_count,
          volume = creators.volume + excluded.volume,
          updated_block_number = greatest(creators.updated_block_number, excluded.updated_block_number)`,
-      [
-        entries.map(([a]) => a),
-        entries.map(([, c]) => c.tokenCount),
-        entries.map(([, c]) => c.volume.toString()),
-        entries.map(([, c]) => c.updatedBlock),
-      ],
+        [
+          entries.map(([a]) => a),
+          entries.map(([, c]) => c.tokenCount),
+          entries.map(([, c]) => c.volume.toString()),
+          entries.map(([, c]) => c.updatedBlock),
+        ],
+      ),
     );
   }
 
@@ -233,7 +257,7 @@ export async function writeBatch(
     );
   }
 
-  await saveBlocksAndCheckpoint(client, batch, options);
+  await timed("checkpoint", () => saveBlocksAndCheckpoint(client, batch, options));
 }
 
 /**

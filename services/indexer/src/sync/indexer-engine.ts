@@ -14,7 +14,7 @@ import {
   toHeader,
   toQuantity,
 } from "../rpc/rpc-client.js";
-import { writeBatch } from "../store/batch-writer.js";
+import { statementMs, timed, writeBatch } from "../store/batch-writer.js";
 import { rollbackTo } from "../store/rollback.js";
 import { refreshTrending } from "../store/trending.js";
 
@@ -195,6 +195,9 @@ export class IndexerEngine {
       throw new FatalIndexerError(`RPC_URL serves chain ${nodeChainId}, CHAIN_ID is ${config.CHAIN_ID}`);
     }
     this.writer = await this.deps.pool.connect();
+    // Commits need not wait for the WAL flush: a PostgreSQL crash can lose the last few commits,
+    // but each loses its checkpoint with it (one transaction), so the indexer re-indexes them.
+    await this.writer.query("SET synchronous_commit = off");
     const unsubscribe = await rpc.subscribeNewHeads(() => this.wake?.()).catch(() => null);
     try {
       await this.reload();
@@ -206,6 +209,7 @@ export class IndexerEngine {
       if (this.tip.hash !== null) await this.checkTip();
       let head = await this.requireHeader("latest");
       let failures = 0;
+      const syncStartedAt = performance.now();
       while (!this.stopped) {
         this.observeHead(head);
         const target = head.number - config.CONFIRMATIONS;
@@ -224,7 +228,16 @@ export class IndexerEngine {
           }
           if (!this.caughtUp) {
             this.caughtUp = true;
-            this.log("caught_up", { block: this.tip.number }, "caught up with the head");
+            this.log(
+              "caught_up",
+              {
+                block: this.tip.number,
+                seconds: (performance.now() - syncStartedAt) / 1000,
+                stats: this.stats,
+                statement_ms: statementMs,
+              },
+              "caught up with the head",
+            );
           }
           this.requestTrending(true);
           head = await this.waitForNewHead(head);
@@ -535,7 +548,7 @@ export class IndexerEngine {
         headBlock: this.headNumber,
         keepBlocks: config.REORG_DEPTH + 1,
       });
-      await client.query("COMMIT");
+      await timed("commit", () => client.query("COMMIT"));
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
       throw error;

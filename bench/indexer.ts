@@ -1,0 +1,186 @@
+// `pnpm bench indexer`: historical sync of a loaded devnet history end to end (getLogs, decode,
+// every read model committed) in the indexer's own process, then live latency on 1 s blocks.
+// Settings: BENCH_INDEXER_TRADES (default 105000 trades ≈ 210k+ indexed events),
+// BENCH_INDEXER_LIVE_TRADES (default 40), BENCH_INDEXER_GRADUATIONS (default 10).
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import * as devnetPackage from "@tmi/devnet";
+import { createTrader, rpc, startDevnet } from "@tmi/devnet";
+import { chainHead, createTestDatabase, startIndexer } from "@tmi/testkit";
+import pg from "pg";
+import { parseEther } from "viem";
+
+const TRADES = Number(process.env.BENCH_INDEXER_TRADES ?? 105_000);
+const LIVE_TRADES = Number(process.env.BENCH_INDEXER_LIVE_TRADES ?? 40);
+const GRADUATIONS = Number(process.env.BENCH_INDEXER_GRADUATIONS ?? 10);
+
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+  return hwm ? Number(hwm[1]) / 1024 : Number.NaN;
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+};
+
+// loadHistory is exported by @tmi/devnet once the devnet team lands it; until then from its source file.
+const loadHistory: typeof import("../packages/devnet/src/history-loader.js").loadHistory =
+  (devnetPackage as Record<string, unknown>).loadHistory ??
+  (await import("../packages/devnet/src/history-loader.js")).loadHistory;
+
+const log = (m: string) => process.stderr.write(`[bench indexer] ${m}\n`);
+
+const devnet = await startDevnet({ port: 0, blockTime: "automine" });
+const db = await createTestDatabase();
+let indexer: ReturnType<typeof startIndexer> | null = null;
+try {
+  log(`loading ${TRADES} trades (${GRADUATIONS} graduations) into the devnet…`);
+  const history = await loadHistory({
+    rpcUrl: devnet.rpcUrl,
+    deployment: devnet.deployment,
+    trades: TRADES,
+    graduations: GRADUATIONS,
+    logger: { info: log },
+  });
+  log(
+    `history: ${history.trades} trades, ${history.events} logs in ${history.blocks} blocks (${history.seconds.toFixed(1)} s)`,
+  );
+  const head = await chainHead(devnet.rpcUrl);
+
+  // ---------------------------------------------------------------- historical
+  const started = performance.now();
+  indexer = startIndexer({
+    databaseUrl: db.url,
+    rpcUrl: devnet.rpcUrl,
+    chainId: devnet.chainId,
+    launchpadAddress: devnet.deployment.contracts.launchpad,
+    startBlock: devnet.deployment.startBlock,
+    ethUsdFeedAddress: devnet.deployment.contracts.ethUsdFeed,
+    env: { LOG_LEVEL: "info", POLL_INTERVAL_MS: "250", TRENDING_REFRESH_MS: "2000" },
+  });
+  const pid = indexer.child.pid!;
+  let rssPeakSampled = 0;
+  const sampler = setInterval(() => {
+    try {
+      rssPeakSampled = Math.max(rssPeakSampled, peakRssMb(pid));
+    } catch {}
+  }, 200);
+  await indexer.waitForBlock(head, 600_000);
+  const wallSeconds = (performance.now() - started) / 1000;
+  const caught = await (async () => {
+    for (let i = 0; i < 100; i++) {
+      const line = indexer!
+        .output()
+        .split("\n")
+        .find((l) => l.includes('"action":"caught_up"'));
+      if (line) return JSON.parse(line) as { seconds: number; stats: Record<string, number> };
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("no caught_up line");
+  })();
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  const counts = (
+    await client.query<{ events: string; trades: string; tokens: string }>(
+      "SELECT (SELECT count(*) FROM chain_events) AS events, (SELECT count(*) FROM trades) AS trades, (SELECT count(*) FROM tokens) AS tokens",
+    )
+  ).rows[0]!;
+  const events = Number(counts.events);
+  const s = caught.stats;
+  const syncSeconds = caught.seconds;
+  const historical = {
+    bench: "indexer",
+    phase: "historical",
+    events,
+    trades: Number(counts.trades),
+    tokens: Number(counts.tokens),
+    blocks: head - devnet.deployment.startBlock + 1,
+    sync_seconds: Number(syncSeconds.toFixed(2)),
+    wall_seconds_with_process_start: Number(wallSeconds.toFixed(2)),
+    events_per_second: Math.round(events / syncSeconds),
+    blocks_per_second: Math.round((head - devnet.deployment.startBlock + 1) / syncSeconds),
+    peak_rss_mb: 0,
+    fetch_busy_share: Number((s.fetchMs! / 1000 / syncSeconds).toFixed(3)),
+    decode_busy_share: Number((s.decodeMs! / 1000 / syncSeconds).toFixed(3)),
+    build_busy_share: Number((s.buildMs! / 1000 / syncSeconds).toFixed(3)),
+    db_busy_share: Number((s.dbMs! / 1000 / syncSeconds).toFixed(3)),
+    batches: s.batches,
+  };
+
+  // ---------------------------------------------------------------- live (1 s blocks)
+  await rpc(devnet.rpcUrl, "evm_setAutomine", [false]);
+  await rpc(devnet.rpcUrl, "evm_setIntervalMining", [1]);
+  const blockSeen = new Map<number, number>();
+  let polling = true;
+  const poller = (async () => {
+    let last = await chainHead(devnet.rpcUrl);
+    while (polling) {
+      const n = await chainHead(devnet.rpcUrl).catch(() => last);
+      const now = performance.now();
+      for (let b = last + 1; b <= n; b++) if (!blockSeen.has(b)) blockSeen.set(b, now);
+      last = Math.max(last, n);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  const trader = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 1 });
+  const { token } = await trader.createToken("Live", "LIVE", { value: parseEther("0.01") });
+  const latencies: number[] = [];
+  for (let i = 0; i < LIVE_TRADES; i++) {
+    // Send at a random point within the block interval.
+    await new Promise((r) => setTimeout(r, Math.random() * 1000));
+    const { hash, receipt } = await trader.buy(token, parseEther("0.001"));
+    const block = Number(receipt.blockNumber);
+    for (;;) {
+      const res = await client.query("SELECT 1 FROM trades WHERE transaction_hash = $1", [
+        hash.toLowerCase(),
+      ]);
+      if (res.rowCount) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const visible = performance.now();
+    const seen = blockSeen.get(block);
+    if (seen !== undefined) latencies.push(visible - seen);
+  }
+  polling = false;
+  await poller;
+  clearInterval(sampler);
+  historical.peak_rss_mb = Math.round(Math.max(rssPeakSampled, peakRssMb(pid)));
+  await client.end();
+  const live = {
+    bench: "indexer",
+    phase: "live",
+    block_time_s: 1,
+    trades: latencies.length,
+    p50_ms: Math.round(percentile(latencies, 50)),
+    p99_ms: Math.round(percentile(latencies, 99)),
+    max_ms: Math.round(Math.max(...latencies)),
+    peak_rss_mb: historical.peak_rss_mb,
+  };
+  await indexer.stop();
+
+  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  console.log(`\nIndexer benchmark — ${machine}, ${new Date().toISOString()}`);
+  console.table({
+    "historical events": historical.events,
+    "historical trades": historical.trades,
+    "historical blocks": historical.blocks,
+    "sync seconds": historical.sync_seconds,
+    "events/s": historical.events_per_second,
+    "blocks/s": historical.blocks_per_second,
+    "peak RSS MB": historical.peak_rss_mb,
+    "fetch busy share": historical.fetch_busy_share,
+    "decode busy share": historical.decode_busy_share,
+    "build busy share": historical.build_busy_share,
+    "db busy share": historical.db_busy_share,
+    "live p50 ms (block seen → trade in DB)": live.p50_ms,
+    "live p99 ms": live.p99_ms,
+  });
+  console.log(JSON.stringify(historical));
+  console.log(JSON.stringify(live));
+} finally {
+  await indexer?.kill();
+  await devnet.stop();
+  await db.drop();
+}
