@@ -4,7 +4,7 @@ import underPressure from "@fastify/under-pressure";
 import { AppError, errorBody } from "@tmi/shared/errors";
 import { createHttpApp, type HttpApp } from "@tmi/shared/http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Redis } from "ioredis";
+import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { corsOrigins, type GatewayEnv } from "./config.js";
 import { registerProxyRoute } from "./routes/proxy-routes.js";
@@ -15,6 +15,37 @@ export interface GatewayDeps {
   config: GatewayEnv;
   /** Redis for the shared rate-limit counters; required when `RATE_LIMIT_PER_MINUTE` > 0. */
   redis: Redis | null;
+}
+
+/**
+ * The Redis connection of the rate-limit counters: no offline queue and one try per command, so
+ * that while Redis is unreachable every check fails at once and the request goes through
+ * (`skipOnError`) instead of waiting for a reconnect; auto-pipelining batches the counters of
+ * concurrent requests.
+ */
+export function createRateLimitRedis(url: string): Redis {
+  return new Redis(url, {
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    enableAutoPipelining: true,
+  });
+}
+
+/** Resolves true once `redis` is ready, false after `timeoutMs`. */
+export async function redisReady(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === "ready") return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off("ready", onReady);
+      resolve(false);
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    redis.once("ready", onReady);
+  });
 }
 
 /** Paths never rate limited nor shed: the gateway's own liveness probe. */

@@ -7,7 +7,7 @@ import { flushPrefix, redisTestPrefix, testRedisUrl } from "@tmi/testkit";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "./app.js";
+import { buildApp, createRateLimitRedis } from "./app.js";
 import { gatewayEnvSchema } from "./config.js";
 
 const logger = createLogger({ service: "gateway-test", level: "silent" });
@@ -115,8 +115,8 @@ async function startGateway(env: Record<string, string> = {}, redis?: Redis) {
   return { app, url };
 }
 
-function newRedis(): Redis {
-  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
+function newRedis(url = testRedisUrl()): Redis {
+  const redis = createRateLimitRedis(url);
   redisClients.push(redis);
   return redis;
 }
@@ -136,9 +136,10 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  const cleaner = newRedis();
+  const cleaner = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
+  redisClients.push(cleaner);
   for (const prefix of prefixes) await flushPrefix(cleaner, prefix);
-  await Promise.all(redisClients.map((r) => r.quit()));
+  for (const r of redisClients) r.disconnect();
   await Promise.all([query, metadata, oracle, query2].map((s) => s.app.close()));
 });
 
@@ -218,8 +219,10 @@ describe("gateway", () => {
     const prefix = redisTestPrefix("gateway-rate-limit");
     prefixes.push(prefix);
     const env = { RATE_LIMIT_PER_MINUTE: "5", RATE_LIMIT_REDIS_PREFIX: prefix };
-    const a = await startGateway(env, newRedis());
-    const b = await startGateway(env, newRedis());
+    const [redisA, redisB] = [newRedis(), newRedis()];
+    await Promise.all([once(redisA, "ready"), once(redisB, "ready")]);
+    const a = await startGateway(env, redisA);
+    const b = await startGateway(env, redisB);
     const statuses: number[] = [];
     for (const base of [a.url, b.url, a.url, b.url, a.url]) {
       statuses.push((await fetch(`${base}/api/v1/tokens`)).status);
@@ -238,6 +241,17 @@ describe("gateway", () => {
     expect(query.seen).toHaveLength(5);
     // The gateway's own liveness probe is never limited.
     expect((await fetch(`${a.url}/health`)).status).toBe(200);
+  });
+
+  it("behavior: while Redis is unreachable, requests go through at once (not limited)", async () => {
+    const redis = newRedis(`redis://127.0.0.1:${await freePort()}`);
+    redis.on("error", () => {});
+    const { url } = await startGateway({ RATE_LIMIT_PER_MINUTE: "1" }, redis);
+    const started = Date.now();
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${url}/api/v1/tokens`)).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it("error: an unreachable upstream answers 503 service_unavailable quickly", async () => {

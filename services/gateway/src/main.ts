@@ -2,25 +2,19 @@ import { loadEnv } from "@tmi/shared/env";
 import { serve } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
 import type { FastifyInstance } from "fastify";
-import { Redis } from "ioredis";
-import { buildApp } from "./app.js";
+import { buildApp, createRateLimitRedis, redisReady } from "./app.js";
 import { gatewayEnvSchema } from "./config.js";
 
 const config = loadEnv(gatewayEnvSchema);
 const logger = createLogger({ service: "gateway", level: config.LOG_LEVEL });
 
-// Rate-limit counters: fail fast (one try, short connect timeout) so a Redis outage lets traffic through.
-const redis =
-  config.RATE_LIMIT_PER_MINUTE > 0
-    ? new Redis(config.REDIS_URL, {
-        connectTimeout: 1000,
-        maxRetriesPerRequest: 1,
-        enableAutoPipelining: true,
-      })
-    : null;
+const redis = config.RATE_LIMIT_PER_MINUTE > 0 ? createRateLimitRedis(config.REDIS_URL) : null;
 redis?.on("error", (error) =>
   logger.warn({ err: error }, "redis error (rate limiting skipped while it lasts)"),
 );
+// Count from the first request when Redis is there; start anyway (unlimited until it is) when not.
+if (redis && !(await redisReady(redis, 3000)))
+  logger.warn("redis not ready at start: rate limiting skipped until it is");
 
 const app = buildApp({ logger, config, redis });
 const address = await serve(app as unknown as FastifyInstance, {
