@@ -10,7 +10,9 @@ import pg from "pg";
 import { ensureBenchDatabase } from "./api-data-lib.js";
 import { argValue, type LoadFigures, printTable, rssOf, runLoad } from "./oracle-gateway-lib.js";
 
-const durationSeconds = argValue("duration", 8);
+const durationSeconds = argValue("duration", 6);
+/** Rounds over every (route, target) pair, interleaved in time; each pair keeps its best round (shared, noisy machines). */
+const rounds = argValue("rounds", 2);
 const connections = argValue("connections", 50);
 const only = process.argv
   .find((a) => a.startsWith("--only="))
@@ -99,19 +101,31 @@ try {
         throw new Error(`${route.route} via ${target.via}: ${check.status} ${await check.text()}`);
       await check.arrayBuffer();
     }
-    for (const target of targets) {
-      const figures = await runLoad({
-        url: target.base,
-        path: route.path,
-        connections,
-        durationSeconds,
-        cpuPids: [queryApi.child.pid, target.pid],
-      });
-      const rss = rssOf(target.pid ?? queryApi.child.pid);
-      rows.push({ route: route.route, via: target.via, ...figures, ...rss });
-      log(`  ${route.route} ${target.via}: ${figures.rps} req/s p99 ${figures.p99_ms} ms`);
+  }
+  const best = new Map<string, Row>();
+  for (let round = 1; round <= rounds; round++) {
+    for (const route of routes) {
+      for (const target of targets) {
+        const figures = await runLoad({
+          url: target.base,
+          path: route.path,
+          connections,
+          durationSeconds,
+          warmupSeconds: round === 1 ? 2 : 1,
+          cpuPids: [queryApi.child.pid, target.pid],
+        });
+        const rss = rssOf(target.pid ?? queryApi.child.pid);
+        const key = `${route.route}|${target.via}`;
+        const previous = best.get(key);
+        if (!previous || figures.rps > previous.rps)
+          best.set(key, { route: route.route, via: target.via, ...figures, ...rss });
+        log(
+          `  round ${round} ${route.route} ${target.via}: ${figures.rps} req/s p99 ${figures.p99_ms} ms (load ${figures.loadavg_1m})`,
+        );
+      }
     }
   }
+  rows.push(...best.values());
 } finally {
   // The rate-limit counters expire by themselves 60 s after their window started.
   await Promise.all([gatewayOn?.stop(), gatewayOff?.stop(), queryApi.stop()]);
@@ -119,7 +133,7 @@ try {
 
 const directOf = (route: string) => rows.find((r) => r.route === route && r.via === "direct");
 console.log(
-  `\ngateway overhead: ${data.tokens} tokens, ${data.trades} trades; ${connections} connections, ${durationSeconds} s per run; all processes on this machine\n`,
+  `\ngateway overhead: ${data.tokens} tokens, ${data.trades} trades; ${connections} connections, ${durationSeconds} s per run, best of ${rounds} interleaved rounds; all processes on this machine\n`,
 );
 printTable(
   rows.map((r) => {
@@ -150,6 +164,7 @@ for (const r of rows) {
       via: r.via,
       connections,
       duration_s: durationSeconds,
+      rounds,
       rps: r.rps,
       p50_ms: r.p50_ms,
       p99_ms: r.p99_ms,

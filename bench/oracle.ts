@@ -11,6 +11,8 @@ import { argValue, type LoadFigures, printTable, rssOf, runLoad, until } from ".
 
 const durationSeconds = argValue("duration", 10);
 const connections = argValue("connections", 50);
+/** Runs per read path, interleaved in time; each path keeps its best run (shared, noisy machines). */
+const rounds = argValue("rounds", 2);
 const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11";
 const now = () => BigInt(Math.floor(Date.now() / 1000));
 
@@ -32,58 +34,78 @@ try {
   await setPrice(301245000000n);
   await setSequencerStatus(devnet.rpcUrl, devnet.deployment, { answer: 0n, startedAt: now() - 7200n });
 
-  const scenarios: { readPath: string; multicall: boolean }[] = [
-    { readPath: "json-rpc batch", multicall: false },
-    { readPath: "multicall3", multicall: true },
-  ];
-  for (const scenario of scenarios) {
-    if (scenario.multicall)
-      await rpc(devnet.rpcUrl, "anvil_setCode", [MULTICALL3, MULTICALL3_RUNTIME_BYTECODE]);
-    const service = startServiceProcess({
+  // Multicall3's runtime code at its canonical address, as on Base; one service reads through it
+  // (ORACLE_MULTICALL=auto), the other is forced to the JSON-RPC batch a plain anvil gets.
+  await rpc(devnet.rpcUrl, "anvil_setCode", [MULTICALL3, MULTICALL3_RUNTIME_BYTECODE]);
+  const scenarios = [
+    { readPath: "json-rpc batch", multicall: "off" },
+    { readPath: "multicall3", multicall: "auto" },
+  ].map((scenario) => ({
+    ...scenario,
+    service: startServiceProcess({
       service: "oracle-price",
       env: {
         PORT: "0",
+        // Requests are logged at debug level only: info costs nothing per request.
         LOG_LEVEL: "info",
         NODE_ENV: "production",
         ORACLE_RPC_URL: devnet.rpcUrl,
         ORACLE_CHAIN_ID: String(devnet.chainId),
         ORACLE_ETH_USD_ADDRESS: devnet.deployment.contracts.ethUsdFeed,
         ORACLE_SEQUENCER_UPTIME_ADDRESS: devnet.deployment.contracts.sequencerUptimeFeed,
+        ORACLE_MULTICALL: scenario.multicall,
       },
-    });
-    try {
-      // Requests are logged at debug level only: info costs nothing per request.
+    }),
+    url: "",
+  }));
+  try {
+    for (const scenario of scenarios) {
       const base = await until(
-        () => /"address":"(http:[^"]+)"/.exec(service.output())?.[1],
+        () => /"address":"(http:[^"]+)"/.exec(scenario.service.output())?.[1],
         "oracle-price to listen",
       );
-      const url = `${base}/api/v1/prices/eth-usd`;
-      // Sanity: the answer is fresh on every request (no cache) — change the round and read it back.
-      await setPrice(301299000000n);
-      const fresh = (await (await fetch(url)).json()) as { price?: string };
-      if (fresh.price !== "3012.99000000") throw new Error(`unexpected answer ${JSON.stringify(fresh)}`);
-      const figures = await runLoad({
-        url,
-        connections,
-        durationSeconds,
-        cpuPids: [service.child.pid, devnet.anvil.child.pid],
-      });
-      rows.push({
-        route: "/api/v1/prices/eth-usd",
-        read_path: scenario.readPath,
-        ...figures,
-        ...rssOf(service.child.pid),
-      });
-    } finally {
-      await service.stop();
+      scenario.url = `${base}/api/v1/prices/eth-usd`;
     }
+    // Sanity: the answer is fresh on every request (no cache): change the round and read it back.
+    await setPrice(301299000000n);
+    for (const scenario of scenarios) {
+      const fresh = (await (await fetch(scenario.url)).json()) as { price?: string };
+      if (fresh.price !== "3012.99000000") throw new Error(`unexpected answer ${JSON.stringify(fresh)}`);
+    }
+    const best = new Map<string, (typeof rows)[number]>();
+    for (let round = 1; round <= rounds; round++) {
+      for (const scenario of scenarios) {
+        const figures = await runLoad({
+          url: scenario.url,
+          connections,
+          durationSeconds,
+          warmupSeconds: round === 1 ? 2 : 1,
+          cpuPids: [scenario.service.child.pid, devnet.anvil.child.pid],
+        });
+        process.stderr.write(
+          `  round ${round} ${scenario.readPath}: ${figures.rps} req/s p99 ${figures.p99_ms} ms (load ${figures.loadavg_1m})\n`,
+        );
+        const previous = best.get(scenario.readPath);
+        if (!previous || figures.rps > previous.rps) {
+          best.set(scenario.readPath, {
+            route: "/api/v1/prices/eth-usd",
+            read_path: scenario.readPath,
+            ...figures,
+            ...rssOf(scenario.service.child.pid),
+          });
+        }
+      }
+    }
+    rows.push(...best.values());
+  } finally {
+    await Promise.all(scenarios.map((scenario) => scenario.service.stop()));
   }
 } finally {
   await devnet.stop();
 }
 
 console.log(
-  `\noracle-price, ${connections} connections, ${durationSeconds} s per run, anvil on the same machine\n`,
+  `\noracle-price, ${connections} connections, ${durationSeconds} s per run, best of ${rounds} interleaved rounds, anvil on the same machine\n`,
 );
 printTable(
   rows.map((r) => ({
@@ -110,6 +132,7 @@ for (const r of rows) {
       read_path: r.read_path,
       connections,
       duration_s: durationSeconds,
+      rounds,
       rps: r.rps,
       p50_ms: r.p50_ms,
       p99_ms: r.p99_ms,
