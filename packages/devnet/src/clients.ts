@@ -5,6 +5,8 @@ import {
   createWalletClient,
   http,
   type PublicClient,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
   type Transport,
   type WalletClient,
 } from "viem";
@@ -77,4 +79,28 @@ export async function rpcBatch(
   const out = new Array(calls.length);
   for (const item of body) out[item.id] = item;
   return out;
+}
+
+/**
+ * Polls `eth_getTransactionReceipt` every `intervalMs` (default 25) until the receipt exists.
+ * Unlike viem's `waitForTransactionReceipt` (which re-checks only when the block number moves) it
+ * cannot miss a receipt on an automining chain that goes quiet right after the transaction.
+ * @throws Error after `timeoutMs` (default 120 s).
+ */
+export async function waitForReceipt(
+  client: PublicClient<Transport, Chain>,
+  hash: `0x${string}`,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<TransactionReceipt> {
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  for (;;) {
+    try {
+      return await client.getTransactionReceipt({ hash });
+    } catch (error) {
+      if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`transaction ${hash} not mined within ${options.timeoutMs ?? 120_000} ms`);
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 25));
+  }
 }

@@ -28,7 +28,7 @@ import {
 } from "@tmi/contracts";
 import { type Abi, type Address, type Hex, stringToHex } from "viem";
 import { DEPLOYER_ACCOUNT, DEVNET_PROTOCOL_FEE_RECIPIENT } from "./accounts.js";
-import { localPublicClient, localWalletClient } from "./clients.js";
+import { localPublicClient, localWalletClient, waitForReceipt } from "./clients.js";
 
 /** Addresses of the devnet contracts and where indexing starts (DESIGN.md §13, `deployments/devnet.json`). */
 export interface Deployment {
@@ -82,7 +82,7 @@ export async function deployAll(rpcUrl: string, options: DeployOptions = {}): Pr
 
   async function deploy(abi: Abi, bytecode: Hex, args: readonly unknown[]): Promise<Address> {
     const hash = await wallet.deployContract({ abi, bytecode, args } as never);
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    const receipt = await waitForReceipt(publicClient, hash);
     if (receipt.status !== "success" || !receipt.contractAddress)
       throw new Error(`deployment reverted: ${hash}`);
     startBlock ??= receipt.blockNumber;
@@ -95,7 +95,7 @@ export async function deployAll(rpcUrl: string, options: DeployOptions = {}): Pr
     args: readonly unknown[],
   ): Promise<void> {
     const hash = await wallet.writeContract({ address, abi, functionName, args } as never);
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    const receipt = await waitForReceipt(publicClient, hash);
     if (receipt.status !== "success") throw new Error(`${functionName} reverted: ${hash}`);
   }
 

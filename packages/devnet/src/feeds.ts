@@ -1,7 +1,7 @@
 import { devnetAggregatorAbi, devnetSequencerUptimeFeedAbi } from "@tmi/contracts";
 import type { Hash, TransactionReceipt } from "viem";
 import { FEED_ACCOUNT } from "./accounts.js";
-import { localPublicClient, localWalletClient } from "./clients.js";
+import { localPublicClient, localWalletClient, waitForReceipt } from "./clients.js";
 import type { Deployment } from "./deploy.js";
 import { serialize } from "./queue.js";
 
@@ -23,7 +23,7 @@ async function sendFeed(
   const wallet = localWalletClient(rpcUrl, account, deployment.chainId);
   return serialize(`${rpcUrl}:${wallet.account.address}`, async () => {
     const hash = await wallet.writeContract(build() as never);
-    const receipt = await localPublicClient(rpcUrl, deployment.chainId).waitForTransactionReceipt({ hash });
+    const receipt = await waitForReceipt(localPublicClient(rpcUrl, deployment.chainId), hash);
     if (receipt.status !== "success") throw new Error(`feed update reverted: ${hash}`);
     return { hash, receipt };
   });

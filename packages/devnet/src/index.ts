@@ -13,7 +13,7 @@ export {
   FEED_ACCOUNT,
 } from "./accounts.js";
 export { type AnvilOptions, type AnvilProcess, anvilBinaryPath, startAnvil } from "./anvil.js";
-export { localPublicClient, localWalletClient, rpc } from "./clients.js";
+export { localPublicClient, localWalletClient, rpc, rpcBatch, waitForReceipt } from "./clients.js";
 export {
   type Deployment,
   type DeployOptions,

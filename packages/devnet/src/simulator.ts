@@ -347,7 +347,11 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
       options.logger.info(formatStats(stats, (Date.now() - started) / 1000));
     }
   }
-  await Promise.allSettled([...inFlight]);
+  // In-flight actions finish within seconds; never wait forever for one.
+  await Promise.race([
+    Promise.allSettled([...inFlight]),
+    new Promise((resolve) => setTimeout(resolve, 60_000).unref()),
+  ]);
   stats.seconds = (Date.now() - started) / 1000;
   options.logger?.info(`done: ${formatStats(stats, stats.seconds)}`);
   return stats;

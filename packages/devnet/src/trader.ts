@@ -7,7 +7,7 @@ import {
   parseEventLogs,
   type TransactionReceipt,
 } from "viem";
-import { localPublicClient, localWalletClient } from "./clients.js";
+import { localPublicClient, localWalletClient, waitForReceipt } from "./clients.js";
 import type { Deployment } from "./deploy.js";
 import { serialize } from "./queue.js";
 
@@ -76,7 +76,7 @@ export function createTrader(args: {
       // 25% headroom: other wallets' transactions may change the state between estimate and inclusion.
       const estimate = await client.estimateContractGas({ ...request, account: wallet.account } as never);
       const hash = await wallet.writeContract({ ...request, gas: (estimate * 5n) / 4n + 10_000n } as never);
-      const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      const receipt = await waitForReceipt(client, hash);
       if (receipt.status !== "success") {
         const tx = await client.getTransaction({ hash });
         throw new Error(`${request.functionName} reverted: ${hash} (gas ${receipt.gasUsed}/${tx.gas})`);
@@ -208,7 +208,7 @@ export function createTrader(args: {
         abi: launchpadAbi,
         functionName: "buy",
         args: [token, 0n],
-        value: needed + needed / 100n + 10n ** 15n,
+        value: needed + needed / 10n + 10n ** 16n,
       });
       const [graduated] = parseEventLogs({
         abi: launchpadAbi,
