@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import type { MultipartFile, MultipartValue } from "@fastify/multipart";
 import { parseAddress, parseTransactionHash } from "@tmi/shared/codec";
-import { AppError, type ErrorDetail } from "@tmi/shared/errors";
+import { AppError, type ErrorDetail, isAppError } from "@tmi/shared/errors";
 import type { HttpApp } from "@tmi/shared/http";
 import type { Logger } from "pino";
 import {
@@ -65,47 +65,57 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
     let fetched: SpooledImage | null = null;
     let tooLarge = false;
     try {
-      const parts = request.parts({
-        limits: { fileSize: deps.imageMaxBytes, files: 4, fields: 32, fieldSize: FIELD_MAX_BYTES, parts: 40 },
-        throwFileSizeLimit: false,
-      } as Parameters<typeof request.parts>[0]);
-      for await (const part of parts) {
-        if (part.type === "file") {
-          const file = part as MultipartFile;
-          if (file.fieldname !== "image" || upload) {
-            await drain(file.file);
-            details.push({
-              field: file.fieldname,
-              reason: file.fieldname === "image" ? "only one image is accepted" : "unknown file field",
+      try {
+        const parts = request.parts({
+          limits: {
+            fileSize: deps.imageMaxBytes,
+            files: 4,
+            fields: 32,
+            fieldSize: FIELD_MAX_BYTES,
+            parts: 40,
+          },
+          throwFileSizeLimit: false,
+        } as Parameters<typeof request.parts>[0]);
+        for await (const part of parts) {
+          if (part.type === "file") {
+            const file = part as MultipartFile;
+            if (file.fieldname !== "image" || upload) {
+              await drain(file.file);
+              details.push({
+                field: file.fieldname,
+                reason: file.fieldname === "image" ? "only one image is accepted" : "unknown file field",
+              });
+              continue;
+            }
+            const spooled = await spoolImage(file.file, {
+              spoolDir: deps.spoolDir,
+              maxBytes: deps.imageMaxBytes,
+              maxPixels: deps.imageMaxPixels,
+              truncated: () => file.file.truncated,
             });
-            continue;
-          }
-          const spooled = await spoolImage(file.file, {
-            spoolDir: deps.spoolDir,
-            maxBytes: deps.imageMaxBytes,
-            maxPixels: deps.imageMaxPixels,
-            truncated: () => file.file.truncated,
-          });
-          if (spooled.tooLarge) tooLarge = true;
-          if (spooled.size === 0 && !spooled.tooLarge && !file.filename) {
-            await spooled.discard(); // an empty file input of a browser form: no image
-            continue;
-          }
-          upload = spooled;
-        } else {
-          const field = part as MultipartValue<unknown>;
-          const name = field.fieldname;
-          if (!(TEXT_FIELDS as readonly string[]).includes(name)) {
-            details.push({ field: name, reason: name === "image" ? "must be a file" : "unknown field" });
-          } else if (Object.hasOwn(raw, name)) {
-            details.push({ field: name, reason: "given more than once" });
-          } else if (field.valueTruncated) {
-            details.push({ field: name, reason: `must be at most ${FIELD_MAX_BYTES} bytes` });
-            raw[name as TextField] = "";
+            if (spooled.tooLarge) tooLarge = true;
+            if (spooled.size === 0 && !spooled.tooLarge && !file.filename) {
+              await spooled.discard(); // an empty file input of a browser form: no image
+              continue;
+            }
+            upload = spooled;
           } else {
-            raw[name as TextField] = String(field.value);
+            const field = part as MultipartValue<unknown>;
+            const name = field.fieldname;
+            if (!(TEXT_FIELDS as readonly string[]).includes(name)) {
+              details.push({ field: name, reason: name === "image" ? "must be a file" : "unknown field" });
+            } else if (Object.hasOwn(raw, name)) {
+              details.push({ field: name, reason: "given more than once" });
+            } else if (field.valueTruncated) {
+              details.push({ field: name, reason: `must be at most ${FIELD_MAX_BYTES} bytes` });
+              raw[name as TextField] = "";
+            } else {
+              raw[name as TextField] = String(field.value);
+            }
           }
         }
+      } catch (error) {
+        throw malformedMultipart(error);
       }
       if (tooLarge) {
         throw new AppError("payload_too_large", `the image must be at most ${deps.imageMaxBytes} bytes`);
@@ -197,6 +207,26 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
     const draft = await finalizeDraft(deps, draftId, tokenAddress, transactionHash);
     return reply.status(200).header("cache-control", "no-store").send(draftView(draft));
   });
+}
+
+/**
+ * Maps what the multipart parser throws: our errors and Fastify's coded errors (limits → 413)
+ * pass through; busboy's parse errors (no boundary, truncated or malformed parts) become 400.
+ */
+function malformedMultipart(error: unknown): unknown {
+  if (isAppError(error)) return error;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === "string" && code.startsWith("FST_")) return error;
+  if (
+    error instanceof Error &&
+    /multipart|unexpected end|malformed|terminated|boundary/i.test(error.message)
+  ) {
+    return new AppError("invalid_request", "malformed multipart/form-data body", {
+      details: [{ field: "body", reason: "malformed multipart/form-data" }],
+      cause: error,
+    });
+  }
+  return error;
 }
 
 /** Fetches `image_url` into a spool file (SSRF rules in the fetcher); failures → 422 `image_unavailable`. */

@@ -242,6 +242,23 @@ describe("POST /api/v1/token-metadata", () => {
       headers: { "content-type": "application/xml" },
     });
     expect(xml.statusCode).toBe(400);
+    const noBoundary = await h.app.inject({
+      method: "POST",
+      url: "/api/v1/token-metadata",
+      payload: "x",
+      headers: { "content-type": "multipart/form-data" },
+    });
+    expect(noBoundary.statusCode).toBe(400);
+    expect(noBoundary.json().code).toBe("invalid_request");
+    const { payload, headers } = await multipart(BASE_FIELDS, [{ bytes: pngImage() }]);
+    const truncated = await h.app.inject({
+      method: "POST",
+      url: "/api/v1/token-metadata",
+      payload: payload.subarray(0, payload.length - 60),
+      headers,
+    });
+    expect(truncated.statusCode).toBe(400);
+    expect(truncated.json().code).toBe("invalid_request");
   });
 
   test("error: SVG, HTML and polyglots disguised as PNG are 415 unsupported_image_type", async () => {
