@@ -5,7 +5,8 @@
 // one transaction per block). Latency of a delivery = arrival of the `trade` event at a subscriber
 // − the moment this process sent that block's COMMIT (same clock). Prints a table, then one JSON line
 // per scenario: {"bench":"stream","scenario":...,"subscribers":...,"trades":...,"p50_ms":...,"p99_ms":...}.
-// Options: --subscribers=<n> (1000) --blocks=<n> (100) --rate=<blocks/s> (10) --trades-per-block=<n> (1, and 20)
+// Options: --subscribers=<n> (1000) --blocks=<n> (100) --rate=<blocks/s> (10) --trades-per-block=<n>
+// (default: three scenarios, 1 trade/block @ 10 blocks/s, 10 @ 5/s, 20 @ 10/s).
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
@@ -23,7 +24,13 @@ const num = (key: string, fallback: number) => (args.has(key) ? Number(args.get(
 const SUBSCRIBERS = num("subscribers", 1000);
 const BLOCKS = num("blocks", 100);
 const RATE = num("rate", 10);
-const SCENARIOS = args.has("trades-per-block") ? [num("trades-per-block", 1)] : [1, 20];
+const SCENARIOS: { tradesPerBlock: number; rate: number }[] = args.has("trades-per-block")
+  ? [{ tradesPerBlock: num("trades-per-block", 1), rate: RATE }]
+  : [
+      { tradesPerBlock: 1, rate: RATE }, // the target: one trade per block, 10 blocks/s
+      { tradesPerBlock: 10, rate: 5 }, // 50 trades/s
+      { tradesPerBlock: 20, rate: 10 }, // 200 trades/s: the saturation point on 2 cores
+    ];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const db = await createTestDatabase();
@@ -92,19 +99,25 @@ function subscribe(): Promise<Subscriber> {
         return;
       }
       response.setEncoding("utf8");
-      let buffer = "";
+      // Cheap scan: find each "event: trade" line and the id line just before it.
+      let tail = "";
       response.on("data", (chunk: string) => {
         const now = performance.now();
-        buffer += chunk;
-        let end = buffer.indexOf("\n\n");
-        while (end >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (frame.startsWith("id: ") && frame.includes("\nevent: trade\n")) {
-            arrivals.set(frame.slice(4, frame.indexOf("-", frame.indexOf("-") + 1)), now);
+        const text = tail + chunk;
+        let from = 0;
+        let lastEnd = 0;
+        for (;;) {
+          const at = text.indexOf("\nevent: trade\n", from);
+          if (at < 0) break;
+          const idStart = text.lastIndexOf("id: ", at);
+          if (idStart >= 0) {
+            const firstDash = text.indexOf("-", idStart);
+            arrivals.set(text.slice(idStart + 4, text.indexOf("-", firstDash + 1)), now);
           }
-          end = buffer.indexOf("\n\n");
+          from = at + 1;
+          lastEnd = at + 14;
         }
+        tail = text.slice(Math.max(lastEnd, text.length - 80));
       });
       resolve({ request, arrivals });
     });
@@ -188,19 +201,30 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const results: Record<string, unknown>[] = [];
-for (const tradesPerBlock of SCENARIOS) {
+const serverCpuMs = () => {
+  const fields = readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, 100 ticks/s
+};
+
+for (const { tradesPerBlock, rate } of SCENARIOS) {
   for (const s of subscribers) s.arrivals.clear();
   const commits: { block: string; keys: string[]; committedAt: number }[] = [];
   const started = performance.now();
+  const serverCpu0 = serverCpuMs();
+  const ownCpu0 = process.cpuUsage();
   let peakRss = rssMb();
   for (let i = 0; i < BLOCKS; i++) {
-    const due = started + (i * 1000) / RATE;
+    const due = started + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     commits.push(await commitBlock(tradesPerBlock));
     if (i % 10 === 0) peakRss = Math.max(peakRss, rssMb());
   }
+  const elapsedMs = performance.now() - started;
   await new Promise((r) => setTimeout(r, 2_000));
+  const serverCpuShare = (serverCpuMs() - serverCpu0) / (elapsedMs + 2_000);
+  const own = process.cpuUsage(ownCpu0);
+  const clientCpuShare = (own.user + own.system) / 1000 / (elapsedMs + 2_000);
   const latencies: number[] = [];
   let missing = 0;
   for (const { keys, committedAt } of commits) {
@@ -219,7 +243,7 @@ for (const tradesPerBlock of SCENARIOS) {
     .sort((a, b) => a - b);
   const result = {
     bench: "stream",
-    scenario: `${tradesPerBlock} trade(s)/block @ ${RATE} blocks/s`,
+    scenario: `${tradesPerBlock} trade(s)/block @ ${rate} blocks/s`,
     server: "query-api buildApp + streamRoutes (one process)",
     subscribers: subscribers.length,
     blocks: BLOCKS,
@@ -234,6 +258,8 @@ for (const tradesPerBlock of SCENARIOS) {
     notify_p50_ms: Number(percentile(notifyLatencies, 50).toFixed(1)),
     notify_p99_ms: Number(percentile(notifyLatencies, 99).toFixed(1)),
     load_avg_1m: Number(os.loadavg()[0]!.toFixed(1)),
+    server_cpu_cores: Number(serverCpuShare.toFixed(2)),
+    client_cpu_cores: Number(clientCpuShare.toFixed(2)),
   };
   results.push(result);
   log(`${result.scenario}: ${result.deliveries} deliveries, p99 ${result.p99_ms} ms`);
@@ -255,6 +281,8 @@ console.table(
     "max ms": r.max_ms,
     "server RSS MB": r.server_rss_mb,
     "NOTIFY p99 ms": r.notify_p99_ms,
+    "server CPU": r.server_cpu_cores,
+    "client CPU": r.client_cpu_cores,
     "load 1m": r.load_avg_1m,
   })),
 );

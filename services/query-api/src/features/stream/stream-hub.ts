@@ -43,7 +43,9 @@ export interface StreamSubscriber {
   events: Set<DataEventName>;
   interval: CandleInterval;
   /** Frames held back while a resume is being re-read from the database. */
-  queue: string[] | null;
+  queue: (string | Buffer)[] | null;
+  /** Filter signature (same filters → same bytes, encoded once per batch); see {@link subscriberKey}. */
+  key: string;
   /** Skip data events at or before this position (resume from an id ahead of this process). */
   after: StreamPosition | null;
   closed: boolean;
@@ -330,16 +332,26 @@ export class StreamHub {
     for (const sub of this.subscribers) this.write(sub, frame);
   }
 
-  /** Adds events to the ring and writes them (one write per subscriber per batch). */
+  /**
+   * Adds events to the ring and writes them: one write per subscriber per batch, the bytes built
+   * and encoded once per distinct filter and shared by every subscriber with that filter.
+   */
   private dispatch(events: StreamEventData[]): void {
     if (events.length === 0) return;
     const entries = events.map((event) => this.remember(event));
+    const byKey = new Map<string, Buffer | null>();
     for (const sub of this.subscribers) {
-      let chunk = "";
-      for (const entry of entries) {
-        if (matches(sub, entry.event)) chunk += entry.frame;
+      const shared = sub.after === null && !sub.closed;
+      let bytes = shared ? byKey.get(sub.key) : undefined;
+      if (bytes === undefined) {
+        let chunk = "";
+        for (const entry of entries) {
+          if (matches(sub, entry.event)) chunk += entry.frame;
+        }
+        bytes = chunk ? Buffer.from(chunk, "utf8") : null;
+        if (shared) byKey.set(sub.key, bytes);
       }
-      if (chunk) this.write(sub, chunk);
+      if (bytes) this.write(sub, bytes);
     }
   }
 
@@ -355,7 +367,7 @@ export class StreamHub {
     return entry;
   }
 
-  private write(sub: StreamSubscriber, chunk: string): void {
+  private write(sub: StreamSubscriber, chunk: string | Buffer): void {
     if (sub.closed) return;
     if (sub.queue) {
       sub.queue.push(chunk);
@@ -371,7 +383,7 @@ export class StreamHub {
   }
 
   private heartbeat(): void {
-    const frame = `: heartbeat ${Math.floor(Date.now() / 1000)}\n\n`;
+    const frame = Buffer.from(`: heartbeat ${Math.floor(Date.now() / 1000)}\n\n`);
     for (const sub of this.subscribers) if (!sub.queue) this.write(sub, frame);
   }
 
@@ -431,8 +443,8 @@ export class StreamHub {
     let chunk = "";
     if (typeof gap === "string") chunk = sseFrame(this.resetEvent(gap));
     else for (const event of gap) if (matches(sub, event)) chunk += sseFrame(event);
-    chunk += queued.join("");
     if (chunk) this.write(sub, chunk);
+    for (const held of queued) this.write(sub, held);
   }
 
   private async readGap(
@@ -493,6 +505,16 @@ export class StreamHub {
     await this.starting?.catch(() => {});
     await this.ownPool?.end().catch(() => {});
   }
+}
+
+/** Signature of a subscriber's filters: subscribers with equal keys receive identical bytes. */
+export function subscriberKey(filters: {
+  tokens: Set<string> | null;
+  events: Set<string>;
+  interval: string;
+}): string {
+  const tokens = filters.tokens ? [...filters.tokens].sort().join(",") : "*";
+  return `${filters.interval}|${[...filters.events].sort().join(",")}|${tokens}`;
 }
 
 /** True when `sub` wants `event` (control events always). */

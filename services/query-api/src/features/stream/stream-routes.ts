@@ -10,7 +10,7 @@ import {
   DATA_EVENT_NAMES,
   type DataEventName,
 } from "./stream-events.js";
-import { StreamHub, type StreamHubConfig, type StreamSubscriber } from "./stream-hub.js";
+import { StreamHub, type StreamHubConfig, type StreamSubscriber, subscriberKey } from "./stream-hub.js";
 
 /** Settings of {@link streamRoutes} (defaults in brackets). */
 export interface StreamRoutesConfig extends StreamHubConfig {
@@ -133,6 +133,7 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
           events,
           interval,
           queue: null,
+          key: subscriberKey({ tokens, events, interval }),
           after: null,
           closed: false,
         };
