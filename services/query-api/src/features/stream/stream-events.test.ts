@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import {
+  bucketStart,
+  comparePositions,
+  dataEventId,
+  hash8,
+  parseEventId,
+  sseFrame,
+} from "./stream-events.js";
+import { subscriberKey } from "./stream-hub.js";
+
+describe("stream events", () => {
+  it("default", () => {
+    const id = dataEventId(1234n, 5, "0xABCDEF0123456789");
+    expect(id).toBe("1234-5-abcdef01");
+    expect(dataEventId(1234n, 5, "0xabcdef0123", "1h")).toBe("1234-5-abcdef01-1h");
+    expect(parseEventId(id)).toEqual({
+      kind: "data",
+      position: { block: 1234n, logIndex: 5, sub: 0 },
+      hash8: "abcdef01",
+    });
+    expect(parseEventId("1234-5-abcdef01-1h")?.position).toEqual({ block: 1234n, logIndex: 5, sub: 4 });
+    expect(parseEventId("77-reorg-80")).toEqual({
+      kind: "marker",
+      position: { block: 77n, logIndex: -1, sub: 0 },
+    });
+    expect(parseEventId("78-reset")).toEqual({
+      kind: "marker",
+      position: { block: 78n, logIndex: -1, sub: 0 },
+    });
+    expect(sseFrame({ id: "1-2-00000000", name: "trade", data: { a: "x\ny" } })).toBe(
+      'id: 1-2-00000000\nevent: trade\ndata: {"a":"x\\ny"}\n\n',
+    );
+  });
+
+  it("behavior: buckets are UTC-aligned, weeks start on Monday", () => {
+    expect(bucketStart("1m", 119n)).toBe(60n);
+    expect(bucketStart("4h", 1_763_712_001n)).toBe(1_763_712_000n - (1_763_712_000n % 14_400n));
+    // 2025-11-20 is a Thursday; its week starts Monday 2025-11-17 00:00 UTC (1763337600).
+    expect(bucketStart("1w", 1_763_640_000n)).toBe(1_763_337_600n);
+    expect(bucketStart("1w", 1_763_337_600n)).toBe(1_763_337_600n);
+    expect(bucketStart("1w", 1_763_337_599n)).toBe(1_763_337_600n - 604_800n);
+  });
+
+  it("behavior: positions order by block, log index, then kind; equal filters share a key", () => {
+    const a = { block: 5n, logIndex: 2, sub: 0 };
+    expect(comparePositions(a, { block: 5n, logIndex: 2, sub: 1 })).toBeLessThan(0);
+    expect(comparePositions(a, { block: 4n, logIndex: 9, sub: 7 })).toBeGreaterThan(0);
+    expect(comparePositions({ block: 5n, logIndex: -1, sub: 0 }, a)).toBeLessThan(0);
+    expect(
+      subscriberKey({
+        tokens: new Set(["0xb", "0xa"]),
+        events: new Set(["trade", "candle"]),
+        interval: "1m",
+      }),
+    ).toBe(
+      subscriberKey({
+        tokens: new Set(["0xa", "0xb"]),
+        events: new Set(["candle", "trade"]),
+        interval: "1m",
+      }),
+    );
+  });
+
+  it("error: ids not issued by the server do not parse", () => {
+    for (const bad of [
+      "",
+      "abc",
+      "1-2",
+      "1-2-xyz",
+      "1-2-abcdef01-2m",
+      "-1-2-abcdef01",
+      "1-reorg",
+      `${"9".repeat(30)}-1-abcdef01`,
+    ]) {
+      expect(parseEventId(bad), bad).toBeNull();
+    }
+    expect(hash8(null)).toBe("00000000");
+  });
+});
