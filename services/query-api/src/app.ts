@@ -4,11 +4,12 @@ import fastifySwagger from "@fastify/swagger";
 import scalarApiReference from "@scalar/fastify-api-reference";
 import { createCursorCodec } from "@tmi/shared/codec";
 import { createHttpApp, type HttpApp } from "@tmi/shared/http";
-import type { FastifyInstance, FastifyPluginCallback } from "fastify";
+import type { FastifyInstance, FastifyPluginAsync, FastifyPluginCallback } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { QueryApiConfig } from "./config.js";
 import type { ReadDb } from "./db.js";
+import { JsonText } from "./routes/context.js";
 import { registerCreatorRoutes } from "./routes/creator-routes.js";
 import { registerTokenRoutes } from "./routes/token-routes.js";
 
@@ -18,6 +19,11 @@ export interface QueryApiDeps {
   pool: ReadDb;
   config: QueryApiConfig;
   logger: Logger;
+  /**
+   * Further route plugins (e.g. the additions of `features/`), registered after the spec
+   * routes, inside the same app: they get CORS, ETag, the error handler and the OpenAPI document.
+   */
+  plugins?: FastifyPluginAsync[];
 }
 
 /** Path of the OpenAPI 3.1 document. */
@@ -72,7 +78,7 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
   // against the OpenAPI document in the tests; at run time they are serialized with plain
   // JSON.stringify, several times cheaper than re-validating every body with zod. The zod
   // schemas still validate requests and generate the OpenAPI document.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.setSerializerCompiler(() => (data) => (data instanceof JsonText ? data.text : JSON.stringify(data)));
 
   await root.register(corsWithoutCatchAll, {
     origin: deps.config.corsOrigins === "*" ? "*" : deps.config.corsOrigins,
@@ -114,5 +120,6 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
   const ctx = { db: deps.pool, cursors: createCursorCodec(deps.config.cursorSecret) };
   registerTokenRoutes(app, ctx);
   registerCreatorRoutes(app, ctx);
+  for (const plugin of deps.plugins ?? []) await root.register(plugin);
   return app;
 }

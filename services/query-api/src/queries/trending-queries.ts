@@ -1,19 +1,20 @@
 import { type Int8, prepared, type ReadDb } from "../db.js";
-import { TOKEN_ITEM_COLUMNS, type TokenItemRow, VISIBLE_TOKEN } from "./token-queries.js";
+import { TOKEN_ITEM_JSON, VISIBLE_TOKEN } from "./token-queries.js";
 
 /** Keyset position in a trending snapshot: (snapshot id, rank). */
 export type TrendingPosition = [bigint, number];
 
-/** A visible token of a trending snapshot with its rank. */
-export interface TrendingRow extends TokenItemRow {
+/** A visible token of a trending snapshot: its rank and its wire JSON (`TOKEN_ITEM_JSON`). */
+export interface TrendingRow {
   snapshot_id: Int8;
-  rank: number;
+  rank: number | null;
+  item: string | null;
 }
 
 const ENTRIES = (
   snapshot: string,
-) => `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
-  SELECT e.rank, ${TOKEN_ITEM_COLUMNS} FROM trending_entries e JOIN tokens t ON t.address = e.token_address
+) => `SELECT s.id AS snapshot_id, x.rank, x.item FROM (${snapshot}) s LEFT JOIN LATERAL (
+  SELECT e.rank, ${TOKEN_ITEM_JSON} AS item FROM trending_entries e JOIN tokens t ON t.address = e.token_address
   WHERE e.snapshot_id = s.id AND e.rank > $1 AND ${VISIBLE_TOKEN}
   ORDER BY e.rank LIMIT $2) x ON true`;
 
@@ -30,7 +31,7 @@ const AT_SQL = ENTRIES("SELECT id FROM trending_snapshots WHERE id = $3");
 export async function listTrending(
   db: ReadDb,
   options: { after: TrendingPosition | null; take: number },
-): Promise<{ snapshotId: bigint | null; rows: TrendingRow[] }> {
+): Promise<{ snapshotId: bigint | null; rows: { rank: number; item: string }[] }> {
   const result =
     options.after === null
       ? await prepared<TrendingRow>(db, "qapi_trending_latest", LATEST_SQL, [0, options.take])
@@ -41,5 +42,8 @@ export async function listTrending(
         ]);
   const first = result.rows[0];
   if (!first) return { snapshotId: null, rows: [] };
-  return { snapshotId: BigInt(first.snapshot_id), rows: result.rows.filter((row) => row.address !== null) };
+  const rows: { rank: number; item: string }[] = [];
+  for (const row of result.rows)
+    if (row.rank !== null && row.item !== null) rows.push({ rank: row.rank, item: row.item });
+  return { snapshotId: BigInt(first.snapshot_id), rows };
 }

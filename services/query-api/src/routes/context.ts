@@ -45,6 +45,40 @@ export function toPage<R, T>(
   return page;
 }
 
+/**
+ * A response body that is already JSON text (built by PostgreSQL or assembled from such
+ * parts); the app's serializer sends it as is.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * A page from rows that carry their item as JSON text (fetched with `take = limit + 1`): the
+ * first `limit` items joined into `{"items":[...]}` plus `next_cursor` when a further row exists.
+ * With `wrap`, the items array and cursor go into a larger object (the creator profile).
+ */
+export function jsonPage<R>(
+  rows: readonly R[],
+  limit: number,
+  item: (row: R) => string,
+  position: (row: R) => CursorValue[],
+  cursors: CursorCodec,
+  route: string,
+): { items: string; nextCursor: string | undefined } {
+  const shown = rows.slice(0, limit);
+  const last = shown[shown.length - 1];
+  const nextCursor =
+    rows.length > limit && last !== undefined ? cursors.encode(route, position(last)) : undefined;
+  return { items: `[${shown.map(item).join(",")}]`, nextCursor };
+}
+
+/** `{"items":[...],"next_cursor"?:...}` of a {@link jsonPage}. */
+export function jsonPageBody(page: { items: string; nextCursor: string | undefined }): JsonText {
+  const cursor = page.nextCursor === undefined ? "" : `,"next_cursor":${JSON.stringify(page.nextCursor)}`;
+  return new JsonText(`{"items":${page.items}${cursor}}`);
+}
+
 /** Decodes an optional cursor for `route` as (bigint, int) — the newest-first token order. */
 export function decodeNewest(
   cursors: CursorCodec,

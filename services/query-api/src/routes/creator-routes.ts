@@ -2,9 +2,17 @@ import { parseAddress } from "@tmi/shared/codec";
 import type { HttpApp } from "@tmi/shared/http";
 import { addressParams, pageQuery } from "../params.js";
 import { getCreatorAggregates } from "../queries/creator-queries.js";
-import { listCreatorTokens, newestPosition, toTokenItem } from "../queries/token-queries.js";
+import { listCreatorTokens, newestPositionOf } from "../queries/token-queries.js";
 import { creatorProfileSchema, tokenPageSchema } from "../schemas.js";
-import { cacheData, decodeNewest, errorResponses, type RouteContext, toPage } from "./context.js";
+import {
+  cacheData,
+  decodeNewest,
+  errorResponses,
+  JsonText,
+  jsonPage,
+  jsonPageBody,
+  type RouteContext,
+} from "./context.js";
 
 /**
  * Creator routes: the profile (aggregates plus the first page of tokens) and the tokens page.
@@ -16,7 +24,7 @@ export function registerCreatorRoutes(app: HttpApp, ctx: RouteContext): void {
     const route = `creators.tokens:${address}`;
     const after = decodeNewest(ctx.cursors, route, query.cursor);
     const rows = await listCreatorTokens(ctx.db, { creator: address, after, take: query.limit + 1 });
-    return toPage(rows, query.limit, toTokenItem, newestPosition, ctx.cursors, route);
+    return jsonPage(rows, query.limit, (row) => row.item, newestPositionOf, ctx.cursors, route);
   };
 
   app.get(
@@ -37,15 +45,10 @@ export function registerCreatorRoutes(app: HttpApp, ctx: RouteContext): void {
         tokensPage(address, request.query),
       ]);
       cacheData(reply);
-      const profile: {
-        address: string;
-        token_count: number;
-        volume: string;
-        tokens: typeof page.items;
-        next_cursor?: string;
-      } = { address, token_count: aggregates.tokenCount, volume: aggregates.volume, tokens: page.items };
-      if (page.next_cursor !== undefined) profile.next_cursor = page.next_cursor;
-      return profile;
+      const cursor = page.nextCursor === undefined ? "" : `,"next_cursor":${JSON.stringify(page.nextCursor)}`;
+      return new JsonText(
+        `{"address":${JSON.stringify(address)},"token_count":${aggregates.tokenCount},"volume":${JSON.stringify(aggregates.volume)},"tokens":${page.items}${cursor}}`,
+      ) as never;
     },
   );
 
@@ -64,7 +67,7 @@ export function registerCreatorRoutes(app: HttpApp, ctx: RouteContext): void {
       const address = parseAddress(request.params.address, "address");
       const page = await tokensPage(address, request.query);
       cacheData(reply);
-      return page;
+      return jsonPageBody(page) as never;
     },
   );
 }

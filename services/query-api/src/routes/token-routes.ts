@@ -14,13 +14,7 @@ import {
   parseInterval,
 } from "../params.js";
 import { getCandles } from "../queries/chart-queries.js";
-import {
-  getPricing,
-  getTokenDetail,
-  listTokens,
-  newestPosition,
-  toTokenItem,
-} from "../queries/token-queries.js";
+import { getPricing, getTokenDetail, listTokens, newestPositionOf } from "../queries/token-queries.js";
 import { type EventPosition, listActivity, listTrades, type PageOrder } from "../queries/trade-queries.js";
 import { listTrending } from "../queries/trending-queries.js";
 import {
@@ -37,6 +31,8 @@ import {
   decodeNewest,
   errorResponses,
   invalidCursor,
+  jsonPage,
+  jsonPageBody,
   type RouteContext,
   toPage,
 } from "./context.js";
@@ -98,7 +94,9 @@ export function registerTokenRoutes(app: HttpApp, ctx: RouteContext): void {
           take: limit + 1,
         });
         cacheData(reply);
-        return toPage(rows, limit, toTokenItem, newestPosition, ctx.cursors, route);
+        return jsonPageBody(
+          jsonPage(rows, limit, (row) => row.item, newestPositionOf, ctx.cursors, route),
+        ) as never;
       },
     );
   }
@@ -137,7 +135,16 @@ export function registerTokenRoutes(app: HttpApp, ctx: RouteContext): void {
         }
         cacheData(reply);
         const snapshotId = result.snapshotId ?? 0n;
-        return toPage(result.rows, limit, toTokenItem, (row) => [snapshotId, row.rank], ctx.cursors, route);
+        return jsonPageBody(
+          jsonPage(
+            result.rows,
+            limit,
+            (row) => row.item,
+            (row) => [snapshotId, row.rank],
+            ctx.cursors,
+            route,
+          ),
+        ) as never;
       },
     );
   }
