@@ -4,6 +4,19 @@ import { dirname, join } from "node:path";
 
 const require = createRequire(import.meta.url);
 
+/** anvil processes started here and still running: killed when this process exits. */
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function killOnExit(child: ChildProcess): void {
+  live.add(child);
+  child.once("exit", () => live.delete(child));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const c of live) c.kill("SIGKILL");
+  });
+}
+
 /**
  * Path of the anvil binary shipped by the `@foundry-rs/anvil` npm package (platform package
  * `@foundry-rs/anvil-<os>-<arch>`, e.g. `@foundry-rs/anvil-linux-amd64`).
@@ -70,6 +83,8 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilProce
   if (options.gasLimit) args.push("--gas-limit", options.gasLimit.toString());
   args.push(...(options.args ?? []));
   const child = spawn(anvilBinaryPath(), args, { stdio: ["ignore", "pipe", "pipe"] });
+  // No orphaned anvil when the owner exits without stop() (crash, process.exit, test worker end).
+  killOnExit(child);
   let buffer = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
