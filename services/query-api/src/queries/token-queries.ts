@@ -1,14 +1,5 @@
 import { type Int8, prepared, type ReadDb } from "../db.js";
-import type { Pricing, TokenDetail, TokenItem } from "../schemas.js";
-
-/**
- * Columns of a token list item, selected from `tokens t`. int8 columns arrive as strings from
- * `pg` and are safe integers (block numbers); NUMERIC amounts arrive as decimal strings and
- * are passed through untouched.
- */
-export const TOKEN_ITEM_COLUMNS = `t.address, t.creator, t.name, t.symbol, t.initial_supply, t.created_block_number,
-  t.created_transaction_hash, t.created_log_index, t.trade_count, t.buy_count, t.sell_count, t.volume, t.fees,
-  t.unique_trader_count, t.current_price, t.fully_diluted_value, t.holder_count`;
+import type { Pricing } from "../schemas.js";
 
 /**
  * SQL condition (over `tokens t`) that keeps tokens visible to discovery: neither the token nor
@@ -21,7 +12,7 @@ export const VISIBLE_TOKEN = `NOT EXISTS (SELECT 1 FROM excluded_addresses x WHE
 /**
  * SQL expression (over `tokens t`) of the wire Token (list item) as JSON text, built by
  * PostgreSQL: amounts as decimal strings (`::text`), block numbers and counts as numbers, the
- * same fields as {@link toTokenItem}. Pages of tokens are served from these texts without
+ * fields of the Token schema (`schemas.ts`). Pages of tokens are served from these texts without
  * parsing 17 columns per row in Node (the row parsing of `pg` was the bottleneck of the lists).
  */
 export const TOKEN_ITEM_JSON = `json_build_object(
@@ -49,57 +40,8 @@ export function newestPositionOf(row: TokenJsonRow): NewestPosition {
 
 const PAGE_COLUMNS = `t.created_block_number, t.created_log_index, ${TOKEN_ITEM_JSON} AS item`;
 
-/** A row selected with {@link TOKEN_ITEM_COLUMNS}. */
-export interface TokenItemRow {
-  address: string;
-  creator: string;
-  name: string;
-  symbol: string;
-  initial_supply: string;
-  created_block_number: Int8;
-  created_transaction_hash: string;
-  created_log_index: number;
-  trade_count: number;
-  buy_count: number;
-  sell_count: number;
-  volume: string;
-  fees: string;
-  unique_trader_count: number;
-  current_price: string | null;
-  fully_diluted_value: string | null;
-  holder_count: number;
-}
-
-/** Maps a {@link TokenItemRow} to the wire Token (list item). */
-export function toTokenItem(row: TokenItemRow): TokenItem {
-  return {
-    address: row.address,
-    creator: row.creator,
-    name: row.name,
-    symbol: row.symbol,
-    initial_supply: row.initial_supply,
-    created_at: {
-      block_number: Number(row.created_block_number),
-      transaction_hash: row.created_transaction_hash,
-      log_index: row.created_log_index,
-    },
-    metrics: {
-      trade_count: row.trade_count,
-      buy_count: row.buy_count,
-      sell_count: row.sell_count,
-      volume: row.volume,
-      fees: row.fees,
-      unique_trader_count: row.unique_trader_count,
-      current_price: row.current_price,
-      fully_diluted_value: row.fully_diluted_value,
-      holder_count: row.holder_count,
-    },
-  };
-}
-
 /** Keyset position in the newest-first token order: (created_block_number, created_log_index). */
 export type NewestPosition = [bigint, number];
-
 
 /**
  * Visible tokens, newest launch first (`tokens_newest_idx`), after `after` (exclusive), at most
@@ -159,93 +101,47 @@ export async function listCreatorTokens(
   return result.rows;
 }
 
-interface TokenDetailRow extends TokenItemRow {
-  state: string;
-  reserve_balance: string;
-  token_balance: string;
-  real_reserve: string;
-  tokens_sold: string;
-  graduation_threshold: string;
-  pool_address: string | null;
-  graduated_block_number: Int8 | null;
-  graduated_transaction_hash: string | null;
-  graduated_log_index: number | null;
-  graduated_at: Int8 | null;
-  md_id: string | null;
-  md_description: string | null;
-  md_image_key: string | null;
-  md_metadata_key: string | null;
-  md_website_url: string | null;
-  md_x_url: string | null;
-  md_telegram_url: string | null;
-  md_discord_url: string | null;
-}
-
-const DETAIL_SQL = `SELECT ${TOKEN_ITEM_COLUMNS}, t.state, t.reserve_balance, t.token_balance, t.real_reserve, t.tokens_sold,
-  t.graduation_threshold, t.pool_address, t.graduated_block_number, t.graduated_transaction_hash, t.graduated_log_index,
-  t.graduated_at, m.id AS md_id, m.description AS md_description, m.image_key AS md_image_key,
-  m.metadata_key AS md_metadata_key, m.website_url AS md_website_url, m.x_url AS md_x_url,
-  m.telegram_url AS md_telegram_url, m.discord_url AS md_discord_url
+const DETAIL_SQL = `SELECT json_build_object(
+  'address', t.address, 'creator', t.creator, 'name', t.name, 'symbol', t.symbol,
+  'initial_supply', t.initial_supply::text,
+  'created_at', json_build_object('block_number', t.created_block_number,
+    'transaction_hash', t.created_transaction_hash, 'log_index', t.created_log_index),
+  'metrics', json_build_object('trade_count', t.trade_count, 'buy_count', t.buy_count, 'sell_count', t.sell_count,
+    'volume', t.volume::text, 'fees', t.fees::text, 'unique_trader_count', t.unique_trader_count,
+    'current_price', t.current_price::text, 'fully_diluted_value', t.fully_diluted_value::text,
+    'holder_count', t.holder_count),
+  'state', t.state,
+  'curve', json_build_object('reserve_balance', t.reserve_balance::text, 'token_balance', t.token_balance::text,
+    'real_reserve', t.real_reserve::text, 'tokens_sold', t.tokens_sold::text,
+    'graduation_threshold', t.graduation_threshold::text,
+    'progress_bps', CASE WHEN t.state = 'graduated' THEN 10000
+                         WHEN t.graduation_threshold <= 0 THEN 0
+                         ELSE LEAST(10000, floor(t.real_reserve * 10000 / t.graduation_threshold))::int END),
+  'metadata', CASE WHEN m.id IS NULL THEN NULL ELSE json_build_object(
+    'description', m.description,
+    'image_url', '/objects/' || ltrim(m.image_key, '/'),
+    'metadata_url', '/objects/' || ltrim(m.metadata_key, '/'),
+    'website_url', m.website_url, 'x_url', m.x_url, 'telegram_url', m.telegram_url, 'discord_url', m.discord_url) END,
+  'graduation', CASE WHEN t.pool_address IS NULL OR t.graduated_block_number IS NULL THEN NULL ELSE json_build_object(
+    'pool_address', t.pool_address, 'block_number', t.graduated_block_number,
+    'transaction_hash', t.graduated_transaction_hash, 'log_index', t.graduated_log_index,
+    'timestamp', t.graduated_at) END
+)::text AS detail
 FROM tokens t LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'
 WHERE t.address = $1`;
 
-/** `/objects/<key>` path of a stored object key. */
-export function objectPath(key: string): string {
-  return `/objects/${key.replace(/^\/+/, "")}`;
-}
-
-/** Graduation progress in basis points: real_reserve × 10000 / graduation_threshold, floored, ≤ 10000; 10000 once graduated. */
-export function progressBps(state: string, realReserve: bigint, threshold: bigint): number {
-  if (state === "graduated") return 10_000;
-  if (threshold <= 0n) return 0;
-  const bps = (realReserve * 10_000n) / threshold;
-  return Number(bps > 10_000n ? 10_000n : bps);
-}
-
 /**
- * Token detail (DESIGN.md §7) of `address` (lowercase), or `null` when no canonical launch is
- * indexed. Detail is not filtered by exclusions (they hide tokens from discovery only).
- * Source: `tokens`, the finalized `metadata_drafts` row bound to the token.
+ * Token detail (DESIGN.md §7) of `address` (lowercase) as wire JSON text, or `null` when no
+ * canonical launch is indexed. Built by PostgreSQL in one row: the list item plus `state`,
+ * `curve` (`progress_bps` = real_reserve × 10000 / graduation_threshold, floored, at most 10000;
+ * 10000 once graduated), `metadata` (the finalized `metadata_drafts` row bound to the token, object
+ * keys as `/objects/<key>` paths; null otherwise) and `graduation` (null before it). Detail is
+ * not filtered by exclusions (they hide tokens from discovery only).
+ * Source: `tokens`, `metadata_drafts`.
  */
-export async function getTokenDetail(db: ReadDb, address: string): Promise<TokenDetail | null> {
-  const result = await prepared<TokenDetailRow>(db, "qapi_token_detail", DETAIL_SQL, [address]);
-  const row = result.rows[0];
-  if (!row) return null;
-  const state = row.state === "graduated" ? "graduated" : "curve";
-  return {
-    ...toTokenItem(row),
-    state,
-    curve: {
-      reserve_balance: row.reserve_balance,
-      token_balance: row.token_balance,
-      real_reserve: row.real_reserve,
-      tokens_sold: row.tokens_sold,
-      graduation_threshold: row.graduation_threshold,
-      progress_bps: progressBps(state, BigInt(row.real_reserve), BigInt(row.graduation_threshold)),
-    },
-    metadata:
-      row.md_id === null
-        ? null
-        : {
-            description: row.md_description,
-            image_url: objectPath(row.md_image_key ?? ""),
-            metadata_url: objectPath(row.md_metadata_key ?? ""),
-            website_url: row.md_website_url,
-            x_url: row.md_x_url,
-            telegram_url: row.md_telegram_url,
-            discord_url: row.md_discord_url,
-          },
-    graduation:
-      row.pool_address !== null && row.graduated_block_number !== null
-        ? {
-            pool_address: row.pool_address,
-            block_number: Number(row.graduated_block_number),
-            transaction_hash: row.graduated_transaction_hash ?? "",
-            log_index: row.graduated_log_index ?? 0,
-            timestamp: Number(row.graduated_at ?? 0),
-          }
-        : null,
-  };
+export async function getTokenDetail(db: ReadDb, address: string): Promise<string | null> {
+  const result = await prepared<{ detail: string }>(db, "qapi_token_detail_json", DETAIL_SQL, [address]);
+  return result.rows[0]?.detail ?? null;
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   decodeNewest,
   errorResponses,
   invalidCursor,
+  JsonText,
   jsonPage,
   jsonPageBody,
   type RouteContext,
@@ -164,7 +165,7 @@ export function registerTokenRoutes(app: HttpApp, ctx: RouteContext): void {
       const detail = await getTokenDetail(ctx.db, address);
       if (detail === null) throw notFound(address);
       cacheData(reply);
-      return detail;
+      return new JsonText(detail) as never;
     },
   );
 
