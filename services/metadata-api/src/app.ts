@@ -7,7 +7,7 @@ import type { ImageFetcher } from "./images/image-fetcher.js";
 import type { JobProducer } from "./jobs/job-catalog.js";
 import type { Sql } from "./queries/draft-queries.js";
 import { registerObjectRoutes } from "./routes/object-routes.js";
-import { FORM_OVERHEAD_BYTES, registerTokenMetadataRoutes } from "./routes/token-metadata-routes.js";
+import { registerTokenMetadataRoutes } from "./routes/token-metadata-routes.js";
 import type { ObjectStorage } from "./storage/object-storage.js";
 
 /** Everything the metadata-api HTTP app needs, built by `main.ts` (or a test). */
@@ -51,7 +51,6 @@ export async function buildApp(deps: MetadataAppDeps): Promise<HttpApp> {
     if (request.url.split("?")[0]?.replace(/\/$/, "") === "/api/v1/token-metadata") done(null, undefined);
     else done(new AppError("invalid_request", "unsupported content type; send application/json"), undefined);
   });
-  void FORM_OVERHEAD_BYTES;
   registerTokenMetadataRoutes(app, { ...deps });
   registerObjectRoutes(app, deps.storage);
   return app;

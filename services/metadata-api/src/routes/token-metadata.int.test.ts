@@ -1,5 +1,8 @@
 import { createHash } from "node:crypto";
-import type { AddressInfo } from "node:net";
+import { readdir } from "node:fs/promises";
+import { type AddressInfo, connect } from "node:net";
+import { join } from "node:path";
+import { waitFor } from "@tmi/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   BASE_FIELDS,
@@ -287,8 +290,7 @@ describe("POST /api/v1/token-metadata", () => {
   });
 
   test("behavior: exactly 5 MiB is accepted; 5 MiB + 1 byte ends cleanly with 413 over a real socket", async () => {
-    const address = await h.app.listen({ port: 0, host: "127.0.0.1" });
-    void address;
+    if (!h.app.server.listening) await h.app.listen({ port: 0, host: "127.0.0.1" });
     const port = (h.app.server.address() as AddressInfo).port;
     const exact = pngImage(2, 2, { padTo: MB5 });
     const ok = await multipart(BASE_FIELDS, [{ bytes: exact }]);
@@ -315,6 +317,32 @@ describe("POST /api/v1/token-metadata", () => {
       headers: over.headers,
     }).catch((e) => e as Error);
     if (!(huge instanceof Error)) expect(huge.status).toBe(413);
+  });
+});
+
+describe("aborted uploads", () => {
+  test("behavior: a client that disconnects mid-upload leaves no scratch file and the server keeps serving", async () => {
+    if (!h.app.server.listening) await h.app.listen({ port: 0, host: "127.0.0.1" });
+    const port = (h.app.server.address() as AddressInfo).port;
+    const { payload, headers } = await multipart(BASE_FIELDS, [
+      { bytes: pngImage(2, 2, { padTo: 2 * 1024 * 1024 }) },
+    ]);
+    await new Promise<void>((resolve) => {
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.write(
+          `POST /api/v1/token-metadata HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${headers["content-type"]}\r\nContent-Length: ${payload.length}\r\n\r\n`,
+        );
+        socket.write(payload.subarray(0, 1024 * 1024), () => setTimeout(() => socket.destroy(), 100));
+      });
+      socket.on("close", () => resolve());
+      socket.on("error", () => {});
+    });
+    await waitFor(async () => (await readdir(join(h.storageDir, "spool")).catch(() => [])).length === 0, {
+      timeoutMs: 5000,
+      message: "scratch file left behind",
+    });
+    const after = await create(BASE_FIELDS, [{ bytes: pngImage(3, 3) }]);
+    expect(after.status).toBe(201);
   });
 });
 
