@@ -86,6 +86,8 @@ export class StreamHub {
   /** Every block ≤ this has been dispatched (null before start). */
   private highWater: bigint | null = null;
   private seenReorgAt: number | null = null;
+  /** Range of a reorg sent from the checkpoint, whose notification may still arrive (sent once only). */
+  private reorgFromCheckpoint: string | null = null;
   private listener: pg.Client | null = null;
   private readonly pending: Notification[] = [];
   private ticked = false;
@@ -242,7 +244,16 @@ export class StreamHub {
       this.seenReorgAt = checkpoint.lastReorgAt;
       return;
     }
-    const notified = batch.flatMap((n) => (n.reorg ? [n.reorg] : []));
+    const notified = batch.flatMap((n) => {
+      if (!n.reorg) return [];
+      // Already sent from the checkpoint (the poll saw the rollback before its notification came).
+      const key = `${n.reorg.from}-${n.reorg.to}`;
+      if (this.reorgFromCheckpoint === key) {
+        this.reorgFromCheckpoint = null;
+        return [];
+      }
+      return [n.reorg];
+    });
     for (const reorg of notified) this.dispatchReorg(reorg);
 
     let read = await readBlockRange(this.db, this.highWater, null, this.cfg.maxBatchEvents);
@@ -258,6 +269,7 @@ export class StreamHub {
       ) {
         if (checkpoint.lastReorgFromBlock <= this.highWater) {
           seen.push({ from: checkpoint.lastReorgFromBlock, to: checkpoint.lastReorgToBlock });
+          this.reorgFromCheckpoint = `${checkpoint.lastReorgFromBlock}-${checkpoint.lastReorgToBlock}`;
         }
       }
       this.seenReorgAt = checkpoint.lastReorgAt;

@@ -2,7 +2,15 @@ import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReadPool } from "../../db.js";
-import { positionKey, readEthUsdAt, readLatestEthUsd, tokenUsd, weiToUsd } from "./usd-queries.js";
+import {
+  positionKey,
+  readEthUsdAt,
+  readLatestEthUsd,
+  tokenUsd,
+  weiToUsd,
+  withTokenUsd,
+  withTradeUsd,
+} from "./usd-queries.js";
 
 let db: TestDatabase;
 let writer: pg.Pool;
@@ -73,5 +81,28 @@ describe("USD values from indexed ETH/USD answers", () => {
     expect(weiToUsd(1n, 1n)).toBe("0.00000000000000000000000001");
     expect(weiToUsd(0n, 5n)).toBe("0");
     expect(weiToUsd(null, 5n)).toBeNull();
+  });
+
+  it("behavior: wiring helpers add usd to wire tokens and reserve_amount_usd to wire trades", async () => {
+    const latest = await readLatestEthUsd(reader);
+    const [item] = withTokenUsd(
+      [
+        {
+          address: "0x1",
+          metrics: { current_price: "2000000000", fully_diluted_value: null, volume: "1000000000000000000" },
+        },
+      ],
+      latest,
+    );
+    expect(item).toEqual({
+      address: "0x1",
+      metrics: { current_price: "2000000000", fully_diluted_value: null, volume: "1000000000000000000" },
+      usd: { price: "0.00000700024691356", fully_diluted_value: null, volume: "3500.12345678" },
+    });
+    const trades = await withTradeUsd(reader, [
+      { reserve_amount: "500000000000000000", block_number: 15, log_index: 0 },
+      { reserve_amount: "500000000000000000", block_number: 3, log_index: 0 },
+    ]);
+    expect(trades.map((t) => t.reserve_amount_usd)).toEqual(["1500", null]);
   });
 });

@@ -143,3 +143,63 @@ export function createLatestEthUsdCache(db: ReadDb, ttlMs = 250): { get(): Promi
     },
   };
 }
+
+/** `reserve_amount_usd` of a trade: decimal string in USD, null when no answer precedes the trade. */
+export const reserveAmountUsdSchema = z
+  .string()
+  .nullable()
+  .describe(
+    "reserve_amount × the ETH/USD answer in force at the trade (USD); null when none is indexed before it",
+  );
+
+/**
+ * Adds `usd` to wire token items (list items or detail: anything with `metrics.current_price`,
+ * `metrics.fully_diluted_value`, `metrics.volume` as decimal strings), with one latest answer
+ * (pass `await cache.get()` of {@link createLatestEthUsdCache}).
+ */
+export function withTokenUsd<
+  T extends { metrics: { current_price: string | null; fully_diluted_value: string | null; volume: string } },
+>(
+  items: readonly T[],
+  latest: Pick<EthUsdAnswer, "answer"> | null,
+  decimals = DEFAULT_ETH_USD_DECIMALS,
+): (T & { usd: z.infer<typeof tokenUsdSchema> })[] {
+  return items.map((item) => ({
+    ...item,
+    usd: tokenUsd(
+      {
+        currentPrice: item.metrics.current_price === null ? null : BigInt(item.metrics.current_price),
+        fullyDilutedValue:
+          item.metrics.fully_diluted_value === null ? null : BigInt(item.metrics.fully_diluted_value),
+        volume: BigInt(item.metrics.volume),
+      },
+      latest,
+      decimals,
+    ),
+  }));
+}
+
+/**
+ * Adds `reserve_amount_usd` to wire trades (`reserve_amount`, `block_number`, `log_index`), with
+ * one query for the whole page ({@link readEthUsdAt}).
+ */
+export async function withTradeUsd<
+  T extends { reserve_amount: string; block_number: number; log_index: number },
+>(
+  db: ReadDb,
+  trades: readonly T[],
+  decimals = DEFAULT_ETH_USD_DECIMALS,
+): Promise<(T & { reserve_amount_usd: string | null })[]> {
+  const answers = await readEthUsdAt(
+    db,
+    trades.map((t) => ({ blockNumber: t.block_number, logIndex: t.log_index })),
+  );
+  return trades.map((t) => ({
+    ...t,
+    reserve_amount_usd: weiToUsd(
+      BigInt(t.reserve_amount),
+      answers.get(positionKey(t.block_number, t.log_index)) ?? null,
+      decimals,
+    ),
+  }));
+}
