@@ -779,6 +779,19 @@ describe("end to end through the gateway", () => {
     expect(after).toMatchObject(counts);
   });
 
+  it("error: oracle-price on the wrong chain or without settings answers 503 oracle_unavailable", async () => {
+    await system.restartService("oracle-price", { ORACLE_CHAIN_ID: "8453" });
+    const wrongChain = await get("/api/v1/prices/eth-usd");
+    expect(wrongChain.status).toBe(503);
+    expect(wrongChain.body.code).toBe("oracle_unavailable");
+    await system.restartService("oracle-price", { ORACLE_ETH_USD_ADDRESS: "" });
+    const unconfigured = await get("/api/v1/prices/eth-usd");
+    expect(unconfigured.status).toBe(503);
+    expect(unconfigured.body.code).toBe("oracle_unavailable");
+    await system.restartService("oracle-price");
+    expect((await get("/api/v1/prices/eth-usd")).status).toBe(200);
+  });
+
   it("error: an unreachable upstream gives 503 with the error body, not a hang", async () => {
     await system.processes.get("oracle-price")!.stop();
     const started = Date.now();
@@ -793,5 +806,12 @@ describe("end to end through the gateway", () => {
     expect(response.headers.get("x-request-id")).toBe(response.body.request_id);
     // The other routes are unaffected.
     expect((await get("/api/v1/tokens?limit=1")).status).toBe(200);
+    // Without query-api, the gateway's /readyz and the read routes answer 503; /health stays 200.
+    await system.processes.get("query-api")!.stop();
+    const ready = await get("/readyz");
+    expect(ready.status).toBe(503);
+    expect(ready.body.request_id).toBe(ready.headers.get("x-request-id"));
+    expect((await get("/api/v1/tokens")).status).toBe(503);
+    expect((await get("/health")).status).toBe(200);
   });
 });

@@ -55,6 +55,13 @@ export interface System {
   storageDir: string;
   /** Processes by name: query-api, metadata-api, metadata-worker, oracle-price, gateway (and indexer once started). */
   processes: Map<string, ServiceProcess>;
+  /** Ports of the HTTP services (127.0.0.1). */
+  ports: Record<"query-api" | "metadata-api" | "oracle-price" | "gateway", number>;
+  /**
+   * Stops `name` (if running) and starts it again with its settings plus `env` (unset a setting
+   * with an empty string); resolves once it answers `/health`.
+   */
+  restartService(name: string, env?: Record<string, string>): Promise<ServiceProcess>;
   /** Starts the indexer on the devnet (once); resolves when it is running (not caught up). */
   startIndexer(): IndexerProcess;
   /** The running indexer (throws before {@link System.startIndexer}). */
@@ -89,6 +96,7 @@ export async function startSystem(
     gateway: await freePort(),
   };
   const processes = new Map<string, ServiceProcess>();
+  const launchSpecs = new Map<string, { service: string; env: Record<string, string>; entry?: string }>();
   const common = { LOG_LEVEL: "info", HOST: "127.0.0.1", NODE_ENV: "test" };
   const metadataEnv = {
     ...common,
@@ -102,6 +110,7 @@ export async function startSystem(
     STORAGE_DIR: storageDir,
   };
   const start = (name: string, service: string, env: Record<string, string>, entry?: string) => {
+    launchSpecs.set(name, { service, env, entry });
     processes.set(
       name,
       startServiceProcess({ service, entry, echo: options.echo, env: { ...env, ...options.env?.[name] } }),
@@ -199,6 +208,31 @@ export async function startSystem(
     queuePrefix,
     storageDir,
     processes,
+    ports,
+    async restartService(name, env = {}) {
+      const spec = launchSpecs.get(name);
+      if (!spec) throw new Error(`unknown service ${name}`);
+      await processes.get(name)?.stop();
+      const proc = startServiceProcess({
+        service: spec.service,
+        entry: spec.entry,
+        echo: options.echo,
+        env: { ...spec.env, ...options.env?.[name], ...env },
+      });
+      processes.set(name, proc);
+      const port = ports[name as keyof typeof ports];
+      if (port) {
+        await waitFor(
+          async () => {
+            if (proc.child.exitCode !== null)
+              throw new Error(`${name} exited:\n${proc.output().slice(-3000)}`);
+            return (await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) })).ok;
+          },
+          { timeoutMs: 60_000, intervalMs: 200, message: `${name} not restarted` },
+        );
+      }
+      return proc;
+    },
     startIndexer() {
       if (indexer) return indexer;
       indexer = startIndexer({
