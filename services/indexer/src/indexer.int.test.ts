@@ -7,6 +7,7 @@ import {
   indexToHead,
   startIndexer,
   type TestDatabase,
+  waitFor,
 } from "@tmi/testkit";
 import pg from "pg";
 import { createPublicClient, http, parseEther, parseEventLogs } from "viem";
@@ -355,13 +356,39 @@ describe("indexer", () => {
     expect(await dumpIndexedTables(db.url)).toEqual(await dumpIndexedTables(reference.url));
   });
 
+  it("behavior: the addresses log filter mode indexes the same database as the topics mode", async () => {
+    const t = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 4 });
+    // A token launched and traded within one small range: its Transfers must still be picked up.
+    const { token } = await t.createToken("Same Range", "SAME", { value: parseEther("0.02") });
+    await t.transfer(
+      token,
+      createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 5 }).address,
+      5n,
+    );
+    const topics = await newDb();
+    const addresses = await newDb();
+    const a = await indexToHead(indexerOptions(topics, devnet));
+    const b = await indexToHead(
+      indexerOptions(addresses, devnet, { LOG_FILTER_MODE: "addresses", LOG_BATCH_BLOCKS: "3" }),
+    );
+    await new Promise((r) => setTimeout(r, 1_200));
+    await a.stop();
+    await b.stop();
+    const dump = await dumpIndexedTables(addresses.url);
+    expect(dump.trades!.length).toBeGreaterThan(5);
+    expect(dump).toEqual(await dumpIndexedTables(topics.url));
+  });
+
   it("behavior: a second indexer waits on standby while the first holds the lock", async () => {
     const db = await newDb();
     const first = await indexToHead(indexerOptions(db, devnet));
     const second = startIndexer(indexerOptions(db, devnet));
     try {
-      await new Promise((r) => setTimeout(r, 3_000));
-      expect(second.output()).toContain("standing by");
+      await waitFor(() => second.output().includes("standing by"), {
+        timeoutMs: 30_000,
+        message: "no standby",
+      });
+      expect(second.output()).not.toContain("writer lock acquired");
       await first.stop();
       const t = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 3 });
       await t.createToken("Standby", "STBY");

@@ -36,6 +36,15 @@ interface Tip {
   timestamp: number;
 }
 
+/** Chains address discovery through the ranges in flight (see `fetchLogs`). */
+interface FetchDiscovery {
+  /** Settles when the range dispatched before this one has added its discoveries. */
+  previous: Promise<unknown>;
+  /** Marks this range's discoveries as added. */
+  done: () => void;
+  addresses: Set<string>;
+}
+
 /** A fetched block range, before selection. */
 interface FetchedRange {
   from: number;
@@ -310,19 +319,17 @@ export class IndexerEngine {
 
   // ---------------------------------------------------------------- fetching
 
-  private async getLogs(from: number, to: number): Promise<RpcLog[]> {
+  /** `eth_getLogs` over [from, to] with `filter` (address/topics), split further on provider range errors. */
+  private async getLogs(from: number, to: number, filter: Record<string, unknown>): Promise<RpcLog[]> {
     const out: RpcLog[] = [];
     let start = from;
     while (start <= to) {
       const span = Math.min(this.range.current(), to - start + 1);
       const end = start + span - 1;
       try {
-        const filter: Record<string, unknown> = {
-          fromBlock: toQuantity(start),
-          toBlock: toQuantity(end),
-          topics: [ALL_TOPIC0],
-        };
-        const logs = await this.deps.rpc.request<RpcLog[]>("eth_getLogs", [filter]);
+        const logs = await this.deps.rpc.request<RpcLog[]>("eth_getLogs", [
+          { ...filter, fromBlock: toQuantity(start), toBlock: toQuantity(end) },
+        ]);
         this.range.onSuccess(span, logs.length);
         for (const l of logs) out.push(l);
         start = end + 1;
@@ -343,7 +350,55 @@ export class IndexerEngine {
     return out;
   }
 
-  private async fetchRange(from: number, to: number, zone: boolean): Promise<FetchedRange> {
+  /**
+   * The logs of a range. `topics` mode: one query by topic0 for every event kind (the selection
+   * keeps those of known contracts). `addresses` mode: the launchpad's and feed's logs first, then
+   * `Transfer`/`Swap` by the addresses of every token and pool known, including those discovered in
+   * ranges fetched before this one (chained through `discovery`).
+   */
+  private async fetchLogs(from: number, to: number, discovery: FetchDiscovery): Promise<RpcLog[]> {
+    if (this.deps.config.LOG_FILTER_MODE === "topics") {
+      discovery.done();
+      return this.getLogs(from, to, { topics: [ALL_TOPIC0] });
+    }
+    const own = [this.known.launchpad, ...(this.known.feed ? [this.known.feed] : [])];
+    const launchpadTopics = [
+      TOPIC0.TokenCreated,
+      TOPIC0.TokensBought,
+      TOPIC0.TokensSold,
+      TOPIC0.TokenGraduated,
+      TOPIC0.AnswerUpdated,
+    ];
+    const base = await this.getLogs(from, to, { address: own, topics: [launchpadTopics] });
+    const found: string[] = [];
+    for (const log of base) {
+      const e = decodeLog(log);
+      if (e?.name === "TokenCreated") found.push(e.args.token as string);
+      else if (e?.name === "TokenGraduated") found.push(e.args.pool as string);
+    }
+    await discovery.previous;
+    for (const a of found) discovery.addresses.add(a);
+    discovery.done();
+    const addresses = new Set<string>(discovery.addresses);
+    for (const t of this.known.tokens.keys()) addresses.add(t);
+    for (const p of this.known.pools.keys()) addresses.add(p);
+    const list = [...addresses];
+    const chunks: string[][] = [];
+    for (let i = 0; i < list.length; i += 500) chunks.push(list.slice(i, i + 500));
+    const parts = await Promise.all(
+      chunks.map((chunk) =>
+        this.getLogs(from, to, { address: chunk, topics: [[TOPIC0.Transfer, TOPIC0.Swap]] }),
+      ),
+    );
+    return [...base, ...parts.flat()];
+  }
+
+  private async fetchRange(
+    from: number,
+    to: number,
+    zone: boolean,
+    discovery: FetchDiscovery,
+  ): Promise<FetchedRange> {
     const started = performance.now();
     const numbers = zone
       ? Array.from({ length: to - from + 1 }, (_, i) => from + i)
@@ -351,7 +406,7 @@ export class IndexerEngine {
         ? [from]
         : [from, to];
     const [logs, headers] = await Promise.all([
-      this.getLogs(from, to),
+      this.fetchLogs(from, to, discovery),
       Promise.all(numbers.map((n) => this.requireHeader(n))),
     ]);
     const fetchedAt = performance.now();
@@ -435,6 +490,9 @@ export class IndexerEngine {
     let next = this.tip.number + 1;
     let tipHash = this.tip.hash;
     let pendingWrite: Promise<void> = Promise.resolve();
+    // Addresses discovered by ranges fetched in this run (addresses mode), in dispatch order.
+    const discovered = new Set<string>();
+    let previous: Promise<unknown> = Promise.resolve();
     const dispatch = () => {
       while (inflight.length < config.PREFETCH_RANGES && next <= target) {
         let end = Math.min(target, next + this.range.current() - 1);
@@ -442,7 +500,17 @@ export class IndexerEngine {
         if (zone && next < zoneStart) end = zoneStart - 1;
         else if (zone) end = Math.min(end, next + 199);
         const inZone = end >= zoneStart;
-        const promise = this.fetchRange(next, end, inZone);
+        let done!: () => void;
+        const ownDiscovery = new Promise<void>((r) => (done = r));
+        const promise = this.fetchRange(next, end, inZone, { previous, done, addresses: discovered });
+        // A failed fetch must not block the ranges after it (the pipeline is abandoned anyway).
+        previous = Promise.race([
+          ownDiscovery,
+          promise.then(
+            () => {},
+            () => {},
+          ),
+        ]);
         promise.catch(() => {}); // observed when awaited; avoid unhandled rejections when abandoned
         inflight.push({ from: next, to: end, promise });
         next = end + 1;
