@@ -273,6 +273,55 @@ describe("GET /api/v1/stream", () => {
     expect(resumed.events[1]?.data.reserve_amount).toBe("333");
   });
 
+  it("behavior: without notifications, the checkpoint poll delivers rows and reorgs", async () => {
+    const { url } = await startApp({ pollMs: 100 });
+    const sse = await connect(`${url}?tokens=${tokenB}&events=trade`);
+    const silent = async (work: (c: pg.PoolClient) => Promise<void>) => {
+      const client = await writer.connect();
+      try {
+        await client.query("BEGIN");
+        await work(client);
+        await client.query("COMMIT");
+      } finally {
+        client.release();
+      }
+    };
+    block += 1n;
+    const b = block;
+    const ts = T0 + b * 2n;
+    await silent(async (c) => {
+      await insertTrade(c, {
+        token: tokenB,
+        trader: alice,
+        block: b,
+        logIndex: 0,
+        timestamp: ts,
+        reserve: 444n,
+      });
+      await upsertCheckpoint(c, { block: b, timestamp: ts });
+    });
+    await sse.waitFor((events) => events.some((e) => e.data.reserve_amount === "444"));
+    // A rollback of that block, replaced by another trade, committed without NOTIFY either.
+    await silent(async (c) => {
+      await c.query("DELETE FROM trades WHERE block_number >= $1", [b.toString()]);
+      await c.query("DELETE FROM chain_events WHERE block_number >= $1", [b.toString()]);
+      await c.query("DELETE FROM blocks WHERE number >= $1", [b.toString()]);
+      await insertTrade(c, {
+        token: tokenB,
+        trader: bob,
+        block: b,
+        logIndex: 0,
+        timestamp: ts,
+        reserve: 555n,
+        branch: 2,
+      });
+      await upsertCheckpoint(c, { block: b, timestamp: ts, branch: 2, reorg: { from: b, to: b } });
+    });
+    await sse.waitFor((events) => events.some((e) => e.data.reserve_amount === "555"));
+    expect(sse.events.map((e) => e.event)).toEqual(["trade", "reorg", "trade"]);
+    expect(sse.events[1]?.data).toEqual({ from_block: Number(b), to_block: Number(b), depth: 1 });
+  });
+
   it("error: invalid filters", async () => {
     const { app } = await startApp();
     const badInterval = await app.inject({ url: "/api/v1/stream?interval=2m" });
