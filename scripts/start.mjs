@@ -853,6 +853,7 @@ function printBanner(token, mode) {
     `    curl -s '${BASE_URL}/api/v1/tokens/${address}/chart?interval=1m&limit=30'`,
     `    curl -s ${BASE_URL}/api/v1/creators/${creator}`,
     `    curl -s ${BASE_URL}/api/v1/prices/eth-usd`,
+    `    open ${BASE_URL}/docs            # OpenAPI reference`,
     "",
     `  Logs: ${LOG_DIR}/<service>.log (VERBOSE=true pnpm start prints them here).  Stop: Ctrl-C.`,
     "",
