@@ -177,6 +177,12 @@ describe("deploy", () => {
       expect(text).toContain(`services/${service}/dist/main.js`);
       expect(text).toContain("--prod");
       expect(existsSync(join(ROOT, `deploy/docker/${service}.Dockerfile.dockerignore`)), service).toBe(true);
+      // The dependency layer copies every workspace manifest (a frozen install needs them all).
+      for (const manifest of workspaceManifests()) {
+        expect(text, `${service}: COPY ${manifest}`).toMatch(
+          new RegExp(`^COPY ${manifest.replaceAll(".", "\\.")} `, "m"),
+        );
+      }
       // Everything the image copies exists in the repository.
       for (const match of text.matchAll(/^COPY (?!--from)(.+) (\S+)$/gm)) {
         for (const source of match[1]!.split(/\s+/))
@@ -246,6 +252,7 @@ describe("deploy", () => {
       "/api/v1/token-metadata",
       "/objects/",
       "/api/v1/",
+      "/docs",
       "/health",
       "/readyz",
     ]) {
@@ -303,6 +310,21 @@ describe("deploy", () => {
     expect(problems).toEqual([]);
   });
 });
+
+/** `<dir>/package.json` of every workspace package (pnpm-workspace.yaml globs: `dir` or `dir/*`). */
+function workspaceManifests(): string[] {
+  const globs: string[] = parse(read("pnpm-workspace.yaml")).packages;
+  const dirs = globs.flatMap((glob) =>
+    glob.endsWith("/*")
+      ? readdirSync(join(ROOT, glob.slice(0, -2)), { withFileTypes: true })
+          .filter((e) => e.isDirectory())
+          .map((e) => `${glob.slice(0, -2)}/${e.name}`)
+      : [glob],
+  );
+  return dirs
+    .filter((dir) => existsSync(join(ROOT, dir, "package.json")))
+    .map((dir) => `${dir}/package.json`);
+}
 
 /** Names of the variables a Deployment's containers receive (env, and keys of envFrom ConfigMaps/Secrets). */
 function k8sEnvNames(deploymentName: string): Set<string> {
