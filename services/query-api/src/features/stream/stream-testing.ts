@@ -278,6 +278,8 @@ export interface SseClient {
   body: string;
   events: SseEvent[];
   comments: string[];
+  /** Calls `listener` when the server ends the response. */
+  onEnd(listener: () => void): void;
   /** Waits until `predicate` holds for the received events (default 5 s). */
   waitFor(predicate: (events: SseEvent[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): void;
@@ -307,6 +309,9 @@ export function openSse(
           },
           events,
           comments,
+          onEnd(listener) {
+            response.on("end", listener);
+          },
           waitFor(predicate, timeoutMs = 5_000) {
             if (predicate(events)) return Promise.resolve();
             return new Promise<void>((ok, fail) => {

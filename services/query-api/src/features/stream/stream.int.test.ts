@@ -1,6 +1,6 @@
 import { createHttpApp } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
-import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
+import { createTestDatabase, type TestDatabase, waitFor } from "@tmi/testkit";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -322,6 +322,20 @@ describe("GET /api/v1/stream", () => {
     expect(sse.events[1]?.data).toEqual({ from_block: Number(b), to_block: Number(b), depth: 1 });
   });
 
+  it("behavior: closing the app ends open streams and frees the listener", async () => {
+    const { url, app, hub } = await startApp();
+    const sse = await connect(url);
+    let ended = false;
+    sse.onEnd(() => {
+      ended = true;
+    });
+    const started = Date.now();
+    await app.close();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await waitFor(() => ended, { timeoutMs: 2_000, intervalMs: 20, message: "stream not ended" });
+    expect(hub.size).toBe(0);
+  });
+
   it("error: invalid filters", async () => {
     const { app } = await startApp();
     const badInterval = await app.inject({ url: "/api/v1/stream?interval=2m" });
@@ -345,8 +359,7 @@ describe("GET /api/v1/stream", () => {
     expect(JSON.parse(refused.body)).toMatchObject({ code: "rate_limited" });
     expect(hub.size).toBe(2);
     a.close();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(hub.size).toBe(1);
+    await waitFor(() => hub.size === 1, { timeoutMs: 3_000, intervalMs: 20, message: "slot not freed" });
     const again = await connect(url);
     expect(again.status).toBe(200);
   });
