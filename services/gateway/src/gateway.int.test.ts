@@ -165,6 +165,13 @@ describe("gateway", () => {
       expect(body.upstream, path).toBe(upstream);
       expect(body.url, path).toBe(path);
     }
+    // HEAD keeps the upstream's Content-Length (no body); GET bodies match their length.
+    const head = await fetch(`${url}/api/v1/tokens`, { method: "HEAD" });
+    const headDirect = await fetch(`${query.url}/api/v1/tokens`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(headDirect.headers.get("content-length"));
+    const get = await fetch(`${url}/api/v1/tokens`);
+    expect(Number(get.headers.get("content-length"))).toBe((await get.arrayBuffer()).byteLength);
     const health = await fetch(`${url}/health`);
     expect(await health.json()).toMatchObject({ status: "ok", service: "gateway" });
     expect(query.seen.some((s) => s.url === "/health")).toBe(false);

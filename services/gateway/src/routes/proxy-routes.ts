@@ -74,6 +74,14 @@ export function upstreamError(service: string, error: unknown): AppError {
 
 const FORWARDED_REQUEST_HEADERS = "x-request-id";
 
+/** Responses up to this size (declared `Content-Length`) are read whole and sent in one write. */
+export const BUFFERED_RESPONSE_MAX_BYTES = 256 * 1024;
+
+interface UpstreamResponse {
+  headers: Record<string, string | string[] | undefined>;
+  stream: NodeJS.ReadableStream & { arrayBuffer?: () => Promise<ArrayBuffer> };
+}
+
 /**
  * Registers one @fastify/http-proxy instance for `route`: the path is forwarded unchanged, request
  * bodies stream through unbuffered (no body parsing), the request id is forwarded as
@@ -113,6 +121,22 @@ export function registerProxyRoute(app: FastifyInstance, route: ProxyRoute): voi
           "x-forwarded-proto": request.protocol,
           "x-forwarded-host": request.host,
         };
+      },
+      // Small bodies with a declared length are read whole and sent with the headers in one write
+      // (cheaper than piping a stream for typical JSON answers); anything else streams through.
+      onResponse: (request: FastifyRequest, reply: FastifyReply, res: UpstreamResponse) => {
+        const length = Number(res.headers["content-length"]);
+        const type = res.headers["content-type"];
+        const streaming = typeof type === "string" && type.startsWith("text/event-stream");
+        const small = length > 0 && length <= BUFFERED_RESPONSE_MAX_BYTES;
+        if (small && !streaming && request.method !== "HEAD" && res.stream.arrayBuffer) {
+          res.stream.arrayBuffer().then(
+            (body) => reply.send(Buffer.from(body)),
+            (error: unknown) => reply.send(upstreamError(route.service, error)),
+          );
+          return;
+        }
+        reply.send(res.stream);
       },
       onError: (reply: FastifyReply, { error }: { error: unknown }) => {
         reply.send(upstreamError(route.service, error));
