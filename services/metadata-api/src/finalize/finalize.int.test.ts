@@ -1,4 +1,5 @@
 import { createTrader, type Devnet, startDevnet, type Trader } from "@tmi/devnet";
+import { createLogger } from "@tmi/shared/logger";
 import {
   type IndexerProcess,
   indexToHead,
@@ -6,10 +7,13 @@ import {
   startServiceProcess,
   waitFor,
 } from "@tmi/testkit";
+import type { Job } from "bullmq";
 import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createHarness, type Harness, multipart } from "../../test/harness.js";
 import { pngImage } from "../images/test-images.js";
+import { createFinalizeProcessor, NotIndexedYetError } from "../jobs/finalize.worker.js";
+import { markPending } from "../queries/draft-queries.js";
 
 let devnet: Devnet;
 let trader: Trader;
@@ -265,5 +269,29 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
       launch.token.toLowerCase(),
     ]);
     expect(bound.rows.map((r) => r.id)).toEqual([...winners]);
+  });
+
+  test("behavior: the job retries while not indexed and releases the claim after its last attempt", async () => {
+    const draft = await createDraft("Ghost", "GHST");
+    const token = `0x${"ef".repeat(20)}`;
+    const tx = `0x${"12".repeat(32)}`;
+    expect(await markPending(h.sql, draft, token, tx)).toMatchObject({ status: "pending" });
+    const process = createFinalizeProcessor({
+      sql: h.sql,
+      logger: createLogger({ service: "test", level: "silent" }),
+    });
+    const job = (attemptsMade: number) =>
+      ({
+        id: draft,
+        data: { draft_id: draft, chain_id: devnet.chainId, token_address: token, transaction_hash: tx },
+        attemptsMade,
+        opts: { attempts: 12 },
+      }) as unknown as Job;
+    await expect(process(job(0))).rejects.toBeInstanceOf(NotIndexedYetError);
+    expect((await draftRow(draft)).status).toBe("pending");
+    expect(await process(job(11))).toBe("expired");
+    expect(await draftRow(draft)).toEqual({ status: "draft", token_address: null, transaction_hash: null });
+    // A stale job (the draft moved on) does nothing.
+    expect(await process(job(0))).toBe("stale");
   });
 });
