@@ -864,6 +864,8 @@ function printBanner(token, mode) {
 // ---------------------------------------------------------------------------------------------
 // Main
 
+let externalChainId = "";
+
 async function main() {
   ensureNode();
   mkdirSync(LOG_DIR, { recursive: true });
@@ -883,6 +885,7 @@ async function main() {
   let databaseUrl = env.DATABASE_URL;
   if (EXTERNAL) {
     const chain = await chainSettings(undefined);
+    externalChainId = chain.CHAIN_ID;
     databaseUrl ||= `postgresql://postgres@127.0.0.1:5432/tmi_chain_${chain.CHAIN_ID}`;
     await Promise.all([checkPostgres(databaseUrl), checkRedis(REDIS_URL)]);
     await migrateDatabase(databaseUrl);
@@ -936,7 +939,7 @@ async function main() {
   printBanner(
     token,
     EXTERNAL
-      ? `chain ${env.CHAIN_ID ?? ""} at ${env.RPC_URL}`
+      ? `chain ${externalChainId} at ${env.RPC_URL}`
       : `devnet ${devnet.rpcUrl}${SIMULATE ? ", simulated traders" : ", no simulator"}`,
   );
   writeFileSync(
