@@ -37,7 +37,7 @@ export interface AnvilProcess {
   child: ChildProcess;
   /** Everything anvil printed (bounded). */
   output(): string;
-  /** SIGTERM (anvil then dumps `--state`), waits for the exit; SIGKILL after 10 s. */
+  /** SIGTERM (anvil then dumps `--state`), waits for the exit; SIGKILL after 10 s (120 s with a state file). */
   stop(): Promise<void>;
 }
 
@@ -50,7 +50,7 @@ export interface AnvilOptions {
   blockTime?: number | "automine";
   /** anvil `--state`: load the chain from this file if it exists, dump it there on exit. */
   stateFile?: string;
-  /** Seconds between periodic state dumps (with `stateFile`; default 30). */
+  /** Seconds between periodic state dumps (with `stateFile`; default 120: big histories dump slowly). */
   stateInterval?: number;
   /** Number of funded dev accounts (default 10). */
   accounts?: number;
@@ -77,7 +77,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilProce
     args.push("--block-time", String(options.blockTime));
   }
   if (options.stateFile) {
-    args.push("--state", options.stateFile, "--state-interval", String(options.stateInterval ?? 30));
+    args.push("--state", options.stateFile, "--state-interval", String(options.stateInterval ?? 120));
   }
   if (options.timestamp !== undefined) args.push("--timestamp", String(options.timestamp));
   if (options.gasLimit) args.push("--gas-limit", options.gasLimit.toString());
@@ -121,7 +121,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilProce
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      const timer = setTimeout(() => child.kill("SIGKILL"), options.stateFile ? 120_000 : 10_000);
       await exited;
       clearTimeout(timer);
     },

@@ -35,6 +35,8 @@ export interface StartDevnetOptions extends Omit<DeployOptions, "deploymentFile"
   deploy?: boolean;
   /** anvil `--state` file: the chain is loaded from it if it exists and dumped to it on stop. */
   stateFile?: string;
+  /** Seconds between periodic dumps of `stateFile` (default 120; it is always dumped on stop). */
+  stateInterval?: number;
   /** Deployment JSON (DESIGN.md §13) to write, or to reuse when the resumed chain has its contracts. */
   deploymentFile?: string;
   /**
@@ -64,6 +66,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     port: options.port ?? 0,
     chainId: DEVNET_CHAIN_ID,
     stateFile: options.stateFile,
+    stateInterval: options.stateInterval,
     timestamp: hadState ? undefined : options.timestamp,
     echo: options.silent === false,
   });
