@@ -13,7 +13,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { createCursorCodec } from "../packages/shared/src/codec/index.js";
 import { createReadPool } from "../services/query-api/src/db.js";
-import { getCandles } from "../services/query-api/src/queries/chart-queries.js";
+import { getChartJson } from "../services/query-api/src/queries/chart-queries.js";
 import { getCreatorAggregates } from "../services/query-api/src/queries/creator-queries.js";
 import {
   getPricing,
@@ -217,13 +217,13 @@ const routes: RouteBench[] = [
     route: "chart_1m_1000",
     group: "charts",
     path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1m&limit=1000`,
-    raw: (db) => getCandles(db, { token: rotate(tokens), interval: "1m", limit: 1000 }),
+    raw: (db) => getChartJson(db, { token: rotate(tokens), interval: "1m", limit: 1000 }),
   },
   {
     route: "chart_1w",
     group: "charts",
     path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1w`,
-    raw: (db) => getCandles(db, { token: rotate(tokens), interval: "1w", limit: 200 }),
+    raw: (db) => getChartJson(db, { token: rotate(tokens), interval: "1w", limit: 200 }),
   },
 ];
 

@@ -13,13 +13,12 @@ import {
   pageQuery,
   parseInterval,
 } from "../params.js";
-import { getCandles } from "../queries/chart-queries.js";
+import { getChartJson } from "../queries/chart-queries.js";
 import { getPricing, getTokenDetail, listTokens, newestPositionOf } from "../queries/token-queries.js";
 import { type EventPosition, listActivity, listTrades, type PageOrder } from "../queries/trade-queries.js";
 import { listTrending } from "../queries/trending-queries.js";
 import {
   activityPageSchema,
-  CHART_INTERVALS,
   chartSchema,
   pricingSchema,
   tokenDetailSchema,
@@ -37,8 +36,6 @@ import {
   type RouteContext,
   toPage,
 } from "./context.js";
-
-const SUPPORTED_INTERVALS_JSON = JSON.stringify(CHART_INTERVALS);
 
 const notFound = (address: string) => new AppError("not_found", `no canonical token ${address}`);
 
@@ -206,18 +203,10 @@ export function registerTokenRoutes(app: HttpApp, ctx: RouteContext): void {
     async (request, reply) => {
       const address = parseAddress(request.params.address, "address");
       const interval = parseInterval(request.query.interval);
-      const candles = await getCandles(ctx.db, { token: address, interval, limit: request.query.limit });
-      if (candles === null) throw notFound(address);
+      const chart = await getChartJson(ctx.db, { token: address, interval, limit: request.query.limit });
+      if (chart === null) throw notFound(address);
       cacheData(reply);
-      // Up to 1,000 buckets, most of them empty: empty buckets from a template, others stringified.
-      const parts = candles.map((c) =>
-        c.trade_count === 0 && c.volume === "0" && c.open_price === null && c.close_price === null
-          ? `{"bucket_start":${c.bucket_start},"trade_count":0,"buy_count":0,"sell_count":0,"volume":"0","unique_trader_count":0,"open_price":null,"high_price":null,"low_price":null,"close_price":null}`
-          : JSON.stringify(c),
-      );
-      return new JsonText(
-        `{"interval":"${interval}","supported_intervals":${SUPPORTED_INTERVALS_JSON},"candles":[${parts.join(",")}]}`,
-      ) as never;
+      return new JsonText(chart) as never;
     },
   );
 
