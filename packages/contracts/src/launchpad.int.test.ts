@@ -41,10 +41,13 @@ async function curve(token: Address) {
   return { creator, reserveBalance, tokenBalance, realReserve, graduated, pool };
 }
 
+let alpha: Address;
+
 describe("launchpad", () => {
   it("default", async () => {
     const creator = trader(1);
     const { token, receipt } = await creator.createToken("Alpha", "ALP");
+    alpha = token;
     const [event] = parseEventLogs({ abi: launchpadAbi, logs: receipt.logs, eventName: "TokenCreated" });
     const v = V0 + THRESHOLD;
     const t0 = (SUPPLY * v * v) / (v * v - V0 * V0);
@@ -212,6 +215,7 @@ describe("launchpad", () => {
       functionName: "token0",
     });
     const fee = await client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: "fee" });
+    expect(token0.toLowerCase()).toBe(devnet.deployment.contracts.weth);
     expect(fee).toBe(10_000);
     const priceX192 = sqrtPriceX96 * sqrtPriceX96;
     const wad = 10n ** 18n;
@@ -247,5 +251,33 @@ describe("launchpad", () => {
     const { token } = await t.createToken("Zeta", "ZET");
     await expect(t.buy(token, 0n)).rejects.toThrow();
     await expect(t.sell(token, 0n)).rejects.toThrow();
+  });
+
+  it("behavior: graduation prices the pool right whichever side of the pair the token is on", async () => {
+    // The first token of this chain sorts below WETH (token0 of its pool); Epsilon sorts above it.
+    const { pool, receipt } = await trader(1).graduate(alpha);
+    expect(
+      parseEventLogs({ abi: launchpadAbi, logs: receipt.logs, eventName: "TokenGraduated" }),
+    ).toHaveLength(1);
+    const token0 = await client.readContract({
+      address: pool,
+      abi: uniswapV3PoolAbi,
+      functionName: "token0",
+    });
+    expect(token0.toLowerCase()).toBe(alpha);
+    const after = await curve(alpha);
+    const [sqrtPriceX96] = await client.readContract({
+      address: pool,
+      abi: uniswapV3PoolAbi,
+      functionName: "slot0",
+    });
+    const wad = 10n ** 18n;
+    const poolPrice = (sqrtPriceX96 * sqrtPriceX96 * wad) / 2n ** 192n;
+    const curvePrice = (after.reserveBalance * wad) / after.tokenBalance;
+    expect((poolPrice * 1000n) / curvePrice).toBeGreaterThanOrEqual(999n);
+    expect((poolPrice * 1000n) / curvePrice).toBeLessThanOrEqual(1001n);
+    const t = trader(7);
+    await t.swapExactEthForTokens(alpha, parseEther("0.05"));
+    expect(await t.balanceOf(alpha)).toBeGreaterThan(0n);
   });
 });
