@@ -9,6 +9,9 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-pro
 import type { Logger } from "pino";
 import type { QueryApiConfig } from "./config.js";
 import type { ReadDb } from "./db.js";
+import { freshnessPlugin } from "./features/freshness/freshness-plugin.js";
+import { holderRoutes } from "./features/holders/holder-routes.js";
+import { statusRoutes } from "./features/status/status-routes.js";
 import { JsonText } from "./routes/context.js";
 import { registerCreatorRoutes } from "./routes/creator-routes.js";
 import { registerTokenRoutes } from "./routes/token-routes.js";
@@ -120,6 +123,10 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
   const ctx = { db: deps.pool, cursors: createCursorCodec(deps.config.cursorSecret) };
   registerTokenRoutes(app, ctx);
   registerCreatorRoutes(app, ctx);
+  // Additions of issue 8 (docs/api-additions.md); the live stream comes through `plugins` (it needs the primary's URL).
+  await root.register(freshnessPlugin({ pool: deps.pool }));
+  await root.register(holderRoutes({ pool: deps.pool, cursorCodec: ctx.cursors }));
+  await root.register(statusRoutes({ pool: deps.pool }));
   for (const plugin of deps.plugins ?? []) await root.register(plugin);
   return app;
 }
