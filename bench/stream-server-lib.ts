@@ -1,5 +1,5 @@
 // Server process of `pnpm bench stream`: the full query-api app (`buildApp` of
-// services/query-api/src/app.ts) with the live stream plugin, on DATABASE_URL, listening on a free
+// services/query-api/src/app.ts) with the live stream plugin (passed in `plugins`), on DATABASE_URL, listening on a free
 // port of 127.0.0.1; prints `{"listening": "<url>"}` on stdout once ready.
 import type { FastifyInstance } from "fastify";
 import { createLogger } from "../packages/shared/src/logger/index.js";
@@ -15,15 +15,14 @@ const app = (await buildApp({
   pool,
   logger,
   config: { cursorSecret: "bench-cursor-secret-0123456789abcdef", corsOrigins: "*" },
-})) as unknown as FastifyInstance;
-if (!app.hasRoute({ method: "GET", url: "/api/v1/stream" })) {
-  await app.register(
+  // The stream through `plugins` (how main.ts is to wire it), listening on the primary.
+  plugins: [
     streamRoutes({
       listenerUrl: url,
       config: { maxConnectionsPerIp: 100_000, maxConnections: 100_000, eager: true },
     }),
-  );
-}
+  ],
+})) as unknown as FastifyInstance;
 const address = await app.listen({ host: "127.0.0.1", port: 0, backlog: 4096 });
 process.stdout.write(`${JSON.stringify({ listening: address })}\n`);
 const stop = async () => {
