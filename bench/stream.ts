@@ -5,6 +5,10 @@
 // one transaction per block). Latency of a delivery = arrival of the `trade` event at a subscriber
 // − the moment this process sent that block's COMMIT (same clock). Prints a table, then one JSON line
 // per scenario: {"bench":"stream","scenario":...,"subscribers":...,"trades":...,"p50_ms":...,"p99_ms":...}.
+// Also reported, to tell the service's share from the machine's: `notify_*` (when this process' own
+// LISTEN connection hears the NOTIFY: PostgreSQL and scheduling), `server_*` (inside query-api, from
+// the notification's arrival to the last socket write of the batch), CPU used by server and clients,
+// and the 1-minute load average (the machine may be shared).
 // Options: --subscribers=<n> (1000) --blocks=<n> (100) --rate=<blocks/s> (10) --trades-per-block=<n>
 // (default: three scenarios, 1 trade/block @ 10 blocks/s, 10 @ 5/s, 20 @ 10/s).
 import { type ChildProcess, spawn } from "node:child_process";
@@ -54,12 +58,29 @@ await writer.query(
   [TOKEN, `0x${"6".repeat(40)}`, `0x${"7".repeat(64)}`, T0.toString()],
 );
 
+// Server-side share of the latency: its debug line per dispatched batch gives the time from the
+// notification's arrival to the last socket write (queued behind an earlier read + read + dispatch).
+const serverDispatchMs: number[] = [];
+let serverLogTail = "";
+function serverLog(text: string): void {
+  const lines = (serverLogTail + text).split("\n");
+  serverLogTail = lines.pop() ?? "";
+  for (const line of lines) {
+    if (!line.includes('"stream: dispatched"')) {
+      if (line.trim()) process.stderr.write(`${line}\n`);
+      continue;
+    }
+    const entry = JSON.parse(line) as { queued_ms: number | null; read_ms: number; dispatch_ms: number };
+    serverDispatchMs.push((entry.queued_ms ?? 0) + entry.read_ms + entry.dispatch_ms);
+  }
+}
+
 // The server process.
 const server: ChildProcess = spawn(
   process.execPath,
   ["--conditions=tmi-source", "--import", "tsx", "bench/stream-server-lib.ts"],
   {
-    env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: process.env.STREAM_BENCH_LOG ?? "warn" },
+    env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: process.env.STREAM_BENCH_LOG ?? "debug" },
     stdio: ["ignore", "pipe", "inherit"],
   },
 );
@@ -68,7 +89,7 @@ const base: string = await new Promise((resolve, reject) => {
   let listening = false;
   server.stdout?.on("data", (chunk: Buffer) => {
     if (listening) {
-      process.stderr.write(chunk); // the server's log lines
+      serverLog(chunk.toString());
       return;
     }
     out += chunk.toString();
@@ -208,6 +229,7 @@ const serverCpuMs = () => {
 
 for (const { tradesPerBlock, rate } of SCENARIOS) {
   for (const s of subscribers) s.arrivals.clear();
+  serverDispatchMs.length = 0;
   const commits: { block: string; keys: string[]; committedAt: number }[] = [];
   const started = performance.now();
   const serverCpu0 = serverCpuMs();
@@ -241,6 +263,7 @@ for (const { tradesPerBlock, rate } of SCENARIOS) {
     .map((c) => (notifiedAt.get(c.block) ?? Number.NaN) - c.committedAt)
     .filter((v) => !Number.isNaN(v))
     .sort((a, b) => a - b);
+  const serverSide = [...serverDispatchMs].sort((a, b) => a - b);
   const result = {
     bench: "stream",
     scenario: `${tradesPerBlock} trade(s)/block @ ${rate} blocks/s`,
@@ -257,6 +280,8 @@ for (const { tradesPerBlock, rate } of SCENARIOS) {
     server_rss_mb: peakRss,
     notify_p50_ms: Number(percentile(notifyLatencies, 50).toFixed(1)),
     notify_p99_ms: Number(percentile(notifyLatencies, 99).toFixed(1)),
+    server_p50_ms: Number(percentile(serverSide, 50).toFixed(1)),
+    server_p99_ms: Number(percentile(serverSide, 99).toFixed(1)),
     load_avg_1m: Number(os.loadavg()[0]!.toFixed(1)),
     server_cpu_cores: Number(serverCpuShare.toFixed(2)),
     client_cpu_cores: Number(clientCpuShare.toFixed(2)),
@@ -281,6 +306,7 @@ console.table(
     "max ms": r.max_ms,
     "server RSS MB": r.server_rss_mb,
     "NOTIFY p99 ms": r.notify_p99_ms,
+    "server p99 ms": r.server_p99_ms,
     "server CPU": r.server_cpu_cores,
     "client CPU": r.client_cpu_cores,
     "load 1m": r.load_avg_1m,
