@@ -75,6 +75,9 @@ const gatewayEnv = (rateLimit: boolean, queryUrl: string) => ({
   RATE_LIMIT_PER_MINUTE: rateLimit ? "1000000000" : "0",
   RATE_LIMIT_REDIS_PREFIX: redisPrefix,
   REDIS_URL,
+  // Load shedding off: this measures the proxy's cost; on a machine shared with other work the
+  // event-loop delay of any process can exceed the default bound and shed requests.
+  GATEWAY_MAX_EVENT_LOOP_DELAY_MS: "0",
 });
 
 type Row = LoadFigures & { route: string; via: string; rss_mb: number; peak_rss_mb: number };
@@ -169,6 +172,7 @@ for (const r of rows) {
       p50_ms: r.p50_ms,
       p99_ms: r.p99_ms,
       errors: r.errors + r.timeouts + r.non_2xx,
+      statuses: r.statuses,
       drop_pct: base && r.via !== "direct" ? Math.round((1 - r.rps / base.rps) * 1000) / 10 : null,
       query_api_cpu_ms_per_req: r.cpu_ms_per_req[0],
       gateway_cpu_ms_per_req: r.cpu_ms_per_req[1] ?? null,

@@ -15,6 +15,8 @@ export interface LoadFigures {
   timeouts: number;
   /** CPU time (ms) the processes of `cpuPids` used per request during the measured run. */
   cpu_ms_per_req: number[];
+  /** Count of each non-2xx status seen (e.g. `{"503": 12}`). */
+  statuses: Record<string, number>;
   /** 1-minute load average of the machine when the measured run ended (2 cores: > 2 means contended). */
   loadavg_1m: number;
 }
@@ -66,6 +68,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
   return {
     cpu_ms_per_req: pids.map((_, i) => Math.round(((cpuAfter[i]! - cpuBefore[i]!) / total) * 1000) / 1000),
     loadavg_1m: Math.round(loadavg()[0]! * 10) / 10,
+    statuses: Object.fromEntries(
+      Object.entries(
+        (result as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {},
+      )
+        .filter(([code]) => !code.startsWith("2"))
+        .map(([code, stat]) => [code, stat.count]),
+    ),
     rps: Math.round(result.requests.total / options.durationSeconds),
     p50_ms: result.latency.p50,
     p99_ms: result.latency.p99,
