@@ -25,6 +25,7 @@ const tokenA = testAddress(0xa1);
 const tokenB = testAddress(0xb2);
 const alice = testAddress(1, "e");
 const bob = testAddress(2, "e");
+const carol = testAddress(3, "e");
 
 let db: TestDatabase;
 let writer: pg.Pool;
@@ -334,6 +335,24 @@ describe("GET /api/v1/stream", () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     await waitFor(() => ended, { timeoutMs: 2_000, intervalMs: 20, message: "stream not ended" });
     expect(hub.size).toBe(0);
+  });
+
+  it("behavior: a lost LISTEN connection is re-established and nothing committed meanwhile is missed", async () => {
+    const { url } = await startApp({ pollMs: 60_000 }); // no poll: only the reconnect's catch-up can deliver
+    const sse = await connect(`${url}?tokens=${tokenA}&events=trade`);
+    const killed = await writer.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'query-api-stream-listen'",
+    );
+    expect(killed.rowCount).toBeGreaterThanOrEqual(1);
+    const during = await nextBlock((c, b, ts) =>
+      insertTrade(c, { token: tokenA, trader: carol, block: b, logIndex: 0, timestamp: ts, reserve: 666n }),
+    );
+    await sse.waitFor((events) => events.some((e) => e.data.block_number === Number(during)), 10_000);
+    const after = await nextBlock((c, b, ts) =>
+      insertTrade(c, { token: tokenA, trader: carol, block: b, logIndex: 0, timestamp: ts, reserve: 777n }),
+    );
+    await sse.waitFor((events) => events.some((e) => e.data.block_number === Number(after)), 10_000);
+    expect(sse.events.map((e) => e.data.reserve_amount)).toEqual(["666", "777"]);
   });
 
   it("error: invalid filters", async () => {
