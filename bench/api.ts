@@ -245,6 +245,8 @@ const server = startServiceProcess({
     DATABASE_URL: data.url,
     CURSOR_SECRET: SECRET,
     DB_POOL_MAX: String(POOL),
+    // The heap settings of the service's start script (services/query-api/package.json).
+    NODE_OPTIONS: args.get("node-options") ?? "--max-old-space-size=192",
   },
 });
 const address = await waitFor(
