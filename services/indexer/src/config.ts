@@ -38,10 +38,10 @@ export const indexerEnvSchema = baseEnvSchema.extend({
   LOG_BATCH_BLOCKS: positiveInt(20),
   MAX_LOG_BATCH_BLOCKS: positiveInt(100_000),
   /** Logs per `eth_getLogs` the range adaptation aims for. */
-  TARGET_LOGS_PER_REQUEST: positiveInt(8_000),
+  TARGET_LOGS_PER_REQUEST: positiveInt(5_000),
   MAX_CONCURRENT_REQUESTS: positiveInt(4),
   /** Block ranges fetched ahead of the one being written. */
-  PREFETCH_RANGES: positiveInt(3),
+  PREFETCH_RANGES: positiveInt(2),
   RPC_TIMEOUT_MS: positiveInt(30_000),
   READY_MAX_LAG_BLOCKS: nonNegativeInt(5),
   /** How the logs of launched tokens and pools are fetched: one topic-filtered query per range, or by address. */

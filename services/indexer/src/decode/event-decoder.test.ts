@@ -1,7 +1,7 @@
 import { aggregatorV3Abi, erc20Abi, launchpadAbi, uniswapV3PoolAbi } from "@tmi/shared/chain";
 import { encodeAbiParameters, encodeEventTopics, getAddress, type Hex, toEventSelector } from "viem";
 import { describe, expect, it } from "vitest";
-import { ALL_TOPIC0, decodedJson, decodeLog, type RpcLog, TOPIC0 } from "./event-decoder.js";
+import { ALL_TOPIC0, decodedJson, decodedJsonText, decodeLog, type RpcLog, TOPIC0 } from "./event-decoder.js";
 
 const TOKEN = "0x00000000000000000000000000000000000000aa";
 const USER = getAddress("0xabcdef0000000000000000000000000000000001");
@@ -145,5 +145,19 @@ describe("decodeLog", () => {
     expect(decodeLog(log([...transfer, `0x${"0".repeat(64)}`], "0x"))).toBeNull();
     expect(decodeLog(log(transfer, "0x"))).toBeNull();
     expect(decodeLog(log([], "0x"))).toBeNull();
+  });
+});
+
+describe("decodedJsonText", () => {
+  it("default", () => {
+    const args = {
+      token: "0xab",
+      name: 'quote " back\\slash \n ünï',
+      amount: 12345678901234567890123n,
+      neg: -5n,
+      flag: true,
+    };
+    expect(JSON.parse(decodedJsonText(args, { pool: "0xcd" }))).toEqual(decodedJson(args, { pool: "0xcd" }));
+    expect(decodedJsonText(args, { pool: "0xcd" })).toBe(JSON.stringify(decodedJson(args, { pool: "0xcd" })));
   });
 });

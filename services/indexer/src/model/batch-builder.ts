@@ -1,4 +1,4 @@
-import { type DecodedEvent, decodedJson } from "../decode/event-decoder.js";
+import { type DecodedEvent, decodedJsonText } from "../decode/event-decoder.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 import { aggregateCandles, type CandleDelta, type CandleTraderRow } from "./candles.js";
 import type { KnownState } from "./known-state.js";
@@ -180,7 +180,7 @@ export function buildBatch(events: DecodedEvent[], state: KnownState, ctx: Batch
     ethUsd: [],
     unknownTokens: new Set(),
   };
-  const balances = new Map<string, BalanceDelta>();
+  const balances = new Map<string, Map<string, BalanceDelta>>();
   const newTokenSet = new Set<string>();
 
   const delta = (token: string, block: number): TokenDelta => {
@@ -203,10 +203,14 @@ export function buildBatch(events: DecodedEvent[], state: KnownState, ctx: Batch
   };
   const addBalance = (token: string, holder: string, amount: bigint, excluded: boolean) => {
     if (holder === ZERO_ADDRESS || amount === 0n) return;
-    const key = `${token}|${holder}`;
-    const b = balances.get(key);
+    let perToken = balances.get(token);
+    if (!perToken) {
+      perToken = new Map();
+      balances.set(token, perToken);
+    }
+    const b = perToken.get(holder);
     if (b) b.delta += amount;
-    else balances.set(key, { tokenAddress: token, holder, delta: amount, excluded });
+    else perToken.set(holder, { tokenAddress: token, holder, delta: amount, excluded });
   };
   const addTrade = (trade: TradeRow) => {
     batch.trades.push(trade);
@@ -381,7 +385,7 @@ export function buildBatch(events: DecodedEvent[], state: KnownState, ctx: Batch
       contractAddress: event.address,
       eventName: event.name,
       tokenAddress,
-      decoded: JSON.stringify(decodedJson(a, extra)),
+      decoded: decodedJsonText(a, extra),
     });
   }
 
@@ -391,7 +395,7 @@ export function buildBatch(events: DecodedEvent[], state: KnownState, ctx: Batch
     const d = batch.tokenDeltas.get(t.address)!;
     if (d.price === undefined) d.price = t.price;
   }
-  batch.balances = [...balances.values()];
+  for (const perToken of balances.values()) for (const b of perToken.values()) batch.balances.push(b);
   const { candles, traders } = aggregateCandles(batch.trades);
   batch.candles = candles;
   batch.candleTraders = traders;

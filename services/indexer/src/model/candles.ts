@@ -45,42 +45,58 @@ export function aggregateCandles(trades: Iterable<CandleInput>): {
   candles: CandleDelta[];
   traders: CandleTraderRow[];
 } {
-  const candles = new Map<string, CandleDelta>();
-  const traders = new Map<string, CandleTraderRow>();
+  // Nested maps with numeric keys (bucket · 8 + interval index): no key strings per trade.
+  interface Slot {
+    candle: CandleDelta;
+    traders: Map<string, CandleTraderRow>;
+  }
+  const byToken = new Map<string, Map<number, Slot>>();
+  const slots: Slot[] = [];
   for (const trade of trades) {
-    for (const [interval, seconds] of INTERVALS) {
+    let perToken = byToken.get(trade.tokenAddress);
+    if (!perToken) {
+      perToken = new Map();
+      byToken.set(trade.tokenAddress, perToken);
+    }
+    const buy = trade.side === "buy";
+    const p = trade.price;
+    for (let i = 0; i < INTERVALS.length; i++) {
+      const [interval, seconds] = INTERVALS[i]!;
       const start = bucketStart(trade.blockTimestamp, seconds);
-      const key = `${trade.tokenAddress}|${interval}|${start}`;
-      let c = candles.get(key);
-      if (!c) {
-        c = {
-          tokenAddress: trade.tokenAddress,
-          interval,
-          bucketStart: start,
-          tradeCount: 0,
-          buyCount: 0,
-          sellCount: 0,
-          volume: 0n,
-          open: null,
-          high: null,
-          low: null,
-          close: null,
+      const key = start * 8 + i;
+      let slot = perToken.get(key);
+      if (!slot) {
+        slot = {
+          candle: {
+            tokenAddress: trade.tokenAddress,
+            interval,
+            bucketStart: start,
+            tradeCount: 0,
+            buyCount: 0,
+            sellCount: 0,
+            volume: 0n,
+            open: null,
+            high: null,
+            low: null,
+            close: null,
+          },
+          traders: new Map(),
         };
-        candles.set(key, c);
+        perToken.set(key, slot);
+        slots.push(slot);
       }
+      const c = slot.candle;
       c.tradeCount++;
-      if (trade.side === "buy") c.buyCount++;
+      if (buy) c.buyCount++;
       else c.sellCount++;
       c.volume += trade.reserveAmount;
-      const p = trade.price;
       if (p !== null) {
         if (c.open === null) c.open = p;
         c.close = p;
         if (c.high === null || p > c.high) c.high = p;
         if (c.low === null || p < c.low) c.low = p;
       }
-      const traderKey = `${key}|${trade.trader}`;
-      let t = traders.get(traderKey);
+      let t = slot.traders.get(trade.trader);
       if (!t) {
         t = {
           tokenAddress: trade.tokenAddress,
@@ -90,11 +106,17 @@ export function aggregateCandles(trades: Iterable<CandleInput>): {
           bought: false,
           sold: false,
         };
-        traders.set(traderKey, t);
+        slot.traders.set(trade.trader, t);
       }
-      if (trade.side === "buy") t.bought = true;
+      if (buy) t.bought = true;
       else t.sold = true;
     }
   }
-  return { candles: [...candles.values()], traders: [...traders.values()] };
+  const candles: CandleDelta[] = [];
+  const traders: CandleTraderRow[] = [];
+  for (const slot of slots) {
+    candles.push(slot.candle);
+    for (const t of slot.traders.values()) traders.push(t);
+  }
+  return { candles, traders };
 }

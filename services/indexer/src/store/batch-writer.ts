@@ -22,14 +22,19 @@ export function copyValue(value: string | number | bigint | null): string {
   );
 }
 
-async function copyRows(client: PoolClient, sql: string, lines: string[]): Promise<void> {
-  if (lines.length === 0) return;
+async function copyRows<T>(
+  client: PoolClient,
+  sql: string,
+  rows: T[],
+  line: (row: T) => string,
+): Promise<void> {
+  if (rows.length === 0) return;
   const stream = client.query(copyFrom(sql));
-  // Chunks of ~1 MB keep memory flat for large batches.
+  // Lines are formatted lazily into ~1 MB chunks: memory stays flat for large batches.
   async function* chunks() {
     let chunk = "";
-    for (const line of lines) {
-      chunk += line;
+    for (const row of rows) {
+      chunk += line(row);
       if (chunk.length > 1_000_000) {
         yield chunk;
         chunk = "";
@@ -80,20 +85,18 @@ export async function writeBatch(
     copyRows(
       client,
       "COPY chain_events (block_number, log_index, block_hash, block_timestamp, transaction_index, transaction_hash, contract_address, event_name, token_address, decoded) FROM STDIN",
-      batch.events.map(
-        (e) =>
-          `${e.blockNumber}\t${e.logIndex}\t${e.blockHash}\t${e.blockTimestamp}\t${e.transactionIndex}\t${e.transactionHash}\t${e.contractAddress}\t${e.eventName}\t${copyValue(e.tokenAddress)}\t${copyValue(e.decoded)}\n`,
-      ),
+      batch.events,
+      (e) =>
+        `${e.blockNumber}\t${e.logIndex}\t${e.blockHash}\t${e.blockTimestamp}\t${e.transactionIndex}\t${e.transactionHash}\t${e.contractAddress}\t${e.eventName}\t${copyValue(e.tokenAddress)}\t${copyValue(e.decoded)}\n`,
     ),
   );
   await timed("copy_trades", () =>
     copyRows(
       client,
       "COPY trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address, trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price) FROM STDIN",
-      batch.trades.map(
-        (t) =>
-          `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,
-      ),
+      batch.trades,
+      (t) =>
+        `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,
     ),
   );
 

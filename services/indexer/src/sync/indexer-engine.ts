@@ -653,6 +653,8 @@ export class IndexerEngine {
         events: batch.events.length,
         trades: batch.trades.length,
         ms: Math.round(ms),
+        heap_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+        rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
       },
       "range committed",
       "debug",
