@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: untyped JSON response bodies in tests
 // query-api over hand-built rows shaped as the indexer writes them: every route, field, rule
 // and error of the spec and DESIGN.md §3–§7, §9. (routes-devnet.int.test.ts repeats the core
 // checks over a database filled by the real indexer from a devnet run.)

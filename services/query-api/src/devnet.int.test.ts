@@ -268,7 +268,9 @@ describe("over the real indexer", () => {
           expect(c).toMatchObject({ trade_count: 0, volume: "0", open_price: null, close_price: null });
           continue;
         }
+        // biome-ignore lint/complexity/useMathMinMax: bigints (Math.max takes numbers)
         const max = e.p.reduce((x, y) => (y > x ? y : x));
+        // biome-ignore lint/complexity/useMathMinMax: bigints (Math.min takes numbers)
         const min = e.p.reduce((x, y) => (y < x ? y : x));
         expect(c, `${name} ${c.bucket_start}`).toEqual({
           bucket_start: c.bucket_start,

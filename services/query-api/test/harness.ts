@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: untyped JSON response bodies in tests
 // Shared harness of query-api's integration tests: a fresh migrated database, an admin pool
 // (to fill it), the app over a read-only pool, and a validator of responses against the
 // served OpenAPI document.
