@@ -212,7 +212,8 @@ export async function startSystem(
     async restartService(name, env = {}) {
       const spec = launchSpecs.get(name);
       if (!spec) throw new Error(`unknown service ${name}`);
-      await processes.get(name)?.stop();
+      // A quick kill: these restarts test settings, not graceful shutdown.
+      await processes.get(name)?.kill();
       const proc = startServiceProcess({
         service: spec.service,
         entry: spec.entry,
