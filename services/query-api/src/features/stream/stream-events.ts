@@ -6,8 +6,9 @@
  *   8 hex digits of the block hash, so that an id of an orphaned block never equals one of its
  *   replacement), candles `<block>-<log_index>-<hash8>-<interval>` (log index of the last trade of the
  *   batch in that bucket);
- * - markers `<block>-reorg-<to_block>` (a reorg rolled back `block`..`to_block`) and `<block>-reset`:
- *   "resume from the start of `block`".
+ * - markers `<block>-reorg-<to_block>` (a reorg rolled back `block`..`to_block`), the candle
+ *   corrections that follow it `<block>-reorg-<to_block>-<interval>-<bucket>-<token8>`, and
+ *   `<block>-reset`: "resume from the start of `block`".
  * Within one chain branch ids increase with (block, log_index, kind); a `reorg` moves the position back.
  */
 
@@ -98,7 +99,7 @@ export type ParsedEventId =
   | { kind: "marker"; position: StreamPosition };
 
 const DATA_ID = /^(\d{1,19})-(\d{1,9})-([0-9a-f]{8})(?:-(1m|5m|15m|1h|4h|1d|1w))?$/;
-const MARKER_ID = /^(\d{1,19})-(?:reorg-\d{1,19}|reset)$/;
+const MARKER_ID = /^(\d{1,19})-(?:reorg-\d{1,19}(?:-(?:1m|5m|15m|1h|4h|1d|1w)-\d{1,19}-[0-9a-f]{8})?|reset)$/;
 
 /** Parses a `Last-Event-ID`; null when it is not an id this server issues. */
 export function parseEventId(id: string): ParsedEventId | null {

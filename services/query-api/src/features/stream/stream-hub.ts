@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import pg from "pg";
 import {
   type CandleInterval,
+  candleSub,
   comparePositions,
   type DataEventName,
   hash8,
@@ -11,7 +12,7 @@ import {
   type StreamPosition,
   sseFrame,
 } from "./stream-events.js";
-import { readBlockRange, readEventBlockHash, readStreamCheckpoint } from "./stream-reader.js";
+import { readBlockRange, readCandles, readEventBlockHash, readStreamCheckpoint } from "./stream-reader.js";
 
 /** PostgreSQL channel the indexer notifies after each committed transaction. */
 export const INDEXED_CHANNEL = "tmi_indexed";
@@ -86,6 +87,11 @@ export class StreamHub {
   /** Every block ≤ this has been dispatched (null before start). */
   private highWater: bigint | null = null;
   private seenReorgAt: number | null = null;
+  /** Candles that carried orphaned trades, to be sent again with their state after the rollback. */
+  private readonly candleFixes = new Map<
+    string,
+    { token: string; interval: CandleInterval; bucket: string; reorg: { from: bigint; to: bigint } }
+  >();
   /** Range of a reorg sent from the checkpoint, whose notification may still arrive (sent once only). */
   private reorgFromCheckpoint: string | null = null;
   private listener: pg.Client | null = null;
@@ -281,9 +287,14 @@ export class StreamHub {
       for (const reorg of seen) this.dispatchReorg(reorg);
       read = await readBlockRange(this.db, this.highWater, checkpoint.blockNumber, this.cfg.maxBatchEvents);
     }
+    const fixes =
+      this.candleFixes.size > 0 && !read.overflow ? await this.candleCorrections(read.events) : [];
     const after = this.highWater;
     const hi = read.hi ?? checkpoint.blockNumber;
-    if (hi <= after) return;
+    if (hi <= after) {
+      this.dispatch(fixes);
+      return;
+    }
     this.highWater = hi;
     if (read.overflow) {
       this.options.logger.warn(
@@ -294,7 +305,7 @@ export class StreamHub {
       return;
     }
     const readAt = performance.now();
-    this.dispatch(read.events);
+    this.dispatch(fixes.length > 0 ? [...fixes, ...read.events] : read.events);
     this.options.logger.debug(
       {
         events: read.events.length,
@@ -307,11 +318,60 @@ export class StreamHub {
     );
   }
 
+  /**
+   * `candle` events with the state, after the rollback, of every bucket whose candle was sent with
+   * an orphaned trade and that the new rows do not update anyway (an emptied bucket comes with
+   * zero counts and null prices). They follow the `reorg` event: id `<from>-reorg-<to>-<interval>-<bucket>-<token8>`.
+   */
+  private async candleCorrections(events: StreamEventData[]): Promise<StreamEventData[]> {
+    const covered = new Set(
+      events.filter((e) => e.name === "candle").map((e) => `${e.token}|${e.interval}|${e.data.bucket_start}`),
+    );
+    const fixes = [...this.candleFixes.entries()].filter(([key]) => !covered.has(key)).map(([, fix]) => fix);
+    this.candleFixes.clear();
+    if (fixes.length === 0) return [];
+    const current = await readCandles(this.db, fixes);
+    return fixes.map((fix) => {
+      const row = current.get(`${fix.token}|${fix.interval}|${fix.bucket}`);
+      return {
+        name: "candle" as const,
+        id: `${fix.reorg.from}-reorg-${fix.reorg.to}-${fix.interval}-${fix.bucket}-${fix.token.slice(2, 10)}`,
+        position: { block: fix.reorg.from, logIndex: -1, sub: candleSub(fix.interval) },
+        token: fix.token,
+        interval: fix.interval,
+        data: row ?? {
+          token_address: fix.token,
+          interval: fix.interval,
+          bucket_start: Number(fix.bucket),
+          trade_count: 0,
+          buy_count: 0,
+          sell_count: 0,
+          volume: "0",
+          unique_trader_count: 0,
+          open_price: null,
+          high_price: null,
+          low_price: null,
+          close_price: null,
+        },
+      };
+    });
+  }
+
   private dispatchReorg(reorg: { from: bigint; to: bigint }): void {
     for (let i = this.ring.length - 1; i >= 0; i--) {
       const entry = this.ring[i]!;
       if (entry.event.name === "reorg" || entry.event.name === "reset") continue;
-      if (entry.event.position.block >= reorg.from) entry.orphaned = true;
+      if (entry.event.position.block < reorg.from || entry.orphaned) continue;
+      entry.orphaned = true;
+      if (entry.event.name === "candle" && entry.event.token && entry.event.interval) {
+        const bucket = String(entry.event.data.bucket_start);
+        this.candleFixes.set(`${entry.event.token}|${entry.event.interval}|${bucket}`, {
+          token: entry.event.token,
+          interval: entry.event.interval,
+          bucket,
+          reorg,
+        });
+      }
     }
     if (this.highWater !== null && this.highWater >= reorg.from) this.highWater = reorg.from - 1n;
     const depth = reorg.to - reorg.from + 1n;

@@ -334,25 +334,33 @@ export async function readBlockRange(
       position: { block: at.block, logIndex: at.logIndex, sub: candleSub(c.interval) },
       token: c.token_address,
       interval: c.interval,
-      data: {
-        token_address: c.token_address,
-        interval: c.interval,
-        bucket_start: Number(c.bucket_start),
-        trade_count: c.trade_count,
-        buy_count: c.buy_count,
-        sell_count: c.sell_count,
-        volume: c.volume,
-        unique_trader_count: c.unique_trader_count,
-        open_price: c.open_price,
-        high_price: c.high_price,
-        low_price: c.low_price,
-        close_price: c.close_price,
-      },
+      data: candleData(c),
     });
   }
 
   events.sort((a, b) => comparePositions(a.position, b.position));
   return { checkpoint, hi, overflow: false, events };
+}
+
+/**
+ * Current `candles` rows of the given (token, interval, bucket) keys, as `candle` event data,
+ * keyed `token|interval|bucket_start`; keys without a row are absent.
+ */
+export async function readCandles(
+  db: Queryable,
+  keys: readonly { token: string; interval: CandleInterval; bucket: string }[],
+): Promise<Map<string, Record<string, unknown>>> {
+  const { rows } = await db.query<CandleRow>(
+    `SELECT c.token_address, c.interval, c.bucket_start::text AS bucket_start, c.trade_count, c.buy_count, c.sell_count,
+            c.volume::text AS volume, c.unique_trader_count, c.open_price::text AS open_price,
+            c.high_price::text AS high_price, c.low_price::text AS low_price, c.close_price::text AS close_price
+       FROM unnest($1::text[], $2::text[], $3::bigint[]) AS k(token_address, interval, bucket_start)
+       JOIN candles c ON c.token_address = k.token_address AND c.interval = k.interval AND c.bucket_start = k.bucket_start`,
+    [keys.map((k) => k.token), keys.map((k) => k.interval), keys.map((k) => k.bucket)],
+  );
+  const result = new Map<string, Record<string, unknown>>();
+  for (const c of rows) result.set(`${c.token_address}|${c.interval}|${c.bucket_start}`, candleData(c));
+  return result;
 }
 
 /** Block hash of the event at (`block`, `logIndex`) from `chain_events` (or `blocks`); null when there is none. */
@@ -368,4 +376,22 @@ export async function readEventBlockHash(
     [block.toString(), logIndex],
   );
   return rows[0]?.hash ?? null;
+}
+
+/** Wire form of a candle row (the chart Candle plus `token_address` and `interval`). */
+function candleData(c: CandleRow): Record<string, unknown> {
+  return {
+    token_address: c.token_address,
+    interval: c.interval,
+    bucket_start: Number(c.bucket_start),
+    trade_count: c.trade_count,
+    buy_count: c.buy_count,
+    sell_count: c.sell_count,
+    volume: c.volume,
+    unique_trader_count: c.unique_trader_count,
+    open_price: c.open_price,
+    high_price: c.high_price,
+    low_price: c.low_price,
+    close_price: c.close_price,
+  };
 }

@@ -274,6 +274,53 @@ describe("GET /api/v1/stream", () => {
     expect(resumed.events[1]?.data.reserve_amount).toBe("333");
   });
 
+  it("behavior: after a reorg, a candle that only orphaned trades touched is sent again, emptied", async () => {
+    const { url } = await startApp();
+    const sse = await connect(`${url}?tokens=${tokenB}&events=candle&interval=1h`);
+    block += 1n;
+    const b = block;
+    const ts = T0 + b * 2n + 86_400n; // a bucket of its own
+    await commitIndexed(writer, { from: b, to: b }, async (c) => {
+      await insertTrade(c, {
+        token: tokenB,
+        trader: alice,
+        block: b,
+        logIndex: 0,
+        timestamp: ts,
+        reserve: 888n,
+      });
+      await upsertCheckpoint(c, { block: b, timestamp: ts });
+    });
+    await sse.waitFor((events) => events.length === 1);
+    expect(sse.events[0]?.data).toMatchObject({ interval: "1h", trade_count: 1, volume: "888" });
+    // Rolled back, nothing replaces it (the checkpoint goes back one block).
+    await commitIndexed(writer, { from: b - 1n, to: b - 1n, reorg: { from: b, to: b } }, async (c) => {
+      await c.query("DELETE FROM trades WHERE block_number >= $1", [b.toString()]);
+      await c.query("DELETE FROM chain_events WHERE block_number >= $1", [b.toString()]);
+      await c.query("DELETE FROM blocks WHERE number >= $1", [b.toString()]);
+      await rebuildCandles(c, tokenB, ts);
+      await upsertCheckpoint(c, { block: b - 1n, timestamp: T0 + (b - 1n) * 2n, reorg: { from: b, to: b } });
+    });
+    block = b - 1n;
+    await sse.waitFor((events) => events.length === 3);
+    expect(sse.events[1]).toMatchObject({
+      event: "reorg",
+      data: { from_block: Number(b), to_block: Number(b) },
+    });
+    expect(sse.events[2]).toMatchObject({
+      event: "candle",
+      data: {
+        token_address: tokenB,
+        interval: "1h",
+        bucket_start: sse.events[0]?.data.bucket_start,
+        trade_count: 0,
+        volume: "0",
+        close_price: null,
+      },
+    });
+    expect(sse.events[2]?.id).toMatch(new RegExp(`^${b}-reorg-${b}-1h-\\d+-[0-9a-f]{8}$`));
+  });
+
   it("behavior: without notifications, the checkpoint poll delivers rows and reorgs", async () => {
     const { url } = await startApp({ pollMs: 100 });
     const sse = await connect(`${url}?tokens=${tokenB}&events=trade`);
