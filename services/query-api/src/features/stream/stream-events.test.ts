@@ -24,6 +24,10 @@ describe("stream events", () => {
       kind: "marker",
       position: { block: 77n, logIndex: -1, sub: 0 },
     });
+    expect(parseEventId("77-reorg-80-1h-1763337600-abcdef01")).toEqual({
+      kind: "marker",
+      position: { block: 77n, logIndex: -1, sub: 0 },
+    });
     expect(parseEventId("78-reset")).toEqual({
       kind: "marker",
       position: { block: 78n, logIndex: -1, sub: 0 },
