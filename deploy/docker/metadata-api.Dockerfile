@@ -38,11 +38,14 @@ RUN node packages/contracts/scripts/build.mjs --quiet \
 # Production dependencies only, for this service and the workspace packages it imports.
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store rm -rf node_modules packages/*/node_modules prisma/node_modules services/*/node_modules \
  && pnpm install --frozen-lockfile --prod --prefer-offline --filter "@tmi/metadata-api..."
-# The runtime tree: the workspace layout (pnpm's symlinks point into it), without sources.
+# The runtime tree: the workspace layout (pnpm's symlinks point into it), without sources. Workspace
+# packages selected by the filter but not built for this service (devDependencies) keep only their
+# manifest.
 RUN mkdir -p /out && cp -a package.json node_modules /out/ \
  && for dir in packages/* prisma services/metadata-api; do \
       if [ -d "$dir/node_modules" ] || [ "$dir" = "services/metadata-api" ]; then \
-        mkdir -p "/out/$dir" && cp -a "$dir/package.json" "$dir/dist" "/out/$dir/" \
+        mkdir -p "/out/$dir" && cp -a "$dir/package.json" "/out/$dir/" \
+        && { [ ! -d "$dir/dist" ] || cp -a "$dir/dist" "/out/$dir/"; } \
         && { [ ! -d "$dir/node_modules" ] || cp -a "$dir/node_modules" "/out/$dir/"; }; \
       fi; \
     done \
