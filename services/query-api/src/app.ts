@@ -4,7 +4,7 @@ import fastifySwagger from "@fastify/swagger";
 import scalarApiReference from "@scalar/fastify-api-reference";
 import { createCursorCodec } from "@tmi/shared/codec";
 import { createHttpApp, type HttpApp } from "@tmi/shared/http";
-import type { FastifyInstance, FastifyPluginAsync, FastifyPluginCallback } from "fastify";
+import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { QueryApiConfig } from "./config.js";
@@ -33,36 +33,6 @@ export interface QueryApiDeps {
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
 /**
- * `@fastify/cors` without its catch-all `OPTIONS *` route: preflights are answered by the
- * plugin's `onRequest` hook (which runs for unmatched routes too), and without the catch-all
- * the shared app keeps answering unknown paths with 404 and wrong methods with 405 (a
- * catch-all `OPTIONS` route would make every unknown path "allow" OPTIONS).
- */
-const corsWithoutCatchAll: FastifyPluginCallback<Parameters<typeof fastifyCors>[1]> = (
-  instance,
-  options,
-  done,
-) => {
-  const withoutOptionsRoute = new Proxy(instance, {
-    get(target, property) {
-      if (property === "options") return () => target;
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  (fastifyCors as unknown as FastifyPluginCallback<Parameters<typeof fastifyCors>[1]>)(
-    withoutOptionsRoute,
-    options,
-    done,
-  );
-};
-// Same encapsulation as the real plugin (its hooks apply to the whole app).
-Object.assign(corsWithoutCatchAll, {
-  [Symbol.for("skip-override")]: true,
-  [Symbol.for("fastify.display-name")]: "@fastify/cors",
-});
-
-/**
  * Builds the query-api HTTP app (no side effects: tests call `app.inject()`): every GET route
  * of the spec over the read models (`routes/`), `/health`, `/readyz` (database ping), the
  * OpenAPI document at {@link OPENAPI_PATH}, the browsable reference at `/docs`, CORS,
@@ -83,7 +53,8 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
   // schemas still validate requests and generate the OpenAPI document.
   app.setSerializerCompiler(() => (data) => (data instanceof JsonText ? data.text : JSON.stringify(data)));
 
-  await root.register(corsWithoutCatchAll, {
+  // The shared app ignores catch-all routes (the plugin's `OPTIONS *`) when telling 405 from 404.
+  await root.register(fastifyCors, {
     origin: deps.config.corsOrigins === "*" ? "*" : deps.config.corsOrigins,
     methods: ["GET", "HEAD", "OPTIONS"],
     exposedHeaders: ["ETag", "X-Request-ID", "Cache-Control"],
