@@ -1,6 +1,6 @@
 import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type pg from "pg";
 import { z } from "zod";
@@ -22,6 +22,12 @@ export interface StreamRoutesConfig extends StreamHubConfig {
   maxTokens?: number;
   /** Start listening when the app is ready instead of at the first subscriber [false]. */
   eager?: boolean;
+  /**
+   * Client identity for the per-IP cap [`request.ip`: the socket peer, or the forwarded client when
+   * the app trusts its proxy]. Behind the gateway without `trustProxy`, every client would share
+   * the gateway's address: pass e.g. the last `X-Forwarded-For` entry the gateway appends.
+   */
+  clientIp?: (request: FastifyRequest) => string;
 }
 
 /** Dependencies of {@link streamRoutes}. */
@@ -105,7 +111,7 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
         const lastEventId =
           (Array.isArray(header) ? header[0] : header)?.trim() || request.query.last_event_id || undefined;
 
-        const ip = request.ip;
+        const ip = config.clientIp ? config.clientIp(request) : request.ip;
         if ((perIp.get(ip) ?? 0) >= maxPerIp) {
           throw new AppError("rate_limited", `at most ${maxPerIp} concurrent streams per client`, {
             headers: { "retry-after": "5" },

@@ -430,6 +430,20 @@ describe("GET /api/v1/stream", () => {
     expect(again.status).toBe(200);
   });
 
+  it("behavior: the per-IP cap counts the client given by clientIp (e.g. behind the gateway)", async () => {
+    const { url } = await startApp({
+      maxConnectionsPerIp: 1,
+      clientIp: (request) =>
+        String(request.headers["x-forwarded-for"] ?? request.ip)
+          .split(",")
+          .at(-1)!
+          .trim(),
+    });
+    expect((await connect(url, { "x-forwarded-for": "203.0.113.7" })).status).toBe(200);
+    expect((await connect(url, { "x-forwarded-for": "203.0.113.8" })).status).toBe(200);
+    expect((await connect(url, { "x-forwarded-for": "198.51.100.1, 203.0.113.7" })).status).toBe(429);
+  });
+
   it("error: connections over the process cap get 503 service_unavailable", async () => {
     const { url } = await startApp({ maxConnections: 1 });
     await connect(url);
