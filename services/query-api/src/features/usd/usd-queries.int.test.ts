@@ -11,6 +11,7 @@ import {
   withTokenUsd,
   withTradeUsd,
 } from "./usd-queries.js";
+import { LATEST_ETH_USD_ANSWER_SQL, tokenUsdJsonSql, tradeReserveUsdSql, usdAmountSql } from "./usd-sql.js";
 
 let db: TestDatabase;
 let writer: pg.Pool;
@@ -104,5 +105,41 @@ describe("USD values from indexed ETH/USD answers", () => {
       { reserve_amount: "500000000000000000", block_number: 3, log_index: 0 },
     ]);
     expect(trades.map((t) => t.reserve_amount_usd)).toEqual(["1500", null]);
+  });
+
+  it("behavior: the SQL fragments give exactly the values of the TypeScript helpers", async () => {
+    const values = [
+      0n,
+      1n,
+      12_345n,
+      35_000_000_000n,
+      10n ** 18n,
+      5_076_142_131_979_695_432n,
+      10n ** 27n,
+      (1n << 255n) - 1n,
+    ];
+    const answer = (await readLatestEthUsd(reader))!.answer;
+    for (const wei of values) {
+      const { rows } = await reader.query<{ usd: string }>(
+        `SELECT ${usdAmountSql("$1::numeric", LATEST_ETH_USD_ANSWER_SQL)} AS usd`,
+        [wei.toString()],
+      );
+      expect(rows[0]?.usd, String(wei)).toBe(weiToUsd(wei, answer));
+    }
+    const token = await reader.query<{ usd: unknown }>(
+      `SELECT ${tokenUsdJsonSql("t")} AS usd FROM (SELECT 35000000000::numeric AS current_price,
+         NULL::numeric AS fully_diluted_value, 5076142131979695432::numeric AS volume) t`,
+    );
+    expect(token.rows[0]?.usd).toEqual(
+      tokenUsd(
+        { currentPrice: 35_000_000_000n, fullyDilutedValue: null, volume: 5_076_142_131_979_695_432n },
+        { answer },
+      ),
+    );
+    const trades = await reader.query<{ usd: string | null }>(
+      `SELECT ${tradeReserveUsdSql("r")} AS usd FROM (VALUES (500000000000000000::numeric, 15::bigint, 0), (1::numeric, 3::bigint, 0))
+         AS r(reserve_amount, block_number, log_index)`,
+    );
+    expect(trades.rows.map((row) => row.usd)).toEqual(["1500", null]);
   });
 });
