@@ -137,130 +137,366 @@ export async function writeBatch(
     );
   }
 
-  // Exact unique traders: rows that are new in token_traders.
-  const newTraders = new Map<string, number>();
-  if (batch.tokenTraders.size > 0) {
-    const rows = [...batch.tokenTraders.values()];
-    const res = await timed("token_traders", () =>
-      client.query<{ token_address: string; n: number }>(
-        `WITH ins AS (
-         INSERT INTO token_traders (token_address, trader, first_block_number)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
-         ON CONFLICT (token_address, trader) DO NOTHING
-         RETURNING token_address)
-       SELECT token_address, count(*)::int AS n FROM ins GROUP BY token_address`,
-        [rows.map((r) => r.tokenAddress), rows.map((r) => r.trader), rows.map((r) => r.firstBlock)],
-      ),
-    );
-    for (const r of res.rows) newTraders.set(r.token_address, r.n);
-  }
+  await timed("read_models", () => client.query(readModelStatement(batch, state, options)));
+}
 
-  const holderDeltas = await timed("balances", () => applyBalanceDeltas(client, batch.balances));
-  await timed("candles", () => upsertCandles(client, batch.candles, batch.candleTraders));
+/**
+ * One statement (one round trip) for every read model of a range besides the COPYs and new
+ * tokens: token_traders and token_balances (their per-token changes feed the tokens update),
+ * candle_traders + candles, tokens, creators, ETH/USD answers, blocks, checkpoint and NOTIFY.
+ * Data-modifying CTEs all run; later ones see earlier ones only through RETURNING.
+ */
+function readModelStatement(
+  batch: Batch,
+  state: KnownState,
+  options: {
+    chainId: number;
+    headBlock: number;
+    keepBlocks: number;
+    reorg?: { fromBlock: number; toBlock: number };
+  },
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const $ = (value: unknown, type: string) => {
+    values.push(value);
+    return `$${values.length}::${type}`;
+  };
+  const ctes: string[] = [];
+
+  // Exact unique traders: rows that are new in token_traders.
+  const tt = [...batch.tokenTraders.values()];
+  ctes.push(`tt AS (
+    INSERT INTO token_traders (token_address, trader, first_block_number)
+    SELECT * FROM unnest(${$(
+      tt.map((r) => r.tokenAddress),
+      "text[]",
+    )}, ${$(
+      tt.map((r) => r.trader),
+      "text[]",
+    )}, ${$(
+      tt.map((r) => r.firstBlock),
+      "bigint[]",
+    )})
+    ON CONFLICT (token_address, trader) DO NOTHING
+    RETURNING token_address)`);
+  ctes.push("ttn AS (SELECT token_address, count(*)::int AS n FROM tt GROUP BY token_address)");
+
+  // Balances: net deltas; rows reaching 0 deleted; holder count changes of counted holders.
+  const b = batch.balances;
+  ctes.push(`bd AS (
+    SELECT * FROM unnest(${$(
+      b.map((r) => r.tokenAddress),
+      "text[]",
+    )}, ${$(
+      b.map((r) => r.holder),
+      "text[]",
+    )},
+                         ${$(
+                           b.map((r) => r.delta.toString()),
+                           "numeric[]",
+                         )}, ${$(
+                           b.map((r) => r.excluded),
+                           "bool[]",
+                         )})
+      AS d(token, holder, delta, excluded))`);
+  ctes.push(`bo AS (
+    SELECT bd.token, bd.holder, bd.delta, bd.excluded, coalesce(tb.balance, 0) AS old
+    FROM bd LEFT JOIN token_balances tb ON tb.token_address = bd.token AND tb.holder = bd.holder)`);
+  ctes.push(`bdel AS (
+    DELETE FROM token_balances tb USING bo
+    WHERE tb.token_address = bo.token AND tb.holder = bo.holder AND bo.old + bo.delta = 0)`);
+  ctes.push(`bup AS (
+    INSERT INTO token_balances (token_address, holder, balance)
+    SELECT token, holder, old + delta FROM bo WHERE old + delta <> 0
+    ON CONFLICT (token_address, holder) DO UPDATE SET balance = excluded.balance)`);
+  ctes.push(`hd AS (
+    SELECT token AS token_address, sum(CASE WHEN old + delta > 0 AND old <= 0 THEN 1
+                                            WHEN old > 0 AND old + delta <= 0 THEN -1 ELSE 0 END)::int AS n
+    FROM bo WHERE NOT excluded GROUP BY token)`);
+
+  // Candles and their distinct traders.
+  const ct = batch.candleTraders;
+  const cd = batch.candles;
+  ctes.push(`ct AS (
+    INSERT INTO candle_traders (token_address, interval, bucket_start, trader, bought, sold)
+    SELECT * FROM unnest(${$(
+      ct.map((t) => t.tokenAddress),
+      "text[]",
+    )}, ${$(
+      ct.map((t) => t.interval),
+      "text[]",
+    )},
+                         ${$(
+                           ct.map((t) => t.bucketStart),
+                           "bigint[]",
+                         )}, ${$(
+                           ct.map((t) => t.trader),
+                           "text[]",
+                         )},
+                         ${$(
+                           ct.map((t) => t.bought),
+                           "bool[]",
+                         )}, ${$(
+                           ct.map((t) => t.sold),
+                           "bool[]",
+                         )})
+    ON CONFLICT (token_address, interval, bucket_start, trader) DO UPDATE SET
+      bought = candle_traders.bought OR excluded.bought,
+      sold = candle_traders.sold OR excluded.sold
+    WHERE (excluded.bought AND NOT candle_traders.bought) OR (excluded.sold AND NOT candle_traders.sold)
+    RETURNING token_address, interval, bucket_start, (xmax = 0) AS inserted)`);
+  ctes.push(`ctn AS (
+    SELECT token_address, interval, bucket_start, count(*) FILTER (WHERE inserted)::int AS nt
+    FROM ct GROUP BY 1, 2, 3)`);
+  ctes.push(`cu AS (
+    INSERT INTO candles (token_address, interval, bucket_start, trade_count, buy_count, sell_count, volume,
+                         unique_trader_count, open_price, high_price, low_price, close_price)
+    SELECT c.a, c.i, c.b, c.tc, c.bc, c.sc, c.vol, coalesce(ctn.nt, 0), c.o, c.h, c.l, c.cl
+    FROM unnest(${$(
+      cd.map((c) => c.tokenAddress),
+      "text[]",
+    )}, ${$(
+      cd.map((c) => c.interval),
+      "text[]",
+    )},
+                ${$(
+                  cd.map((c) => c.bucketStart),
+                  "bigint[]",
+                )}, ${$(
+                  cd.map((c) => c.tradeCount),
+                  "int[]",
+                )},
+                ${$(
+                  cd.map((c) => c.buyCount),
+                  "int[]",
+                )}, ${$(
+                  cd.map((c) => c.sellCount),
+                  "int[]",
+                )},
+                ${$(
+                  cd.map((c) => c.volume.toString()),
+                  "numeric[]",
+                )}, ${$(
+                  cd.map((c) => str(c.open)),
+                  "numeric[]",
+                )},
+                ${$(
+                  cd.map((c) => str(c.high)),
+                  "numeric[]",
+                )}, ${$(
+                  cd.map((c) => str(c.low)),
+                  "numeric[]",
+                )},
+                ${$(
+                  cd.map((c) => str(c.close)),
+                  "numeric[]",
+                )}) AS c(a, i, b, tc, bc, sc, vol, o, h, l, cl)
+    LEFT JOIN ctn ON ctn.token_address = c.a AND ctn.interval = c.i AND ctn.bucket_start = c.b
+    ON CONFLICT (token_address, interval, bucket_start) DO UPDATE SET
+      trade_count = candles.trade_count + excluded.trade_count,
+      buy_count = candles.buy_count + excluded.buy_count,
+      sell_count = candles.sell_count + excluded.sell_count,
+      volume = candles.volume + excluded.volume,
+      unique_trader_count = candles.unique_trader_count + excluded.unique_trader_count,
+      open_price = coalesce(candles.open_price, excluded.open_price),
+      high_price = greatest(candles.high_price, excluded.high_price),
+      low_price = least(candles.low_price, excluded.low_price),
+      close_price = coalesce(excluded.close_price, candles.close_price))`);
 
   // Token metrics, curve state, price and graduation.
-  if (batch.tokenDeltas.size > 0) {
-    const entries = [...batch.tokenDeltas.entries()];
-    const supply = (a: string) => state.tokens.get(a)?.initialSupply ?? 0n;
-    await timed("tokens", () =>
-      client.query(
-        `UPDATE tokens t SET
-         trade_count = t.trade_count + d.tc,
-         buy_count = t.buy_count + d.bc,
-         sell_count = t.sell_count + d.sc,
-         volume = t.volume + d.vol,
-         fees = t.fees + d.fee,
-         unique_trader_count = t.unique_trader_count + d.nt,
-         holder_count = t.holder_count + d.hd,
-         reserve_balance = CASE WHEN d.has_curve THEN d.rb ELSE t.reserve_balance END,
-         token_balance = CASE WHEN d.has_curve THEN d.tb ELSE t.token_balance END,
-         real_reserve = CASE WHEN d.has_curve THEN t.real_reserve + (d.rb - t.reserve_balance) ELSE t.real_reserve END,
-         tokens_sold = CASE WHEN d.has_curve THEN t.tokens_sold + (t.token_balance - d.tb) ELSE t.tokens_sold END,
-         current_price = CASE WHEN d.price_set THEN d.pr ELSE t.current_price END,
-         fully_diluted_value = CASE WHEN d.price_set THEN d.fdv ELSE t.fully_diluted_value END,
-         state = CASE WHEN d.grad THEN 'graduated' ELSE t.state END,
-         pool_address = CASE WHEN d.grad THEN d.pool ELSE t.pool_address END,
-         pool_token_is_token0 = CASE WHEN d.grad THEN d.is0 ELSE t.pool_token_is_token0 END,
-         graduated_block_number = CASE WHEN d.grad THEN d.gbn ELSE t.graduated_block_number END,
-         graduated_transaction_hash = CASE WHEN d.grad THEN d.gth ELSE t.graduated_transaction_hash END,
-         graduated_log_index = CASE WHEN d.grad THEN d.gli ELSE t.graduated_log_index END,
-         graduated_at = CASE WHEN d.grad THEN d.gts ELSE t.graduated_at END,
-         last_trade_source = coalesce(d.lts, t.last_trade_source),
-         last_trade_block_number = coalesce(d.ltb, t.last_trade_block_number),
-         updated_block_number = greatest(t.updated_block_number, d.ub)
-       FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::numeric[], $6::numeric[], $7::int[], $8::int[],
-                   $9::bool[], $10::numeric[], $11::numeric[], $12::bool[], $13::numeric[], $14::numeric[],
-                   $15::bool[], $16::text[], $17::bool[], $18::bigint[], $19::text[], $20::int[], $21::bigint[],
-                   $22::text[], $23::bigint[], $24::bigint[])
-         AS d(a, tc, bc, sc, vol, fee, nt, hd, has_curve, rb, tb, price_set, pr, fdv, grad, pool, is0, gbn, gth, gli, gts,
-              lts, ltb, ub)
-       WHERE t.address = d.a`,
-        [
-          entries.map(([a]) => a),
-          entries.map(([, d]) => d.tradeCount),
-          entries.map(([, d]) => d.buyCount),
-          entries.map(([, d]) => d.sellCount),
-          entries.map(([, d]) => d.volume.toString()),
-          entries.map(([, d]) => d.fees.toString()),
-          entries.map(([a]) => newTraders.get(a) ?? 0),
-          entries.map(([a]) => holderDeltas.get(a) ?? 0),
-          entries.map(([, d]) => d.curve !== null),
-          entries.map(([, d]) => str(d.curve?.reserveBalance)),
-          entries.map(([, d]) => str(d.curve?.tokenBalance)),
-          entries.map(([, d]) => d.price !== undefined),
-          entries.map(([, d]) => str(d.price)),
-          entries.map(([a, d]) => str(d.price === undefined ? null : fullyDilutedValue(d.price, supply(a)))),
-          entries.map(([, d]) => d.graduation !== null),
-          entries.map(([, d]) => d.graduation?.pool ?? null),
-          entries.map(([, d]) => d.graduation?.tokenIsToken0 ?? null),
-          entries.map(([, d]) => d.graduation?.blockNumber ?? null),
-          entries.map(([, d]) => d.graduation?.transactionHash ?? null),
-          entries.map(([, d]) => d.graduation?.logIndex ?? null),
-          entries.map(([, d]) => d.graduation?.timestamp ?? null),
-          entries.map(([, d]) => d.lastTradeSource),
-          entries.map(([, d]) => d.lastTradeBlock),
-          entries.map(([, d]) => d.updatedBlock),
-        ],
-      ),
-    );
-  }
+  const e = [...batch.tokenDeltas.entries()];
+  const supply = (a: string) => state.tokens.get(a)?.initialSupply ?? 0n;
+  ctes.push(`tu AS (
+    UPDATE tokens t SET
+      trade_count = t.trade_count + d.tc,
+      buy_count = t.buy_count + d.bc,
+      sell_count = t.sell_count + d.sc,
+      volume = t.volume + d.vol,
+      fees = t.fees + d.fee,
+      unique_trader_count = t.unique_trader_count + coalesce(ttn.n, 0),
+      holder_count = t.holder_count + coalesce(hd.n, 0),
+      reserve_balance = CASE WHEN d.has_curve THEN d.rb ELSE t.reserve_balance END,
+      token_balance = CASE WHEN d.has_curve THEN d.tb ELSE t.token_balance END,
+      real_reserve = CASE WHEN d.has_curve THEN t.real_reserve + (d.rb - t.reserve_balance) ELSE t.real_reserve END,
+      tokens_sold = CASE WHEN d.has_curve THEN t.tokens_sold + (t.token_balance - d.tb) ELSE t.tokens_sold END,
+      current_price = CASE WHEN d.price_set THEN d.pr ELSE t.current_price END,
+      fully_diluted_value = CASE WHEN d.price_set THEN d.fdv ELSE t.fully_diluted_value END,
+      state = CASE WHEN d.grad THEN 'graduated' ELSE t.state END,
+      pool_address = CASE WHEN d.grad THEN d.pool ELSE t.pool_address END,
+      pool_token_is_token0 = CASE WHEN d.grad THEN d.is0 ELSE t.pool_token_is_token0 END,
+      graduated_block_number = CASE WHEN d.grad THEN d.gbn ELSE t.graduated_block_number END,
+      graduated_transaction_hash = CASE WHEN d.grad THEN d.gth ELSE t.graduated_transaction_hash END,
+      graduated_log_index = CASE WHEN d.grad THEN d.gli ELSE t.graduated_log_index END,
+      graduated_at = CASE WHEN d.grad THEN d.gts ELSE t.graduated_at END,
+      last_trade_source = coalesce(d.lts, t.last_trade_source),
+      last_trade_block_number = coalesce(d.ltb, t.last_trade_block_number),
+      updated_block_number = greatest(t.updated_block_number, d.ub)
+    FROM unnest(${$(
+      e.map(([a]) => a),
+      "text[]",
+    )}, ${$(
+      e.map(([, d]) => d.tradeCount),
+      "int[]",
+    )},
+                ${$(
+                  e.map(([, d]) => d.buyCount),
+                  "int[]",
+                )}, ${$(
+                  e.map(([, d]) => d.sellCount),
+                  "int[]",
+                )},
+                ${$(
+                  e.map(([, d]) => d.volume.toString()),
+                  "numeric[]",
+                )}, ${$(
+                  e.map(([, d]) => d.fees.toString()),
+                  "numeric[]",
+                )},
+                ${$(
+                  e.map(([, d]) => d.curve !== null),
+                  "bool[]",
+                )}, ${$(
+                  e.map(([, d]) => str(d.curve?.reserveBalance)),
+                  "numeric[]",
+                )},
+                ${$(
+                  e.map(([, d]) => str(d.curve?.tokenBalance)),
+                  "numeric[]",
+                )}, ${$(
+                  e.map(([, d]) => d.price !== undefined),
+                  "bool[]",
+                )},
+                ${$(
+                  e.map(([, d]) => str(d.price)),
+                  "numeric[]",
+                )},
+                ${$(
+                  e.map(([a, d]) =>
+                    str(d.price === undefined ? null : fullyDilutedValue(d.price, supply(a))),
+                  ),
+                  "numeric[]",
+                )},
+                ${$(
+                  e.map(([, d]) => d.graduation !== null),
+                  "bool[]",
+                )}, ${$(
+                  e.map(([, d]) => d.graduation?.pool ?? null),
+                  "text[]",
+                )},
+                ${$(
+                  e.map(([, d]) => d.graduation?.tokenIsToken0 ?? null),
+                  "bool[]",
+                )},
+                ${$(
+                  e.map(([, d]) => d.graduation?.blockNumber ?? null),
+                  "bigint[]",
+                )},
+                ${$(
+                  e.map(([, d]) => d.graduation?.transactionHash ?? null),
+                  "text[]",
+                )},
+                ${$(
+                  e.map(([, d]) => d.graduation?.logIndex ?? null),
+                  "int[]",
+                )},
+                ${$(
+                  e.map(([, d]) => d.graduation?.timestamp ?? null),
+                  "bigint[]",
+                )},
+                ${$(
+                  e.map(([, d]) => d.lastTradeSource),
+                  "text[]",
+                )}, ${$(
+                  e.map(([, d]) => d.lastTradeBlock),
+                  "bigint[]",
+                )},
+                ${$(
+                  e.map(([, d]) => d.updatedBlock),
+                  "bigint[]",
+                )})
+      AS d(a, tc, bc, sc, vol, fee, has_curve, rb, tb, price_set, pr, fdv, grad, pool, is0, gbn, gth, gli, gts, lts, ltb, ub)
+    LEFT JOIN ttn ON ttn.token_address = d.a
+    LEFT JOIN hd ON hd.token_address = d.a
+    WHERE t.address = d.a)`);
 
-  if (batch.creators.size > 0) {
-    const entries = [...batch.creators.entries()];
-    await timed("creators", () =>
-      client.query(
-        `INSERT INTO creators (address, token_count, volume, updated_block_number)
-       SELECT * FROM unnest($1::text[], $2::int[], $3::numeric[], $4::bigint[])
-       ON CONFLICT (address) DO UPDATE SET
-         token_count = creators.token_count + excluded.token_count,
-         volume = creators.volume + excluded.volume,
-         updated_block_number = greatest(creators.updated_block_number, excluded.updated_block_number)`,
-        [
-          entries.map(([a]) => a),
-          entries.map(([, c]) => c.tokenCount),
-          entries.map(([, c]) => c.volume.toString()),
-          entries.map(([, c]) => c.updatedBlock),
-        ],
-      ),
-    );
-  }
+  const c = [...batch.creators.entries()];
+  ctes.push(`cr AS (
+    INSERT INTO creators (address, token_count, volume, updated_block_number)
+    SELECT * FROM unnest(${$(
+      c.map(([a]) => a),
+      "text[]",
+    )}, ${$(
+      c.map(([, x]) => x.tokenCount),
+      "int[]",
+    )},
+                         ${$(
+                           c.map(([, x]) => x.volume.toString()),
+                           "numeric[]",
+                         )}, ${$(
+                           c.map(([, x]) => x.updatedBlock),
+                           "bigint[]",
+                         )})
+    ON CONFLICT (address) DO UPDATE SET
+      token_count = creators.token_count + excluded.token_count,
+      volume = creators.volume + excluded.volume,
+      updated_block_number = greatest(creators.updated_block_number, excluded.updated_block_number))`);
 
-  if (batch.ethUsd.length > 0) {
-    await client.query(
-      `INSERT INTO eth_usd_answers (block_number, log_index, round_id, answer, updated_at)
-       SELECT * FROM unnest($1::bigint[], $2::int[], $3::numeric[], $4::numeric[], $5::bigint[])
-       ON CONFLICT DO NOTHING`,
-      [
-        batch.ethUsd.map((r) => r.blockNumber),
-        batch.ethUsd.map((r) => r.logIndex),
-        batch.ethUsd.map((r) => r.roundId.toString()),
-        batch.ethUsd.map((r) => r.answer.toString()),
-        batch.ethUsd.map((r) => r.updatedAt.toString()),
-      ],
-    );
-  }
+  const u = batch.ethUsd;
+  ctes.push(`eu AS (
+    INSERT INTO eth_usd_answers (block_number, log_index, round_id, answer, updated_at)
+    SELECT * FROM unnest(${$(
+      u.map((r) => r.blockNumber),
+      "bigint[]",
+    )}, ${$(
+      u.map((r) => r.logIndex),
+      "int[]",
+    )},
+                         ${$(
+                           u.map((r) => r.roundId.toString()),
+                           "numeric[]",
+                         )}, ${$(
+                           u.map((r) => r.answer.toString()),
+                           "numeric[]",
+                         )},
+                         ${$(
+                           u.map((r) => r.updatedAt.toString()),
+                           "bigint[]",
+                         )})
+    ON CONFLICT DO NOTHING)`);
 
-  await timed("checkpoint", () => saveBlocksAndCheckpoint(client, batch, options));
+  const h = batch.headers;
+  ctes.push(`bi AS (
+    INSERT INTO blocks (number, hash, parent_hash, timestamp)
+    SELECT * FROM unnest(${$(
+      h.map((x) => x.number),
+      "bigint[]",
+    )}, ${$(
+      h.map((x) => x.hash),
+      "text[]",
+    )},
+                         ${$(
+                           h.map((x) => x.parentHash),
+                           "text[]",
+                         )}, ${$(
+                           h.map((x) => x.timestamp),
+                           "bigint[]",
+                         )})
+    ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = excluded.parent_hash, timestamp = excluded.timestamp)`);
+  ctes.push(`bp AS (DELETE FROM blocks WHERE number < ${$(batch.toBlock - options.keepBlocks, "bigint")})`);
+  const end = batch.endHeader;
+  ctes.push(`cp AS (
+    INSERT INTO indexer_checkpoints (chain_id, block_number, block_hash, block_timestamp, head_block_number, head_seen_at, updated_at)
+    VALUES (${$(options.chainId, "int")}, ${$(end.number, "bigint")}, ${$(end.hash, "text")}, ${$(end.timestamp, "bigint")},
+            ${$(options.headBlock, "bigint")}, now(), now())
+    ON CONFLICT (chain_id) DO UPDATE SET block_number = excluded.block_number, block_hash = excluded.block_hash,
+      block_timestamp = excluded.block_timestamp, head_block_number = excluded.head_block_number,
+      head_seen_at = excluded.head_seen_at, updated_at = excluded.updated_at)`);
+  const payload: Record<string, unknown> = { from_block: batch.fromBlock, to_block: batch.toBlock };
+  if (options.reorg) payload.reorg = { from_block: options.reorg.fromBlock, to_block: options.reorg.toBlock };
+  return {
+    text: `WITH ${ctes.join(",\n")}\nSELECT pg_notify(${$(NOTIFY_CHANNEL, "text")}, ${$(JSON.stringify(payload), "text")})`,
+    values,
+  };
 }
 
 /**
@@ -358,43 +594,4 @@ export async function upsertCandles(
       candles.map((c) => str(c.close)),
     ],
   );
-}
-
-async function saveBlocksAndCheckpoint(
-  client: PoolClient,
-  batch: Batch,
-  options: {
-    chainId: number;
-    headBlock: number;
-    keepBlocks: number;
-    reorg?: { fromBlock: number; toBlock: number };
-  },
-): Promise<void> {
-  const headers = batch.headers;
-  await client.query(
-    `WITH ins AS (
-       INSERT INTO blocks (number, hash, parent_hash, timestamp)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])
-       ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = excluded.parent_hash, timestamp = excluded.timestamp)
-     DELETE FROM blocks WHERE number < $5`,
-    [
-      headers.map((h) => h.number),
-      headers.map((h) => h.hash),
-      headers.map((h) => h.parentHash),
-      headers.map((h) => h.timestamp),
-      batch.toBlock - options.keepBlocks,
-    ],
-  );
-  const end = batch.endHeader;
-  await client.query(
-    `INSERT INTO indexer_checkpoints (chain_id, block_number, block_hash, block_timestamp, head_block_number, head_seen_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, now(), now())
-     ON CONFLICT (chain_id) DO UPDATE SET block_number = excluded.block_number, block_hash = excluded.block_hash,
-       block_timestamp = excluded.block_timestamp, head_block_number = excluded.head_block_number,
-       head_seen_at = excluded.head_seen_at, updated_at = excluded.updated_at`,
-    [options.chainId, end.number, end.hash, end.timestamp, options.headBlock],
-  );
-  const payload: Record<string, unknown> = { from_block: batch.fromBlock, to_block: batch.toBlock };
-  if (options.reorg) payload.reorg = { from_block: options.reorg.fromBlock, to_block: options.reorg.toBlock };
-  await client.query("SELECT pg_notify($1, $2)", [NOTIFY_CHANNEL, JSON.stringify(payload)]);
 }

@@ -668,7 +668,9 @@ export class IndexerEngine {
   private requestTrending(force: boolean): void {
     const { config } = this.deps;
     if (this.lastTrendingBlock === this.tip.number) return;
-    if (!force && Date.now() - this.lastTrendingAt < config.TRENDING_REFRESH_MS) return;
+    // While catching up, snapshots are stale within seconds anyway: refresh rarely (each one scans the window).
+    const every = this.caughtUp ? config.TRENDING_REFRESH_MS : Math.max(config.TRENDING_REFRESH_MS, 30_000);
+    if (!force && Date.now() - this.lastTrendingAt < every) return;
     if (this.trendingRunning) {
       this.trendingAgain = true;
       return;
