@@ -88,7 +88,12 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
     const perIp = new Map<string, number>();
     let total = 0;
 
-    if (config.eager) fastify.addHook("onReady", async () => hub.start());
+    if (config.eager) {
+      // Fill the resume window from the start; a database not up yet only delays it (the first subscriber retries).
+      fastify.addHook("onReady", async () => {
+        hub.start().catch((error) => fastify.log.warn({ err: error }, "stream: listener not started yet"));
+      });
+    }
     fastify.addHook("preClose", async () => hub.stop());
 
     const app = fastify.withTypeProvider<ZodTypeProvider>();
