@@ -22,27 +22,44 @@ export function copyValue(value: string | number | bigint | null): string {
   );
 }
 
-async function copyRows<T>(
-  client: PoolClient,
-  sql: string,
-  rows: T[],
-  line: (row: T) => string,
-): Promise<void> {
-  if (rows.length === 0) return;
-  const stream = client.query(copyFrom(sql));
-  // Lines are formatted lazily into ~1 MB chunks: memory stays flat for large batches.
-  async function* chunks() {
-    let chunk = "";
-    for (const row of rows) {
-      chunk += line(row);
-      if (chunk.length > 1_000_000) {
-        yield chunk;
-        chunk = "";
-      }
+/** Formats rows as COPY text in ~1 MB chunks (done before the write, off the database's critical path). */
+function copyChunks<T>(rows: T[], line: (row: T) => string): string[] {
+  const chunks: string[] = [];
+  let chunk = "";
+  for (const row of rows) {
+    chunk += line(row);
+    if (chunk.length > 1_000_000) {
+      chunks.push(chunk);
+      chunk = "";
     }
-    if (chunk) yield chunk;
   }
-  await pipeline(Readable.from(chunks()), stream);
+  if (chunk) chunks.push(chunk);
+  return chunks;
+}
+
+async function copyIn(client: PoolClient, sql: string, chunks: string[]): Promise<void> {
+  if (chunks.length === 0) return;
+  await pipeline(Readable.from(chunks), client.query(copyFrom(sql)));
+}
+
+const SAFE_ELEMENT = /^[0-9A-Za-z_.x-]+$/;
+
+/**
+ * A PostgreSQL array literal of `values` (what `pg` would send, without its per-element quoting
+ * and escaping when not needed): `{1,2,NULL}`, `{0xab,"a \"b\""}`.
+ */
+export function pgArray(values: readonly (string | number | bigint | boolean | null | undefined)[]): string {
+  let out = "{";
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) out += ",";
+    const v = values[i];
+    if (v === null || v === undefined) out += "NULL";
+    else if (typeof v === "boolean") out += v ? "t" : "f";
+    else if (typeof v !== "string") out += v.toString();
+    else if (SAFE_ELEMENT.test(v) && v.toUpperCase() !== "NULL") out += v;
+    else out += `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+  }
+  return `${out}}`;
 }
 
 /** Accumulated milliseconds per write statement since start (logged with the catch-up stats). */
@@ -65,13 +82,25 @@ export interface WriteStats {
   ms: number;
 }
 
+/** A batch turned into what is sent to PostgreSQL (see {@link prepareWrite}). */
+export interface PreparedWrite {
+  events: string[];
+  trades: string[];
+  newTokens: { text: string; values: unknown[] } | null;
+  readModels: { text: string; values: unknown[] };
+}
+
+const COPY_EVENTS =
+  "COPY chain_events (block_number, log_index, block_hash, block_timestamp, transaction_index, transaction_hash, contract_address, event_name, token_address, decoded) FROM STDIN";
+const COPY_TRADES =
+  "COPY trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address, trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price) FROM STDIN";
+
 /**
- * Writes one block range in the caller's open transaction: events and trades by COPY, every
- * read model by set-based `unnest` upserts, the blocks kept for reorg checks, the checkpoint
- * and a `NOTIFY tmi_indexed` (delivered on commit).
+ * Formats a range for writing (pure CPU work, done while the previous range is being written):
+ * COPY text of events and trades, the insert of launched tokens, and one statement for every
+ * other read model, the blocks kept for reorg checks, the checkpoint and `NOTIFY tmi_indexed`.
  */
-export async function writeBatch(
-  client: PoolClient,
+export function prepareWrite(
   batch: Batch,
   state: KnownState,
   options: {
@@ -80,31 +109,22 @@ export async function writeBatch(
     keepBlocks: number;
     reorg?: { fromBlock: number; toBlock: number };
   },
-): Promise<void> {
-  await timed("copy_events", () =>
-    copyRows(
-      client,
-      "COPY chain_events (block_number, log_index, block_hash, block_timestamp, transaction_index, transaction_hash, contract_address, event_name, token_address, decoded) FROM STDIN",
-      batch.events,
-      (e) =>
-        `${e.blockNumber}\t${e.logIndex}\t${e.blockHash}\t${e.blockTimestamp}\t${e.transactionIndex}\t${e.transactionHash}\t${e.contractAddress}\t${e.eventName}\t${copyValue(e.tokenAddress)}\t${copyValue(e.decoded)}\n`,
-    ),
+): PreparedWrite {
+  const events = copyChunks(
+    batch.events,
+    (e) =>
+      `${e.blockNumber}\t${e.logIndex}\t${e.blockHash}\t${e.blockTimestamp}\t${e.transactionIndex}\t${e.transactionHash}\t${e.contractAddress}\t${e.eventName}\t${copyValue(e.tokenAddress)}\t${copyValue(e.decoded)}\n`,
   );
-  await timed("copy_trades", () =>
-    copyRows(
-      client,
-      "COPY trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address, trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price) FROM STDIN",
-      batch.trades,
-      (t) =>
-        `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,
-    ),
+  const trades = copyChunks(
+    batch.trades,
+    (t) =>
+      `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,
   );
-
+  let newTokens: PreparedWrite["newTokens"] = null;
   if (batch.newTokens.length > 0) {
     const n = batch.newTokens;
-    await timed("new_tokens", () =>
-      client.query(
-        `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
+    newTokens = {
+      text: `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
          created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at,
          state, reserve_balance, token_balance, real_reserve, tokens_sold, graduation_threshold,
          current_price, fully_diluted_value, updated_block_number)
@@ -113,31 +133,40 @@ export async function writeBatch(
                    $10::int[], $11::text[], $12::int[], $13::bigint[], $14::numeric[], $15::numeric[], $16::numeric[],
                    $17::numeric[], $18::numeric[])
          AS d(a, c, nm, sy, nm_n, sy_n, sup, bn, ti, th, li, ts, rb, tb, gt, pr, fdv)`,
-        [
-          options.chainId,
-          n.map((t) => t.address),
-          n.map((t) => t.creator),
-          n.map((t) => t.name),
-          n.map((t) => t.symbol),
-          n.map((t) => t.name.normalize("NFC")),
-          n.map((t) => t.symbol.normalize("NFC")),
-          n.map((t) => t.initialSupply.toString()),
-          n.map((t) => t.blockNumber),
-          n.map((t) => t.transactionIndex),
-          n.map((t) => t.transactionHash),
-          n.map((t) => t.logIndex),
-          n.map((t) => t.timestamp),
-          n.map((t) => t.reserveBalance.toString()),
-          n.map((t) => t.tokenBalance.toString()),
-          n.map((t) => t.graduationThreshold.toString()),
-          n.map((t) => str(t.price)),
-          n.map((t) => str(fullyDilutedValue(t.price, t.initialSupply))),
-        ],
-      ),
-    );
+      values: [
+        options.chainId,
+        n.map((t) => t.address),
+        n.map((t) => t.creator),
+        n.map((t) => t.name),
+        n.map((t) => t.symbol),
+        n.map((t) => t.name.normalize("NFC")),
+        n.map((t) => t.symbol.normalize("NFC")),
+        n.map((t) => t.initialSupply.toString()),
+        n.map((t) => t.blockNumber),
+        n.map((t) => t.transactionIndex),
+        n.map((t) => t.transactionHash),
+        n.map((t) => t.logIndex),
+        n.map((t) => t.timestamp),
+        n.map((t) => t.reserveBalance.toString()),
+        n.map((t) => t.tokenBalance.toString()),
+        n.map((t) => t.graduationThreshold.toString()),
+        n.map((t) => str(t.price)),
+        n.map((t) => str(fullyDilutedValue(t.price, t.initialSupply))),
+      ],
+    };
   }
+  return { events, trades, newTokens, readModels: readModelStatement(batch, state, options) };
+}
 
-  await timed("read_models", () => client.query(readModelStatement(batch, state, options)));
+/** Sends a {@link prepareWrite} result in the caller's open transaction (four round trips at most). */
+export async function executeWrite(client: PoolClient, prepared: PreparedWrite): Promise<void> {
+  await timed("copy_events", () => copyIn(client, COPY_EVENTS, prepared.events));
+  await timed("copy_trades", () => copyIn(client, COPY_TRADES, prepared.trades));
+  if (prepared.newTokens) {
+    const q = prepared.newTokens;
+    await timed("new_tokens", () => client.query(q.text, q.values));
+  }
+  await timed("read_models", () => client.query(prepared.readModels.text, prepared.readModels.values));
 }
 
 /**
@@ -158,7 +187,7 @@ function readModelStatement(
 ): { text: string; values: unknown[] } {
   const values: unknown[] = [];
   const $ = (value: unknown, type: string) => {
-    values.push(value);
+    values.push(Array.isArray(value) ? pgArray(value) : value);
     return `$${values.length}::${type}`;
   };
   const ctes: string[] = [];

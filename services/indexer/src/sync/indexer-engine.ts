@@ -14,7 +14,7 @@ import {
   toHeader,
   toQuantity,
 } from "../rpc/rpc-client.js";
-import { statementMs, timed, writeBatch } from "../store/batch-writer.js";
+import { executeWrite, type PreparedWrite, prepareWrite, statementMs, timed } from "../store/batch-writer.js";
 import { rollbackTo } from "../store/rollback.js";
 import { refreshTrending } from "../store/trending.js";
 
@@ -527,9 +527,14 @@ export class IndexerEngine {
         const buildStarted = performance.now();
         tipHash = this.verifyLinkage(fetched, tipHash);
         const batch = await this.resolveAndBuild(fetched);
+        const prepared = prepareWrite(batch, this.known, {
+          chainId: config.CHAIN_ID,
+          headBlock: this.headNumber,
+          keepBlocks: config.REORG_DEPTH + 1,
+        });
         this.stats.buildMs += performance.now() - buildStarted;
         await pendingWrite;
-        pendingWrite = this.commit(batch);
+        pendingWrite = this.commit(batch, prepared);
         pendingWrite.catch(() => {});
       }
       await pendingWrite;
@@ -605,17 +610,12 @@ export class IndexerEngine {
     return batch;
   }
 
-  private async commit(batch: Batch): Promise<void> {
+  private async commit(batch: Batch, prepared: PreparedWrite): Promise<void> {
     const client = this.writer!;
     const started = performance.now();
-    const { config } = this.deps;
     await client.query("BEGIN");
     try {
-      await writeBatch(client, batch, this.known, {
-        chainId: config.CHAIN_ID,
-        headBlock: this.headNumber,
-        keepBlocks: config.REORG_DEPTH + 1,
-      });
+      await executeWrite(client, prepared);
       await timed("commit", () => client.query("COMMIT"));
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
