@@ -186,6 +186,7 @@ describe("token list", () => {
         fully_diluted_value: "28000000000000000000",
         holder_count: 2,
       },
+      usd: null, // no ETH/USD answer indexed in these fixtures
     });
     // Newest launch first.
     const blocks = res.body.items.map((t: any) => t.created_at.block_number);
@@ -392,6 +393,8 @@ describe("token detail", () => {
         "curve",
         "metadata",
         "graduation",
+        "usd",
+        "stats",
       ].sort(),
     );
   });
@@ -612,6 +615,7 @@ describe("trades and activity", () => {
       transaction_index: 0,
       transaction_hash: txHash(120_000),
       log_index: 0,
+      reserve_amount_usd: null, // no ETH/USD answer indexed in these fixtures
     });
     const activity = await h.get(`/api/v1/tokens/${tokenAddress(1)}/activity?order=asc&limit=1`);
     expect(activity.body.items[0]).toEqual({

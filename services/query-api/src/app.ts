@@ -45,6 +45,8 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     readiness: async () => {
       await deps.pool.query("SELECT 1");
     },
+    // Behind the gateway, `request.ip` (the stream's per-IP cap) is the client from `X-Forwarded-For`.
+    trustProxy: deps.config.trustProxy ?? false,
   });
   const root = app as unknown as FastifyInstance;
   // Responses are built field by field by the query mappers (nothing extra can leak) and checked
@@ -75,6 +77,8 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
       tags: [
         { name: "tokens", description: "Tokens, trending, pricing, chart, trades and activity" },
         { name: "creators", description: "Creators and their tokens" },
+        { name: "status", description: "Indexing status and freshness (addition)" },
+        { name: "stream", description: "Live Server-Sent Events stream (addition)" },
         { name: "health", description: "Liveness and readiness" },
       ],
     },

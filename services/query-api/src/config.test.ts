@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { DEV_CURSOR_SECRET, loadQueryApiSettings, parseCorsOrigins } from "./config.js";
+import { DEV_CURSOR_SECRET, loadQueryApiSettings, parseCorsOrigins, parseTrustProxy } from "./config.js";
 
 describe("loadQueryApiSettings", () => {
   test("default", () => {
@@ -43,5 +43,21 @@ describe("parseCorsOrigins", () => {
   test("default", () => {
     expect(parseCorsOrigins("*")).toBe("*");
     expect(parseCorsOrigins("https://a.example")).toEqual(["https://a.example"]);
+  });
+});
+
+describe("parseTrustProxy", () => {
+  test("default", () => {
+    expect(loadQueryApiSettings({}).trustProxy).toBe(false);
+    expect(parseTrustProxy("false")).toBe(false);
+    expect(parseTrustProxy("true")).toBe(true);
+    expect(parseTrustProxy("loopback, 10.0.0.0/8,::1")).toEqual(["loopback", "10.0.0.0/8", "::1"]);
+    expect(loadQueryApiSettings({ TRUST_PROXY: "127.0.0.1" }).trustProxy).toEqual(["127.0.0.1"]);
+  });
+
+  test("error: hop counts, host names and bad CIDRs are refused", () => {
+    for (const value of ["1", "gateway", "10.0.0.0/33", "10.0.0.1/8/1", ","])
+      expect(parseTrustProxy(value), value).toBeUndefined();
+    expect(() => loadQueryApiSettings({ TRUST_PROXY: "2" })).toThrow(/TRUST_PROXY/);
   });
 });

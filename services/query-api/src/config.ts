@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { baseEnvSchema, databaseUrl, parseEnv, portSetting } from "@tmi/shared/env";
 import { z } from "zod";
 
@@ -8,7 +9,8 @@ export const DEV_CURSOR_SECRET = "tmi-dev-cursor-secret-not-for-production";
  * Environment of query-api (`services/query-api/src/main.ts`):
  * `PORT` (3001), `DATABASE_URL`, `DATABASE_READ_URL` (read replica, falls back to `DATABASE_URL`),
  * `CURSOR_SECRET` (≥ 16 characters; required when `NODE_ENV=production`), `CORS_ORIGINS`
- * (`*` or a comma-separated list of origins, default `*`), `DB_POOL_MAX` (default 10).
+ * (`*` or a comma-separated list of origins, default `*`), `DB_POOL_MAX` (default 10),
+ * `TRUST_PROXY` (see {@link parseTrustProxy}; default `false`).
  */
 export const queryApiEnvSchema = baseEnvSchema
   .extend({
@@ -21,6 +23,13 @@ export const queryApiEnvSchema = baseEnvSchema
     CURSOR_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
     CORS_ORIGINS: z.string().default("*"),
     DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+    TRUST_PROXY: z
+      .string()
+      .default("false")
+      .refine((value) => parseTrustProxy(value) !== undefined, {
+        message:
+          "must be true, false, or a comma-separated list of addresses/CIDRs (or loopback, linklocal, uniquelocal)",
+      }),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === "production" && env.CURSOR_SECRET === undefined) {
@@ -38,7 +47,15 @@ export interface QueryApiConfig {
   cursorSecret: string;
   /** `"*"` (any origin) or the allowed origins. */
   corsOrigins: "*" | string[];
+  /**
+   * Fastify `trustProxy` (default `false`): which `X-Forwarded-For` hops to believe for the client
+   * IP (`request.ip`, used by the stream's per-IP cap). See {@link parseTrustProxy}.
+   */
+  trustProxy?: TrustProxy;
 }
+
+/** Fastify `trustProxy` values accepted by query-api: off, on, or trusted proxy addresses/CIDRs. */
+export type TrustProxy = boolean | string[];
 
 /** The whole process configuration (`main.ts`). */
 export interface QueryApiSettings extends QueryApiConfig {
@@ -65,6 +82,34 @@ export function parseCorsOrigins(value: string): "*" | string[] {
 }
 
 /**
+ * Parses `TRUST_PROXY`: `false` (default: the client IP is the socket peer), `true` (trust every
+ * `X-Forwarded-For` hop: the leftmost entry is the client; only when every path to query-api
+ * goes through a proxy that overwrites the header), or a comma-separated list of trusted proxy
+ * addresses/CIDRs or the names `loopback`, `linklocal`, `uniquelocal` (e.g. `loopback,10.0.0.0/8`:
+ * the client is the nearest `X-Forwarded-For` entry not in the list; recommended behind the
+ * gateway). Hop counts are not accepted: Fastify 5 trusts no hop for a number (fail closed).
+ * Returns undefined when the value is none of these.
+ */
+export function parseTrustProxy(value: string): TrustProxy | undefined {
+  const trimmed = value.trim().toLowerCase();
+  if (trimmed === "false" || trimmed === "") return false;
+  if (trimmed === "true") return true;
+  const list = trimmed
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  if (list.length === 0) return undefined;
+  const valid = list.every((entry) => {
+    if (["loopback", "linklocal", "uniquelocal"].includes(entry)) return true;
+    const [ip = "", bits, ...rest] = entry.split("/");
+    const family = isIP(ip);
+    if (family === 0 || rest.length > 0) return false;
+    return bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+  });
+  return valid ? list : undefined;
+}
+
+/**
  * Parses the environment (`source`, default `process.env`) into {@link QueryApiSettings}.
  * @throws EnvError listing every problem.
  */
@@ -83,5 +128,6 @@ export function loadQueryApiSettings(
     cursorSecret: env.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
     cursorSecretIsDefault: env.CURSOR_SECRET === undefined,
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? false,
   });
 }

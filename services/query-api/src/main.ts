@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import { loadQueryApiSettings } from "./config.js";
 import { createReadPool } from "./db.js";
+import { streamRoutes } from "./features/stream/stream-routes.js";
 
 // Process entry of query-api: settings, logger, read-only pool, app, listen, shutdown.
 let settings: ReturnType<typeof loadQueryApiSettings>;
@@ -31,7 +32,16 @@ const pool = createReadPool({
   onError: (error) => logger.error({ err: error }, "idle database connection failed"),
 });
 
-const app = await buildApp({ pool, config: settings, logger });
+const app = await buildApp({
+  pool,
+  config: settings,
+  logger,
+  plugins: [
+    // The live stream LISTENs on the primary (a standby cannot LISTEN) and reads its ranges there
+    // (a replica could lag the notification); eager: the resume window fills from the start.
+    streamRoutes({ listenerUrl: settings.databaseUrl, config: { eager: true } }),
+  ],
+});
 const address = await serve(app as unknown as FastifyInstance, {
   host: settings.host,
   port: settings.port,
@@ -39,6 +49,10 @@ const address = await serve(app as unknown as FastifyInstance, {
   onClose: () => pool.end(),
 });
 logger.info(
-  { address, read_replica: settings.databaseReadUrl !== settings.databaseUrl },
+  {
+    address,
+    read_replica: settings.databaseReadUrl !== settings.databaseUrl,
+    trust_proxy: settings.trustProxy,
+  },
   "query-api listening",
 );

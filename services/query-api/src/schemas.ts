@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { tokenStatsSchema } from "./features/stats/window-stats-queries.js";
+import { reserveAmountUsdSchema, tokenUsdSchema } from "./features/usd/usd-queries.js";
 
 // Wire schemas of query-api (spec "Resources and their fields", DESIGN.md §3–§7). They validate
 // and serialize every response and generate the OpenAPI document (`/api/v1/openapi.json`).
@@ -53,6 +55,7 @@ export const tokenItemSchema = z
     initial_supply: amount,
     created_at: createdAtSchema,
     metrics: tokenMetricsSchema,
+    usd: tokenUsdSchema,
   })
   .meta({ id: "Token" });
 
@@ -102,6 +105,7 @@ export const tokenDetailSchema = tokenItemSchema
     curve: curveSchema,
     metadata: tokenMetadataSchema.nullable(),
     graduation: graduationSchema.nullable(),
+    stats: tokenStatsSchema,
   })
   .meta({ id: "TokenDetail" });
 
@@ -161,6 +165,7 @@ export const tradeSchema = z
     transaction_index: int,
     transaction_hash: hash,
     log_index: int,
+    reserve_amount_usd: reserveAmountUsdSchema,
   })
   .meta({ id: "Trade" });
 

@@ -1,4 +1,6 @@
 import { type Int8, prepared, type ReadDb } from "../db.js";
+import { tokenStatsJsonSql } from "../features/stats/window-stats-queries.js";
+import { tokenUsdJsonSql } from "../features/usd/usd-sql.js";
 import type { Pricing } from "../schemas.js";
 
 /**
@@ -14,6 +16,8 @@ export const VISIBLE_TOKEN = `NOT EXISTS (SELECT 1 FROM excluded_addresses x WHE
  * PostgreSQL: amounts as decimal strings (`::text`), block numbers and counts as numbers, the
  * fields of the Token schema (`schemas.ts`). Pages of tokens are served from these texts without
  * parsing 17 columns per row in Node (the row parsing of `pg` was the bottleneck of the lists).
+ * `usd` (addition): the wei values × the latest indexed ETH/USD answer ({@link tokenUsdJsonSql};
+ * the answer is an uncorrelated subquery, evaluated once per statement, not per row).
  */
 export const TOKEN_ITEM_JSON = `json_build_object(
   'address', t.address, 'creator', t.creator, 'name', t.name, 'symbol', t.symbol,
@@ -23,7 +27,8 @@ export const TOKEN_ITEM_JSON = `json_build_object(
   'metrics', json_build_object('trade_count', t.trade_count, 'buy_count', t.buy_count, 'sell_count', t.sell_count,
     'volume', t.volume::text, 'fees', t.fees::text, 'unique_trader_count', t.unique_trader_count,
     'current_price', t.current_price::text, 'fully_diluted_value', t.fully_diluted_value::text,
-    'holder_count', t.holder_count))::text`;
+    'holder_count', t.holder_count),
+  'usd', ${tokenUsdJsonSql("t")})::text`;
 
 /** A token of a page: its newest-first position and its wire JSON ({@link TOKEN_ITEM_JSON}). */
 export interface TokenJsonRow {
@@ -110,6 +115,7 @@ const DETAIL_SQL = `SELECT json_build_object(
     'volume', t.volume::text, 'fees', t.fees::text, 'unique_trader_count', t.unique_trader_count,
     'current_price', t.current_price::text, 'fully_diluted_value', t.fully_diluted_value::text,
     'holder_count', t.holder_count),
+  'usd', ${tokenUsdJsonSql("t")},
   'state', t.state,
   'curve', json_build_object('reserve_balance', t.reserve_balance::text, 'token_balance', t.token_balance::text,
     'real_reserve', t.real_reserve::text, 'tokens_sold', t.tokens_sold::text,
@@ -125,7 +131,8 @@ const DETAIL_SQL = `SELECT json_build_object(
   'graduation', CASE WHEN t.pool_address IS NULL OR t.graduated_block_number IS NULL THEN NULL ELSE json_build_object(
     'pool_address', t.pool_address, 'block_number', t.graduated_block_number,
     'transaction_hash', t.graduated_transaction_hash, 'log_index', t.graduated_log_index,
-    'timestamp', t.graduated_at) END
+    'timestamp', t.graduated_at) END,
+  'stats', ${tokenStatsJsonSql("t.address")}
 )::text AS detail
 FROM tokens t LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'
 WHERE t.address = $1`;
@@ -136,8 +143,10 @@ WHERE t.address = $1`;
  * `curve` (`progress_bps` = real_reserve × 10000 / graduation_threshold, floored, at most 10000;
  * 10000 once graduated), `metadata` (the finalized `metadata_drafts` row bound to the token, object
  * keys as `/objects/<key>` paths; null otherwise) and `graduation` (null before it). Detail is
- * not filtered by exclusions (they hide tokens from discovery only).
- * Source: `tokens`, `metadata_drafts`.
+ * not filtered by exclusions (they hide tokens from discovery only). Additions: `usd` (as the list
+ * item) and `stats` (window figures from the candle rollups, {@link tokenStatsJsonSql}), in the same
+ * statement. Source: `tokens`, `metadata_drafts`, `eth_usd_answers`, `candles`, `candle_traders`,
+ * `indexer_checkpoints`.
  */
 export async function getTokenDetail(db: ReadDb, address: string): Promise<string | null> {
   const result = await prepared<{ detail: string }>(db, "qapi_token_detail_json", DETAIL_SQL, [address]);

@@ -1,4 +1,5 @@
 import { type Int8, prepared, type ReadDb } from "../db.js";
+import { tradeReserveUsdSql } from "../features/usd/usd-sql.js";
 import type { ActivityItem, Trade } from "../schemas.js";
 
 /** Keyset position of a trade or chain event: (block_number, transaction_index, log_index, transaction_hash). */
@@ -33,7 +34,8 @@ function pageSql(
 }
 
 const TRADE_COLUMNS = `r.block_number, r.transaction_index, r.log_index, r.transaction_hash, r.trader, r.side, r.source,
-  r.token_amount, r.reserve_amount, r.curve_value, r.protocol_fee, r.creator_fee`;
+  r.token_amount, r.reserve_amount, r.curve_value, r.protocol_fee, r.creator_fee,
+  ${tradeReserveUsdSql("r")} AS reserve_amount_usd`;
 const ACTIVITY_COLUMNS =
   "r.block_number, r.transaction_index, r.log_index, r.transaction_hash, r.event_name, r.decoded";
 
@@ -70,6 +72,7 @@ interface TradeRow extends PositionRow {
   curve_value: string;
   protocol_fee: string;
   creator_fee: string;
+  reserve_amount_usd: string | null;
 }
 
 interface ActivityRow extends PositionRow {
@@ -117,7 +120,9 @@ function positionOf(row: PositionRow): EventPosition {
 /**
  * Trades of `token` (lowercase address) ordered by (block_number, transaction_index, log_index,
  * transaction_hash) in `order`, strictly after `after`, at most `take`. `null` when the token
- * has no canonical launch. Source: `trades`.
+ * has no canonical launch. `reserve_amount_usd` (addition): `reserve_amount` × the ETH/USD answer
+ * in force at the trade's position (a primary-key probe of `eth_usd_answers` per row, in the same
+ * statement). Source: `trades`, `eth_usd_answers`.
  */
 export async function listTrades(
   db: ReadDb,
@@ -140,6 +145,7 @@ export async function listTrades(
       transaction_index: row.transaction_index,
       transaction_hash: row.transaction_hash,
       log_index: row.log_index,
+      reserve_amount_usd: row.reserve_amount_usd,
     })),
     positions: result.rows.map(positionOf),
   };

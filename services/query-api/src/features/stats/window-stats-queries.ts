@@ -50,72 +50,64 @@ export function windowStart(now: number, window: (typeof STATS_WINDOWS)[number])
   return current - window.seconds + window.bucket;
 }
 
+/** SQL of the latest indexed block's timestamp ("now" of the windows); 0 before the first commit. */
+export const CHECKPOINT_NOW_SQL =
+  "COALESCE((SELECT block_timestamp FROM indexer_checkpoints ORDER BY chain_id LIMIT 1), 0)";
+
+const WINDOW_VALUES = STATS_WINDOWS.map(
+  (w, i) => `(${i}, '${w.name}', '${w.interval}', ${w.bucket}::int8, ${w.seconds}::int8)`,
+).join(", ");
+
 /**
- * Reads every window of `token` in one query: sums of the window's candles, distinct buyers and
- * sellers of its candle traders, the last trade price before it (close of the latest earlier
- * candle with a price) and the last trade price (latest 1m close). `now` defaults to the
- * checkpoint's block timestamp; with nothing indexed every window is empty.
+ * SQL expression of the `stats` JSON object of token `tokenExpr` (e.g. `t.address` or `$1`) with
+ * "now" = `nowExpr` (Unix seconds; default the checkpoint's block timestamp): one entry per
+ * window of {@link STATS_WINDOWS} in that order, the figures of {@link windowStatsSchema}. From the
+ * rollups only: per window a sum over its candles, distinct buyers/sellers of its
+ * `candle_traders` rows, the close of the latest earlier candle with a price (price before the
+ * window) and the latest 1m close (last trade price). Embeddable in a larger statement (token
+ * detail) so that the stats cost no extra round trip.
+ */
+export function tokenStatsJsonSql(tokenExpr: string, nowExpr = CHECKPOINT_NOW_SQL): string {
+  return `(SELECT json_object_agg(x.name, json_build_object(
+      'volume', x.volume::text, 'trade_count', x.trade_count, 'buy_count', x.buy_count,
+      'sell_count', x.sell_count, 'unique_buyers', x.unique_buyers, 'unique_sellers', x.unique_sellers,
+      'price_change_bps', CASE WHEN x.start_price IS NULL OR x.last_price IS NULL OR x.start_price = 0 THEN NULL
+                               ELSE div((x.last_price - x.start_price) * 10000, x.start_price)::int8 END)
+      ORDER BY x.ord)
+    FROM (
+      SELECT w.ord, w.name,
+             COALESCE(agg.volume, 0) AS volume, COALESCE(agg.trade_count, 0)::int AS trade_count,
+             COALESCE(agg.buy_count, 0)::int AS buy_count, COALESCE(agg.sell_count, 0)::int AS sell_count,
+             tr.unique_buyers, tr.unique_sellers,
+             (SELECT c.close_price FROM candles c
+               WHERE c.token_address = ${tokenExpr} AND c.interval = w.iv AND c.bucket_start < w.start
+                 AND c.close_price IS NOT NULL
+               ORDER BY c.bucket_start DESC LIMIT 1) AS start_price,
+             (SELECT c.close_price FROM candles c
+               WHERE c.token_address = ${tokenExpr} AND c.interval = '1m' AND c.close_price IS NOT NULL
+               ORDER BY c.bucket_start DESC LIMIT 1) AS last_price
+        FROM (SELECT v.ord, v.name, v.iv, n.ts / v.bucket * v.bucket - v.seconds + v.bucket AS start
+                FROM (VALUES ${WINDOW_VALUES}) AS v(ord, name, iv, bucket, seconds)
+                CROSS JOIN (SELECT (${nowExpr})::int8 AS ts) n) w
+        CROSS JOIN LATERAL (
+          SELECT sum(c.volume) AS volume, sum(c.trade_count) AS trade_count, sum(c.buy_count) AS buy_count,
+                 sum(c.sell_count) AS sell_count
+            FROM candles c WHERE c.token_address = ${tokenExpr} AND c.interval = w.iv AND c.bucket_start >= w.start) agg
+        CROSS JOIN LATERAL (
+          SELECT (count(DISTINCT ct.trader) FILTER (WHERE ct.bought))::int AS unique_buyers,
+                 (count(DISTINCT ct.trader) FILTER (WHERE ct.sold))::int AS unique_sellers
+            FROM candle_traders ct
+           WHERE ct.token_address = ${tokenExpr} AND ct.interval = w.iv AND ct.bucket_start >= w.start) tr) x)`;
+}
+
+/**
+ * Reads every window of `token` in one query ({@link tokenStatsJsonSql}). `now` (Unix seconds)
+ * defaults to the checkpoint's block timestamp; with nothing indexed every window is empty.
  */
 export async function readTokenStats(db: ReadDb, token: string, now?: number): Promise<TokenStats> {
-  const { rows } = await db.query<{
-    name: StatsWindowName;
-    volume: string;
-    trade_count: number;
-    buy_count: number;
-    sell_count: number;
-    unique_buyers: number;
-    unique_sellers: number;
-    start_price: string | null;
-    last_price: string | null;
-  }>(
-    `WITH nowts AS (
-       SELECT COALESCE($2::bigint, (SELECT block_timestamp FROM indexer_checkpoints ORDER BY chain_id LIMIT 1), 0) AS ts
-     ), w AS (
-       SELECT name, iv, bucket, (SELECT ts FROM nowts) / bucket * bucket - seconds + bucket AS start
-         FROM unnest($3::text[], $4::text[], $5::bigint[], $6::bigint[]) AS w(name, iv, bucket, seconds)
-     )
-     SELECT w.name,
-            COALESCE(agg.volume, 0)::text AS volume, COALESCE(agg.trade_count, 0)::int AS trade_count,
-            COALESCE(agg.buy_count, 0)::int AS buy_count, COALESCE(agg.sell_count, 0)::int AS sell_count,
-            tr.unique_buyers, tr.unique_sellers,
-            (SELECT c.close_price::text FROM candles c
-              WHERE c.token_address = $1 AND c.interval = w.iv AND c.bucket_start < w.start AND c.close_price IS NOT NULL
-              ORDER BY c.bucket_start DESC LIMIT 1) AS start_price,
-            (SELECT c.close_price::text FROM candles c
-              WHERE c.token_address = $1 AND c.interval = '1m' AND c.close_price IS NOT NULL
-              ORDER BY c.bucket_start DESC LIMIT 1) AS last_price
-       FROM w
-       CROSS JOIN LATERAL (
-         SELECT sum(c.volume) AS volume, sum(c.trade_count) AS trade_count, sum(c.buy_count) AS buy_count,
-                sum(c.sell_count) AS sell_count
-           FROM candles c WHERE c.token_address = $1 AND c.interval = w.iv AND c.bucket_start >= w.start) agg
-       CROSS JOIN LATERAL (
-         SELECT (count(DISTINCT ct.trader) FILTER (WHERE ct.bought))::int AS unique_buyers,
-                (count(DISTINCT ct.trader) FILTER (WHERE ct.sold))::int AS unique_sellers
-           FROM candle_traders ct WHERE ct.token_address = $1 AND ct.interval = w.iv AND ct.bucket_start >= w.start) tr`,
-    [
-      token,
-      now === undefined ? null : String(now),
-      STATS_WINDOWS.map((w) => w.name),
-      STATS_WINDOWS.map((w) => w.interval),
-      STATS_WINDOWS.map((w) => String(w.bucket)),
-      STATS_WINDOWS.map((w) => String(w.seconds)),
-    ],
+  const { rows } = await db.query<{ stats: TokenStats }>(
+    `SELECT ${tokenStatsJsonSql("$1::text", `COALESCE($2::int8, ${CHECKPOINT_NOW_SQL})`)} AS stats`,
+    [token, now === undefined ? null : String(now)],
   );
-  const stats = {} as TokenStats;
-  for (const row of rows) {
-    const start = row.start_price === null ? null : BigInt(row.start_price);
-    const last = row.last_price === null ? null : BigInt(row.last_price);
-    stats[row.name] = {
-      volume: row.volume,
-      trade_count: row.trade_count,
-      buy_count: row.buy_count,
-      sell_count: row.sell_count,
-      unique_buyers: row.unique_buyers,
-      unique_sellers: row.unique_sellers,
-      price_change_bps:
-        start === null || last === null || start === 0n ? null : Number(((last - start) * 10_000n) / start),
-    };
-  }
-  return stats;
+  return rows[0]!.stats;
 }
