@@ -914,7 +914,9 @@ async function main() {
         "EVAL",
         DELETE_PREFIX_SCRIPT,
         "0",
-        `${env.QUEUE_PREFIX || "tmi"}:*`,
+        // The finalize queue of metadata-api (BullMQ keys `<prefix>:metadata-finalize:*`): its jobs
+        // name drafts of the dropped database.
+        `${env.QUEUE_PREFIX || "tmi"}:metadata-finalize:*`,
       ).catch(() => {});
     await migrateDatabase(databaseUrl);
     startServices(await chainSettings(devnet), databaseUrl);
