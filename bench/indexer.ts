@@ -20,6 +20,16 @@ function peakRssMb(pid: number): number {
   return hwm ? Number(hwm[1]) / 1024 : Number.NaN;
 }
 
+/** CPU seconds (user + system) of process `pid` so far, from /proc. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+  } catch {
+    return 0;
+  }
+}
+
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
@@ -62,13 +72,38 @@ try {
   });
   const pid = indexer.child.pid!;
   let rssPeakSampled = 0;
+  // CPU of the indexer and of the PostgreSQL backends serving the benchmark database (sampled:
+  // pooled backends may exit), so that the cost per event can be told apart from machine load.
+  const backendCpu = new Map<number, number>();
+  const admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+  let sampling = true;
+  const sampleBackends = async () => {
+    const res = await admin.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    );
+    for (const { pid: p } of res.rows) backendCpu.set(p, Math.max(backendCpu.get(p) ?? 0, cpuSeconds(p)));
+  };
   const sampler = setInterval(() => {
     try {
       rssPeakSampled = Math.max(rssPeakSampled, peakRssMb(pid));
     } catch {}
+    if (sampling) void sampleBackends().catch(() => {});
   }, 200);
+  const load = () =>
+    os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ");
+  const loadBefore = load();
   await indexer.waitForBlock(head, 600_000);
   const wallSeconds = (performance.now() - started) / 1000;
+  await sampleBackends();
+  sampling = false;
+  const cpuIndexer = cpuSeconds(pid);
+  const cpuPostgres = [...backendCpu.values()].reduce((a, b) => a + b, 0);
+  const loadAfter = load();
+  await admin.end();
   const caught = await (async () => {
     for (let i = 0; i < 100; i++) {
       const line = indexer!
@@ -107,6 +142,12 @@ try {
     build_busy_share: Number((s.buildMs! / 1000 / syncSeconds).toFixed(3)),
     db_busy_share: Number((s.dbMs! / 1000 / syncSeconds).toFixed(3)),
     batches: s.batches,
+    cpu_seconds_indexer: Number(cpuIndexer.toFixed(2)),
+    cpu_seconds_postgres: Number(cpuPostgres.toFixed(2)),
+    cpu_us_per_event_indexer: Math.round((cpuIndexer * 1e6) / events),
+    cpu_us_per_event_postgres: Math.round((cpuPostgres * 1e6) / events),
+    load_average_before: loadBefore,
+    load_average_after: loadAfter,
   };
 
   // ---------------------------------------------------------------- live (1 s blocks)
@@ -174,6 +215,10 @@ try {
     "decode busy share": historical.decode_busy_share,
     "build busy share": historical.build_busy_share,
     "db busy share": historical.db_busy_share,
+    "indexer CPU µs/event": historical.cpu_us_per_event_indexer,
+    "PostgreSQL CPU µs/event": historical.cpu_us_per_event_postgres,
+    "load average (1/5/15 min) before": historical.load_average_before,
+    "load average after": historical.load_average_after,
     "live p50 ms (block seen → trade in DB)": live.p50_ms,
     "live p99 ms": live.p99_ms,
   });

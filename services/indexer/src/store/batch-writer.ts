@@ -100,7 +100,7 @@ const COPY_TRADES =
  * COPY text of events and trades, the insert of launched tokens, and one statement for every
  * other read model, the blocks kept for reorg checks, the checkpoint and `NOTIFY tmi_indexed`.
  */
-export function prepareWrite(
+export async function prepareWrite(
   batch: Batch,
   state: KnownState,
   options: {
@@ -109,12 +109,14 @@ export function prepareWrite(
     keepBlocks: number;
     reorg?: { fromBlock: number; toBlock: number };
   },
-): PreparedWrite {
+): Promise<PreparedWrite> {
+  const pause = () => new Promise<void>((r) => setImmediate(r));
   const events = copyChunks(
     batch.events,
     (e) =>
       `${e.blockNumber}\t${e.logIndex}\t${e.blockHash}\t${e.blockTimestamp}\t${e.transactionIndex}\t${e.transactionHash}\t${e.contractAddress}\t${e.eventName}\t${copyValue(e.tokenAddress)}\t${copyValue(e.decoded)}\n`,
   );
+  await pause();
   const trades = copyChunks(
     batch.trades,
     (t) =>
@@ -155,6 +157,7 @@ export function prepareWrite(
       ],
     };
   }
+  await pause();
   return { events, trades, newTokens, readModels: readModelStatement(batch, state, options) };
 }
 

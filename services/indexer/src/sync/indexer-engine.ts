@@ -74,6 +74,12 @@ export interface EngineStats {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Lets pending I/O callbacks run. The build steps are synchronous CPU work of tens of ms; the
+ * write of the previous range runs meanwhile as a sequence of round trips, and each of them must
+ * be answered promptly or PostgreSQL idles.
+ */
+const yieldToIo = () => new Promise<void>((r) => setImmediate(r));
 
 /**
  * The sync loop: historical catch-up with prefetched, adaptive `eth_getLogs` ranges and one
@@ -411,12 +417,15 @@ export class IndexerEngine {
     ]);
     const fetchedAt = performance.now();
     const events: DecodedEvent[] = [];
-    for (const log of logs) {
+    for (let i = 0; i < logs.length; i++) {
+      const log = logs[i]!;
+      if (i % 2000 === 1999) await yieldToIo();
       if (log.removed) continue;
       const e = decodeLog(log);
       if (e) events.push(e);
     }
     events.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
+    await yieldToIo();
     const decodeMs = performance.now() - fetchedAt;
 
     // Prefetch what selection will need: token order of pools graduated here, senders of swaps.
@@ -527,12 +536,14 @@ export class IndexerEngine {
         const buildStarted = performance.now();
         tipHash = this.verifyLinkage(fetched, tipHash);
         const batch = await this.resolveAndBuild(fetched);
-        const prepared = prepareWrite(batch, this.known, {
+        await yieldToIo();
+        const prepared = await prepareWrite(batch, this.known, {
           chainId: config.CHAIN_ID,
           headBlock: this.headNumber,
           keepBlocks: config.REORG_DEPTH + 1,
         });
         this.stats.buildMs += performance.now() - buildStarted;
+        await yieldToIo();
         await pendingWrite;
         pendingWrite = this.commit(batch, prepared);
         pendingWrite.catch(() => {});
@@ -569,6 +580,7 @@ export class IndexerEngine {
 
   private async resolveAndBuild(fetched: FetchedRange): Promise<Batch> {
     const selection = selectEvents(fetched.events, this.known);
+    await yieldToIo();
     for (const [pool, token] of selection.newPools) {
       const token0 = fetched.token0.get(pool) ?? (await this.fetchToken0(pool, fetched.to));
       const info = this.known.tokens.get(token);
