@@ -9,8 +9,10 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-pro
 import type { Logger } from "pino";
 import type { QueryApiConfig } from "./config.js";
 import type { ReadDb } from "./db.js";
+import { createCheckpointCache } from "./features/freshness/checkpoint-cache.js";
 import { freshnessPlugin } from "./features/freshness/freshness-plugin.js";
 import { holderRoutes } from "./features/holders/holder-routes.js";
+import { createStatsCache } from "./features/stats/stats-cache.js";
 import { statusRoutes } from "./features/status/status-routes.js";
 import { JsonText } from "./routes/context.js";
 import { registerCreatorRoutes } from "./routes/creator-routes.js";
@@ -95,11 +97,18 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     configuration: { url: OPENAPI_PATH, title: "Token Market Indexing API" },
   });
 
-  const ctx = { db: deps.pool, cursors: createCursorCodec(deps.config.cursorSecret) };
+  // One checkpoint cache (≤ 250 ms) for the freshness headers and the detail's stats cache key.
+  const checkpoint = createCheckpointCache(deps.pool, { ttlMs: 250 });
+  const ctx = {
+    db: deps.pool,
+    cursors: createCursorCodec(deps.config.cursorSecret),
+    detailStats: { checkpoint, cache: createStatsCache() },
+  };
   registerTokenRoutes(app, ctx);
   registerCreatorRoutes(app, ctx);
-  // Additions of issue 8 (docs/api-additions.md); the live stream comes through `plugins` (it needs the primary's URL).
-  await root.register(freshnessPlugin({ pool: deps.pool }));
+  // Additions of issue 8 (docs/api.md "Additions beyond the spec"); the live stream comes through
+  // `plugins` (it needs the primary's URL).
+  await root.register(freshnessPlugin({ pool: deps.pool, cache: checkpoint }));
   await root.register(holderRoutes({ pool: deps.pool, cursorCodec: ctx.cursors }));
   await root.register(statusRoutes({ pool: deps.pool }));
   for (const plugin of deps.plugins ?? []) await root.register(plugin);

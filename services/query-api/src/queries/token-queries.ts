@@ -1,4 +1,6 @@
 import { type Int8, prepared, type ReadDb } from "../db.js";
+import type { CheckpointCache } from "../features/freshness/checkpoint-cache.js";
+import { type StatsCache, statsCacheKey } from "../features/stats/stats-cache.js";
 import { tokenStatsJsonSql } from "../features/stats/window-stats-queries.js";
 import { tokenUsdJsonSql } from "../features/usd/usd-sql.js";
 import type { Pricing } from "../schemas.js";
@@ -106,7 +108,8 @@ export async function listCreatorTokens(
   return result.rows;
 }
 
-const DETAIL_SQL = `SELECT json_build_object(
+/** The detail JSON object (without `stats`) over `tokens t` and `metadata_drafts m`. */
+const DETAIL_JSON = `json_build_object(
   'address', t.address, 'creator', t.creator, 'name', t.name, 'symbol', t.symbol,
   'initial_supply', t.initial_supply::text,
   'created_at', json_build_object('block_number', t.created_block_number,
@@ -131,11 +134,30 @@ const DETAIL_SQL = `SELECT json_build_object(
   'graduation', CASE WHEN t.pool_address IS NULL OR t.graduated_block_number IS NULL THEN NULL ELSE json_build_object(
     'pool_address', t.pool_address, 'block_number', t.graduated_block_number,
     'transaction_hash', t.graduated_transaction_hash, 'log_index', t.graduated_log_index,
-    'timestamp', t.graduated_at) END,
-  'stats', ${tokenStatsJsonSql("t.address")}
-)::text AS detail
-FROM tokens t LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'
-WHERE t.address = $1`;
+    'timestamp', t.graduated_at) END
+)::text`;
+const DETAIL_FROM = `FROM tokens t LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'`;
+
+/** Detail without `stats` (the stats come from the cache). */
+const DETAIL_SQL = `SELECT ${DETAIL_JSON} AS detail ${DETAIL_FROM} WHERE t.address = $1`;
+
+/**
+ * Detail, its `stats` and the checkpoint they were computed at (`<block>:<hash>`, null before the
+ * first commit), in one statement: the checkpoint row read here gives the windows' "now".
+ */
+const DETAIL_WITH_STATS_SQL = `SELECT ${DETAIL_JSON} AS detail,
+  ${tokenStatsJsonSql("t.address", "COALESCE(cp.block_timestamp, 0)")}::text AS stats,
+  cp.block_number::text || ':' || cp.block_hash AS stats_key
+  ${DETAIL_FROM}
+  LEFT JOIN (SELECT block_number, block_hash, block_timestamp FROM indexer_checkpoints ORDER BY chain_id LIMIT 1) cp ON true
+  WHERE t.address = $1`;
+
+/** Where {@link getTokenDetail} may take `stats` from instead of computing them. */
+export interface DetailStatsSource {
+  /** The current checkpoint (cached at most 250 ms: the freshness headers' cache). */
+  checkpoint: CheckpointCache;
+  cache: StatsCache;
+}
 
 /**
  * Token detail (DESIGN.md §7) of `address` (lowercase) as wire JSON text, or `null` when no
@@ -145,12 +167,40 @@ WHERE t.address = $1`;
  * keys as `/objects/<key>` paths; null otherwise) and `graduation` (null before it). Detail is
  * not filtered by exclusions (they hide tokens from discovery only). Additions: `usd` (as the list
  * item) and `stats` (window figures from the candle rollups, {@link tokenStatsJsonSql}), in the same
- * statement. Source: `tokens`, `metadata_drafts`, `eth_usd_answers`, `candles`, `candle_traders`,
- * `indexer_checkpoints`.
+ * statement; with `statsSource`, the stats of the current checkpoint block are taken from its
+ * cache when present (they are exact for that block), else computed and cached.
+ * Source: `tokens`, `metadata_drafts`, `eth_usd_answers`, `candles`, `candle_traders`, `indexer_checkpoints`.
  */
-export async function getTokenDetail(db: ReadDb, address: string): Promise<string | null> {
-  const result = await prepared<{ detail: string }>(db, "qapi_token_detail_json", DETAIL_SQL, [address]);
-  return result.rows[0]?.detail ?? null;
+export async function getTokenDetail(
+  db: ReadDb,
+  address: string,
+  statsSource?: DetailStatsSource,
+): Promise<string | null> {
+  if (statsSource !== undefined) {
+    const position = await statsSource.checkpoint.get().catch(() => null);
+    const stats = position ? statsSource.cache.get(address, statsCacheKey(position)) : undefined;
+    if (stats !== undefined) {
+      const result = await prepared<{ detail: string }>(db, "qapi_token_detail_json", DETAIL_SQL, [address]);
+      const detail = result.rows[0]?.detail;
+      return detail === undefined ? null : withStats(detail, stats);
+    }
+  }
+  const result = await prepared<{ detail: string; stats: string; stats_key: string | null }>(
+    db,
+    "qapi_token_detail_stats_json",
+    DETAIL_WITH_STATS_SQL,
+    [address],
+  );
+  const row = result.rows[0];
+  if (!row) return null;
+  if (statsSource !== undefined && row.stats_key !== null)
+    statsSource.cache.set(address, row.stats_key, row.stats);
+  return withStats(row.detail, row.stats);
+}
+
+/** Appends `"stats": <stats>` to the detail object text. */
+function withStats(detail: string, stats: string): string {
+  return `${detail.slice(0, -1)},"stats":${stats}}`;
 }
 
 /**

@@ -2,12 +2,15 @@ import type { CursorCodec, CursorValue } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import type { FastifyReply } from "fastify";
 import type { ReadDb } from "../db.js";
+import type { DetailStatsSource } from "../queries/token-queries.js";
 import { errorSchema } from "../schemas.js";
 
 /** What every route module of query-api receives. */
 export interface RouteContext {
   db: ReadDb;
   cursors: CursorCodec;
+  /** Cached window stats of token detail (per token and checkpoint block); computed every time without it. */
+  detailStats?: DetailStatsSource;
 }
 
 /** `Cache-Control` of data responses: short shared caching, the data moves with every block. */

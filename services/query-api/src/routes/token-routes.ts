@@ -161,7 +161,7 @@ export function registerTokenRoutes(app: HttpApp, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const address = parseAddress(request.params.address, "address");
-      const detail = await getTokenDetail(ctx.db, address);
+      const detail = await getTokenDetail(ctx.db, address, ctx.detailStats);
       if (detail === null) throw notFound(address);
       cacheData(reply);
       return new JsonText(detail) as never;

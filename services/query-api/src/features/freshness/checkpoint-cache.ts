@@ -5,6 +5,8 @@ export interface IndexedPosition {
   chainId: number;
   /** Last block whose events and read models are committed. */
   blockNumber: bigint;
+  /** Hash of that block (tells a re-indexed block of the same number after a reorg apart). */
+  blockHash: string;
   /** Timestamp (Unix seconds) of that block. */
   blockTimestamp: bigint;
 }
@@ -14,10 +16,15 @@ export interface IndexedPosition {
  * `chain_id`, or `chainId` when given). Null when the indexer has committed nothing yet.
  */
 export async function readIndexedPosition(db: ReadDb, chainId?: number): Promise<IndexedPosition | null> {
-  const { rows } = await db.query<{ chain_id: number; block_number: string; block_timestamp: string }>(
+  const { rows } = await db.query<{
+    chain_id: number;
+    block_number: string;
+    block_hash: string;
+    block_timestamp: string;
+  }>(
     chainId === undefined
-      ? "SELECT chain_id, block_number::text, block_timestamp::text FROM indexer_checkpoints ORDER BY chain_id LIMIT 1"
-      : "SELECT chain_id, block_number::text, block_timestamp::text FROM indexer_checkpoints WHERE chain_id = $1",
+      ? "SELECT chain_id, block_number::text, block_hash, block_timestamp::text FROM indexer_checkpoints ORDER BY chain_id LIMIT 1"
+      : "SELECT chain_id, block_number::text, block_hash, block_timestamp::text FROM indexer_checkpoints WHERE chain_id = $1",
     chainId === undefined ? [] : [chainId],
   );
   const row = rows[0];
@@ -25,6 +32,7 @@ export async function readIndexedPosition(db: ReadDb, chainId?: number): Promise
   return {
     chainId: row.chain_id,
     blockNumber: BigInt(row.block_number),
+    blockHash: row.block_hash,
     blockTimestamp: BigInt(row.block_timestamp),
   };
 }

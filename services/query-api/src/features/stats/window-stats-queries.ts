@@ -64,40 +64,42 @@ const WINDOW_VALUES = STATS_WINDOWS.map(
  * window of {@link STATS_WINDOWS} in that order, the figures of {@link windowStatsSchema}. From the
  * rollups only: per window a sum over its candles, distinct buyers/sellers of its
  * `candle_traders` rows, the close of the latest earlier candle with a price (price before the
- * window) and the latest 1m close (last trade price). Embeddable in a larger statement (token
- * detail) so that the stats cost no extra round trip.
+ * window); and once the latest 1m close (last trade price). Embeddable in a larger statement
+ * (token detail) so that the stats cost no extra round trip; "now" and the last price are
+ * evaluated once (materialized CTEs), the windows are four index range scans.
  */
 export function tokenStatsJsonSql(tokenExpr: string, nowExpr = CHECKPOINT_NOW_SQL): string {
-  return `(SELECT json_object_agg(x.name, json_build_object(
-      'volume', x.volume::text, 'trade_count', x.trade_count, 'buy_count', x.buy_count,
-      'sell_count', x.sell_count, 'unique_buyers', x.unique_buyers, 'unique_sellers', x.unique_sellers,
-      'price_change_bps', CASE WHEN x.start_price IS NULL OR x.last_price IS NULL OR x.start_price = 0 THEN NULL
-                               ELSE div((x.last_price - x.start_price) * 10000, x.start_price)::int8 END)
-      ORDER BY x.ord)
-    FROM (
-      SELECT w.ord, w.name,
-             COALESCE(agg.volume, 0) AS volume, COALESCE(agg.trade_count, 0)::int AS trade_count,
-             COALESCE(agg.buy_count, 0)::int AS buy_count, COALESCE(agg.sell_count, 0)::int AS sell_count,
-             tr.unique_buyers, tr.unique_sellers,
-             (SELECT c.close_price FROM candles c
-               WHERE c.token_address = ${tokenExpr} AND c.interval = w.iv AND c.bucket_start < w.start
-                 AND c.close_price IS NOT NULL
-               ORDER BY c.bucket_start DESC LIMIT 1) AS start_price,
-             (SELECT c.close_price FROM candles c
-               WHERE c.token_address = ${tokenExpr} AND c.interval = '1m' AND c.close_price IS NOT NULL
-               ORDER BY c.bucket_start DESC LIMIT 1) AS last_price
-        FROM (SELECT v.ord, v.name, v.iv, n.ts / v.bucket * v.bucket - v.seconds + v.bucket AS start
-                FROM (VALUES ${WINDOW_VALUES}) AS v(ord, name, iv, bucket, seconds)
-                CROSS JOIN (SELECT (${nowExpr})::int8 AS ts) n) w
-        CROSS JOIN LATERAL (
-          SELECT sum(c.volume) AS volume, sum(c.trade_count) AS trade_count, sum(c.buy_count) AS buy_count,
-                 sum(c.sell_count) AS sell_count
-            FROM candles c WHERE c.token_address = ${tokenExpr} AND c.interval = w.iv AND c.bucket_start >= w.start) agg
-        CROSS JOIN LATERAL (
-          SELECT (count(DISTINCT ct.trader) FILTER (WHERE ct.bought))::int AS unique_buyers,
-                 (count(DISTINCT ct.trader) FILTER (WHERE ct.sold))::int AS unique_sellers
-            FROM candle_traders ct
-           WHERE ct.token_address = ${tokenExpr} AND ct.interval = w.iv AND ct.bucket_start >= w.start) tr) x)`;
+  return `(WITH w AS MATERIALIZED (
+      SELECT v.ord, v.name, v.iv, n.ts / v.bucket * v.bucket - v.seconds + v.bucket AS start
+        FROM (SELECT (${nowExpr})::int8 AS ts) n
+        CROSS JOIN (VALUES ${WINDOW_VALUES}) AS v(ord, name, iv, bucket, seconds)),
+    lp AS MATERIALIZED (
+      SELECT c.close_price AS price FROM candles c
+       WHERE c.token_address = ${tokenExpr} AND c.interval = '1m' AND c.close_price IS NOT NULL
+       ORDER BY c.bucket_start DESC LIMIT 1)
+    SELECT json_object_agg(w.name, json_build_object(
+        'volume', COALESCE(agg.volume, 0)::text, 'trade_count', COALESCE(agg.trade_count, 0)::int,
+        'buy_count', COALESCE(agg.buy_count, 0)::int, 'sell_count', COALESCE(agg.sell_count, 0)::int,
+        'unique_buyers', tr.unique_buyers, 'unique_sellers', tr.unique_sellers,
+        'price_change_bps', CASE WHEN sp.price IS NULL OR lp.price IS NULL OR sp.price = 0 THEN NULL
+                                 ELSE div((lp.price - sp.price) * 10000, sp.price)::int8 END)
+        ORDER BY w.ord)
+      FROM w
+      CROSS JOIN LATERAL (
+        SELECT sum(c.volume) AS volume, sum(c.trade_count) AS trade_count, sum(c.buy_count) AS buy_count,
+               sum(c.sell_count) AS sell_count
+          FROM candles c WHERE c.token_address = ${tokenExpr} AND c.interval = w.iv AND c.bucket_start >= w.start) agg
+      CROSS JOIN LATERAL (
+        SELECT (count(DISTINCT ct.trader) FILTER (WHERE ct.bought))::int AS unique_buyers,
+               (count(DISTINCT ct.trader) FILTER (WHERE ct.sold))::int AS unique_sellers
+          FROM candle_traders ct
+         WHERE ct.token_address = ${tokenExpr} AND ct.interval = w.iv AND ct.bucket_start >= w.start) tr
+      LEFT JOIN LATERAL (
+        SELECT c.close_price AS price FROM candles c
+         WHERE c.token_address = ${tokenExpr} AND c.interval = w.iv AND c.bucket_start < w.start
+           AND c.close_price IS NOT NULL
+         ORDER BY c.bucket_start DESC LIMIT 1) sp ON true
+      LEFT JOIN lp ON true)`;
 }
 
 /**

@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../app.js";
 import { createReadPool } from "../../db.js";
 import { streamRoutes } from "../stream/stream-routes.js";
-import { insertToken, openSse, testAddress, upsertCheckpoint } from "../stream/stream-testing.js";
+import {
+  insertToken,
+  insertTrade,
+  openSse,
+  rebuildCandles,
+  testAddress,
+  upsertCheckpoint,
+} from "../stream/stream-testing.js";
 
 // The additions inside the real app (buildApp): routes, OpenAPI entries, freshness headers.
 
@@ -67,5 +74,26 @@ describe("issue-8 additions in buildApp", () => {
     expect(sse.headers["access-control-allow-origin"]).toBe("*");
     expect(sse.headers["x-indexed-block"]).toBe("42");
     sse.close();
+  });
+
+  it("behavior: detail stats follow the checkpoint (cached per block number and hash)", async () => {
+    const stats = async () => (await app.inject({ url: `/api/v1/tokens/${token}` })).json().stats;
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 300)); // the checkpoint cache lives 250 ms
+    expect((await stats())["5m"]).toMatchObject({ trade_count: 0, volume: "0", price_change_bps: null });
+
+    // A committed trade (rows and checkpoint) shows in the stats of the next block.
+    const trader = testAddress(7, "e");
+    await insertTrade(writer, { token, trader, block: 43n, logIndex: 0, timestamp: 1_763_700_020n });
+    await upsertCheckpoint(writer, { block: 43n, timestamp: 1_763_700_020n });
+    await pause();
+    expect((await stats())["5m"]).toMatchObject({ trade_count: 1, buy_count: 1, unique_buyers: 1 });
+    expect((await stats())["5m"].trade_count).toBe(1); // served from the cache, the same
+
+    // A reorg replaces block 43 without the trade: same number, another hash: recomputed.
+    await writer.query("DELETE FROM trades WHERE token_address = $1 AND block_number = 43", [token]);
+    await rebuildCandles(writer, token, 1_763_700_020n);
+    await upsertCheckpoint(writer, { block: 43n, timestamp: 1_763_700_020n, branch: 1 });
+    await pause();
+    expect((await stats())["5m"]).toMatchObject({ trade_count: 0, unique_buyers: 0 });
   });
 });
