@@ -4,8 +4,7 @@
 // BENCH_INDEXER_LIVE_TRADES (default 40), BENCH_INDEXER_GRADUATIONS (default 10).
 import { readFileSync } from "node:fs";
 import os from "node:os";
-import * as devnetPackage from "@tmi/devnet";
-import { createTrader, rpc, startDevnet } from "@tmi/devnet";
+import { createTrader, loadHistory, rpc, startDevnet } from "@tmi/devnet";
 import { chainHead, createTestDatabase, startIndexer } from "@tmi/testkit";
 import pg from "pg";
 import { parseEther } from "viem";
@@ -34,11 +33,6 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 };
-
-// loadHistory is exported by @tmi/devnet once the devnet team lands it; until then from its source file.
-const loadHistory: typeof import("../packages/devnet/src/history-loader.js").loadHistory =
-  (devnetPackage as Record<string, unknown>).loadHistory ??
-  (await import("../packages/devnet/src/history-loader.js")).loadHistory;
 
 const log = (m: string) => process.stderr.write(`[bench indexer] ${m}\n`);
 

@@ -95,9 +95,9 @@ export function startIndexer(options: StartIndexerOptions): IndexerProcess {
 
 class ExitedError extends Error {}
 
-/** Current block number of the node at `rpcUrl`. */
+/** Current block number of the node at `rpcUrl` (a `ws(s)://` URL is asked over http(s) on the same port, as anvil serves both). */
 export async function chainHead(rpcUrl: string): Promise<number> {
-  const response = await fetch(rpcUrl, {
+  const response = await fetch(rpcUrl.replace(/^ws/, "http"), {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),

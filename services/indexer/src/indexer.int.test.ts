@@ -379,6 +379,26 @@ describe("indexer", () => {
     expect(dump).toEqual(await dumpIndexedTables(topics.url));
   });
 
+  it("behavior: a websocket RPC_URL follows new heads through eth_subscribe", async () => {
+    const db = await newDb();
+    const wsUrl = devnet.rpcUrl.replace(/^http/, "ws");
+    const indexer = await indexToHead({
+      ...indexerOptions(db, devnet, { POLL_INTERVAL_MS: "60000" }),
+      rpcUrl: wsUrl,
+    });
+    try {
+      const t = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 6 });
+      const { hash } = await t.createToken("Socket", "SOCK", { value: parseEther("0.01") });
+      // The poll interval is a minute: only the newHeads subscription can wake the indexer this fast.
+      await indexer.waitForBlock(await chainHead(devnet.rpcUrl), 20_000);
+      expect(
+        await query(db.url, "SELECT 1 FROM trades WHERE transaction_hash = $1", [hash.toLowerCase()]),
+      ).toHaveLength(1);
+    } finally {
+      await indexer.stop();
+    }
+  });
+
   it("behavior: a second indexer waits on standby while the first holds the lock", async () => {
     const db = await newDb();
     const first = await indexToHead(indexerOptions(db, devnet));
