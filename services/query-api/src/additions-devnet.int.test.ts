@@ -325,6 +325,7 @@ describe("query-api as its own process (main.ts)", () => {
       trader: traders[1].address,
       side: "buy",
       reserve_amount: (ETH / 50n).toString(),
+      reserve_amount_usd: usd(ETH / 50n, A2), // as on the trades page
     });
 
     // 10 streams per client IP: the forwarded client 203.0.113.7 has used one; nine more fill its cap.

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { tradeReserveUsdSql } from "../usd/usd-sql.js";
 import {
   bucketStart,
   CANDLE_INTERVALS,
@@ -82,7 +83,8 @@ WITH cp AS (
          tr.reserve_amount::text AS reserve_amount, tr.curve_value::text AS curve_value,
          tr.protocol_fee::text AS protocol_fee, tr.creator_fee::text AS creator_fee, tr.price::text AS price,
          tr.block_number::text AS block_number, tr.transaction_index, tr.transaction_hash, tr.log_index,
-         tr.block_timestamp::text AS block_timestamp, tr.block_timestamp AS ts, COALESCE(ce.block_hash, b.hash) AS block_hash
+         tr.block_timestamp::text AS block_timestamp, tr.block_timestamp AS ts, COALESCE(ce.block_hash, b.hash) AS block_hash,
+         ${tradeReserveUsdSql("tr")} AS reserve_amount_usd
     FROM trades tr
     LEFT JOIN chain_events ce ON ce.block_number = tr.block_number AND ce.log_index = tr.log_index
     LEFT JOIN blocks b ON b.number = tr.block_number
@@ -150,6 +152,7 @@ interface TradeRow {
   log_index: number;
   block_timestamp: string;
   block_hash: string | null;
+  reserve_amount_usd: string | null;
 }
 
 interface GraduatedRow {
@@ -294,6 +297,7 @@ export async function readBlockRange(
         transaction_index: r.transaction_index,
         transaction_hash: r.transaction_hash,
         log_index: r.log_index,
+        reserve_amount_usd: r.reserve_amount_usd,
       },
     });
     for (const interval of CANDLE_INTERVALS) {
