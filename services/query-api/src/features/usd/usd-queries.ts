@@ -91,18 +91,31 @@ export function weiToUsd(
   return `${negative ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`;
 }
 
+/** A USD value on the wire: exact decimal string, no rounding, no exponent (≤ 26 fractional digits). */
+const usdValue = z
+  .string()
+  .regex(/^[0-9]+(\.[0-9]*[1-9])?$/)
+  .meta({
+    description:
+      "USD, exact decimal string: wei × answer / 10^(18 + 8), not rounded, trailing fractional zeros trimmed, no exponent",
+  });
+
 /** `usd` object of token list items and detail. */
 export const tokenUsdSchema = z
   .object({
-    price: z
-      .string()
+    price: usdValue
       .nullable()
       .describe("USD per whole token (current_price × ETH/USD); null when current_price is null"),
-    fully_diluted_value: z.string().nullable().describe("USD (fully_diluted_value × ETH/USD)"),
-    volume: z.string().describe("USD (volume × ETH/USD at the latest indexed block)"),
+    fully_diluted_value: usdValue
+      .nullable()
+      .describe("USD (fully_diluted_value × ETH/USD); null when fully_diluted_value is null"),
+    volume: usdValue.describe("USD (volume × the latest indexed ETH/USD answer)"),
   })
+  .meta({ id: "TokenUsd" })
   .nullable()
-  .describe("USD values at the latest indexed ETH/USD answer; null when no answer is indexed yet");
+  .describe(
+    "USD values at the latest indexed ETH/USD answer (exact decimal strings); null when no answer is indexed yet",
+  );
 
 /**
  * The `usd` object of a token from its wei values (`current_price`, `fully_diluted_value`,
@@ -145,8 +158,7 @@ export function createLatestEthUsdCache(db: ReadDb, ttlMs = 250): { get(): Promi
 }
 
 /** `reserve_amount_usd` of a trade: decimal string in USD, null when no answer precedes the trade. */
-export const reserveAmountUsdSchema = z
-  .string()
+export const reserveAmountUsdSchema = usdValue
   .nullable()
   .describe(
     "reserve_amount × the ETH/USD answer in force at the trade (USD); null when none is indexed before it",
