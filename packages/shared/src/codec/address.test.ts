@@ -4,12 +4,23 @@ import { isAddressString, parseAddress, parseTransactionHash } from "./address.j
 
 describe("parseAddress", () => {
   test("default: any letter case is accepted and lowercased", () => {
-    expect(parseAddress("0xAbCdEf0123456789aBcDeF0123456789ABCDEF01")).toBe("0xabcdef0123456789abcdef0123456789abcdef01");
+    expect(parseAddress("0xAbCdEf0123456789aBcDeF0123456789ABCDEF01")).toBe(
+      "0xabcdef0123456789abcdef0123456789abcdef01",
+    );
     expect(isAddressString("0x" + "0".repeat(40))).toBe(true);
   });
 
   test("error: malformed addresses are invalid_address", () => {
-    for (const bad of ["", "0x", "0x123", "abcdef0123456789abcdef0123456789abcdef01", "0x" + "g".repeat(40), "0x" + "a".repeat(41), 42, null]) {
+    for (const bad of [
+      "",
+      "0x",
+      "0x123",
+      "abcdef0123456789abcdef0123456789abcdef01",
+      "0x" + "g".repeat(40),
+      "0x" + "a".repeat(41),
+      42,
+      null,
+    ]) {
       try {
         parseAddress(bad, "token");
         expect.unreachable(String(bad));

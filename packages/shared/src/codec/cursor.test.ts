@@ -33,14 +33,18 @@ describe("createCursorCodec", () => {
 
   test("error: a cursor made with another secret is rejected", () => {
     const other = createCursorCodec("another-secret-0123456789");
-    expect(() => codec.decode("tokens.list", other.encode("tokens.list", [1]))).toThrowError(/invalid cursor/);
+    expect(() => codec.decode("tokens.list", other.encode("tokens.list", [1]))).toThrowError(
+      /invalid cursor/,
+    );
   });
 
   test("error: garbage, empty, oversized and wrong-arity cursors are rejected", () => {
     for (const bad of ["", "abc", "a.b.c", "!!.??", "x".repeat(2000)]) {
       expect(() => codec.decode("tokens.list", bad), bad).toThrowError(/invalid cursor/);
     }
-    expect(() => codec.decode("tokens.list", codec.encode("tokens.list", [1, 2]), 3)).toThrowError(/invalid cursor/);
+    expect(() => codec.decode("tokens.list", codec.encode("tokens.list", [1, 2]), 3)).toThrowError(
+      /invalid cursor/,
+    );
   });
 
   test("error: a short secret is refused at construction", () => {

@@ -27,8 +27,12 @@ export interface CursorCodec {
 /** Creates a cursor codec keyed with `secret` (at least 16 characters). */
 export function createCursorCodec(secret: string): CursorCodec {
   if (secret.length < 16) throw new Error("CURSOR_SECRET must be at least 16 characters");
-  const tag = (payload: string) => createHmac("sha256", secret).update(payload).digest().subarray(0, TAG_BYTES);
-  const invalid = () => new AppError("invalid_request", "invalid cursor", { details: [{ field: "cursor", reason: "not a cursor issued by this route" }] });
+  const tag = (payload: string) =>
+    createHmac("sha256", secret).update(payload).digest().subarray(0, TAG_BYTES);
+  const invalid = () =>
+    new AppError("invalid_request", "invalid cursor", {
+      details: [{ field: "cursor", reason: "not a cursor issued by this route" }],
+    });
 
   return {
     encode(route, position) {
@@ -37,7 +41,8 @@ export function createCursorCodec(secret: string): CursorCodec {
       return `${payload}.${tag(`${route}\n${payload}`).toString("base64url")}`;
     },
     decode(route, cursor, arity) {
-      if (cursor.length === 0 || cursor.length > 1024 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
+      if (cursor.length === 0 || cursor.length > 1024 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(cursor))
+        throw invalid();
       const [payload, mac] = cursor.split(".") as [string, string];
       const given = Buffer.from(mac, "base64url");
       const expected = tag(`${route}\n${payload}`);

@@ -1,5 +1,12 @@
 import { describe, expect, test } from "vitest";
-import { MAX_UINT256, formatFixed, parseUint256, toBigInt, toDecimalString, toDecimalStringOrNull } from "./decimal.js";
+import {
+  formatFixed,
+  MAX_UINT256,
+  parseUint256,
+  toBigInt,
+  toDecimalString,
+  toDecimalStringOrNull,
+} from "./decimal.js";
 
 describe("parseUint256", () => {
   test("default: canonical decimals parse exactly", () => {
@@ -9,7 +16,19 @@ describe("parseUint256", () => {
   });
 
   test("error: signs, exponents, fractions, spaces, leading zeros and overflow are null", () => {
-    for (const bad of ["", "-1", "+1", "1e18", "1.0", " 1", "1 ", "01", "0x10", "١", (MAX_UINT256 + 1n).toString()]) {
+    for (const bad of [
+      "",
+      "-1",
+      "+1",
+      "1e18",
+      "1.0",
+      " 1",
+      "1 ",
+      "01",
+      "0x10",
+      "١",
+      (MAX_UINT256 + 1n).toString(),
+    ]) {
       expect(parseUint256(bad), bad).toBeNull();
     }
   });
@@ -17,7 +36,9 @@ describe("parseUint256", () => {
 
 describe("toBigInt", () => {
   test("default: decimal-like objects, strings, bigints and safe integers", () => {
-    expect(toBigInt({ toFixed: () => "123456789012345678901234567890" })).toBe(123456789012345678901234567890n);
+    expect(toBigInt({ toFixed: () => "123456789012345678901234567890" })).toBe(
+      123456789012345678901234567890n,
+    );
     expect(toBigInt("-5")).toBe(-5n);
     expect(toBigInt(7n)).toBe(7n);
     expect(toBigInt(9)).toBe(9n);

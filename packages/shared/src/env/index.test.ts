@@ -1,8 +1,12 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { EnvError, baseEnvSchema, booleanFlag, parseEnv, portSetting } from "./index.js";
+import { baseEnvSchema, booleanFlag, EnvError, parseEnv, portSetting } from "./index.js";
 
-const schema = baseEnvSchema.extend({ PORT: portSetting(3000), SIMULATE: booleanFlag(true), RPC_URL: z.string().url() });
+const schema = baseEnvSchema.extend({
+  PORT: portSetting(3000),
+  SIMULATE: booleanFlag(true),
+  RPC_URL: z.string().url(),
+});
 
 describe("parseEnv", () => {
   test("default: defaults apply, empty strings count as unset, result is frozen", () => {

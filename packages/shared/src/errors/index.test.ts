@@ -14,7 +14,9 @@ describe("AppError", () => {
   test("behavior: body carries details only when present, never the cause", () => {
     const plain = new AppError("not_found", "no token", { cause: new Error("secret sql") });
     expect(errorBody(plain, "rid")).toEqual({ code: "not_found", message: "no token", request_id: "rid" });
-    const withDetails = new AppError("invalid_request", "bad", { details: [{ field: "name", reason: "too long" }] });
+    const withDetails = new AppError("invalid_request", "bad", {
+      details: [{ field: "name", reason: "too long" }],
+    });
     expect(errorBody(withDetails, "rid").details).toEqual([{ field: "name", reason: "too long" }]);
     expect(isAppError(withDetails)).toBe(true);
     expect(isAppError(new Error("x"))).toBe(false);

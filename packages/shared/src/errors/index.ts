@@ -70,7 +70,9 @@ export class AppError extends Error {
 
 /** True when `value` is an {@link AppError} (also across module copies). */
 export function isAppError(value: unknown): value is AppError {
-  return value instanceof AppError || (value instanceof Error && value.name === "AppError" && "code" in value);
+  return (
+    value instanceof AppError || (value instanceof Error && value.name === "AppError" && "code" in value)
+  );
 }
 
 /** Builds the JSON error body for `error` and the request id of the request it answers. */

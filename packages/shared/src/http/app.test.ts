@@ -14,7 +14,11 @@ function build(readiness?: () => Promise<void>) {
   app.get("/gone", async () => {
     throw new AppError("not_found", "token has no canonical record");
   });
-  app.get("/items", { schema: { querystring: z.object({ limit: z.coerce.number().int().min(1).max(100) }) } }, async (req) => ({ limit: req.query.limit }));
+  app.get(
+    "/items",
+    { schema: { querystring: z.object({ limit: z.coerce.number().int().min(1).max(100) }) } },
+    async (req) => ({ limit: req.query.limit }),
+  );
   app.post("/echo", async (req) => req.body);
   return app;
 }
@@ -24,7 +28,11 @@ describe("createHttpApp", () => {
     const app = build();
     const res = await app.inject({ url: "/health" });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: "ok", service: "test-svc", request_id: res.headers["x-request-id"] });
+    expect(res.json()).toEqual({
+      status: "ok",
+      service: "test-svc",
+      request_id: res.headers["x-request-id"],
+    });
   });
 
   test("behavior: a valid incoming X-Request-ID is kept, an invalid one replaced", async () => {
@@ -50,7 +58,11 @@ describe("createHttpApp", () => {
   test("error: unknown errors become 500 internal_error without internals", async () => {
     const res = await build().inject({ url: "/boom" });
     expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual({ code: "internal_error", message: "internal server error", request_id: res.headers["x-request-id"] });
+    expect(res.json()).toEqual({
+      code: "internal_error",
+      message: "internal server error",
+      request_id: res.headers["x-request-id"],
+    });
     expect(res.body).not.toContain("secret");
   });
 
@@ -80,7 +92,12 @@ describe("createHttpApp", () => {
   });
 
   test("error: malformed JSON body is invalid_request", async () => {
-    const res = await build().inject({ method: "POST", url: "/echo", headers: { "content-type": "application/json" }, payload: "{bad" });
+    const res = await build().inject({
+      method: "POST",
+      url: "/echo",
+      headers: { "content-type": "application/json" },
+      payload: "{bad",
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe("invalid_request");
   });

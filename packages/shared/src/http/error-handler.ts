@@ -38,7 +38,15 @@ export function toAppError(error: unknown): AppError {
     return new AppError(FASTIFY_CODES[fe.code]!, clientMessage(fe), { cause: error });
   }
   if (fe && typeof fe.statusCode === "number" && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return new AppError(fe.statusCode === 413 ? "payload_too_large" : fe.statusCode === 415 ? "unsupported_media_type" : "invalid_request", clientMessage(fe), { cause: error });
+    return new AppError(
+      fe.statusCode === 413
+        ? "payload_too_large"
+        : fe.statusCode === 415
+          ? "unsupported_media_type"
+          : "invalid_request",
+      clientMessage(fe),
+      { cause: error },
+    );
   }
   return new AppError("internal_error", "internal server error", { cause: error });
 }

@@ -1,4 +1,4 @@
-import { pino, type Logger, type LoggerOptions } from "pino";
+import { type Logger, type LoggerOptions, pino } from "pino";
 
 export type { Logger } from "pino";
 
@@ -6,7 +6,11 @@ export type { Logger } from "pino";
  * Creates the pino logger of a process: JSON lines with `service` on every line,
  * snake_case fields, secrets redacted (connection URLs, authorization headers).
  */
-export function createLogger(options: { service: string; level?: string; destination?: pino.DestinationStream }): Logger {
+export function createLogger(options: {
+  service: string;
+  level?: string;
+  destination?: pino.DestinationStream;
+}): Logger {
   const config: LoggerOptions = {
     level: options.level ?? "info",
     base: { service: options.service },
