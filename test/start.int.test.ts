@@ -83,8 +83,15 @@ async function stop(run: Run): Promise<number | null> {
 
 async function tokens(
   env: Record<string, string>,
+  run: Run,
 ): Promise<{ address: string; metrics: { trade_count: number } }[]> {
-  const response = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/api/v1/tokens?limit=100`);
+  let response: Response;
+  try {
+    response = await fetch(`http://127.0.0.1:${env.GATEWAY_PORT}/api/v1/tokens?limit=100`);
+  } catch (error) {
+    // Keep what `pnpm start` printed: a gateway that is gone after the banner needs its story.
+    throw new Error(`gateway unreachable (${String(error)}); pnpm start printed:\n${run.output()}`);
+  }
   expect(response.status).toBe(200);
   return ((await response.json()) as { items: { address: string; metrics: { trade_count: number } }[] })
     .items;
@@ -104,7 +111,7 @@ describe("pnpm start", () => {
     expect(run1.output()).toContain("new chain");
     expect(run1.output()).toContain("the gateway serves indexed trades");
     expect(run1.output()).toContain(`http://127.0.0.1:${first.GATEWAY_PORT}`);
-    const launched = await tokens(first);
+    const launched = await tokens(first, run1);
     expect(launched.some((t) => t.metrics.trade_count > 0)).toBe(true);
     const health = await fetch(`http://127.0.0.1:${first.GATEWAY_PORT}/health`);
     expect(health.status).toBe(200);
@@ -119,7 +126,7 @@ describe("pnpm start", () => {
     await ready(run2);
     expect(run2.output()).toContain("resuming the saved chain");
     expect(run2.output()).not.toContain("resetting database");
-    const resumed = await tokens(second);
+    const resumed = await tokens(second, run2);
     for (const token of launched) expect(resumed.map((t) => t.address)).toContain(token.address);
     expect(await stop(run2)).toBe(0);
 
@@ -130,7 +137,7 @@ describe("pnpm start", () => {
     await ready(run3);
     expect(run3.output()).toContain("new chain");
     expect(run3.output()).toContain("resetting database");
-    expect(await tokens(third)).toEqual([]);
+    expect(await tokens(third, run3)).toEqual([]);
     expect(await stop(run3)).toBe(0);
   }, 600_000);
 });
