@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { corsOrigins, type GatewayEnv } from "./config.js";
+import { createBatchedRedisStore } from "./rate-limit-store.js";
 import { registerProxyRoute } from "./routes/proxy-routes.js";
 
 /** Dependencies of {@link buildApp}. */
@@ -121,12 +122,12 @@ export function buildApp(deps: GatewayDeps): HttpApp {
       global: true,
       max: config.RATE_LIMIT_PER_MINUTE,
       timeWindow: 60_000,
-      redis: deps.redis,
-      nameSpace: config.RATE_LIMIT_REDIS_PREFIX,
+      // Counts in Redis under the prefix (shared by replicas), added in batches rather than one
+      // round trip per request; exact near the limit (bounded error: see rate-limit-store.ts).
+      store: createBatchedRedisStore({ redis: deps.redis, prefix: config.RATE_LIMIT_REDIS_PREFIX }),
       // Redis down: let requests through (and log) rather than fail the whole API.
       skipOnError: true,
       keyGenerator: (request: FastifyRequest) => request.ip,
-      allowList: (request: FastifyRequest) => PROBE_PATHS.has(pathOf(request)),
       errorResponseBuilder: (_request: FastifyRequest, context: { ttl: number; max: number }) => {
         const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
         return new AppError("rate_limited", `rate limit of ${context.max} requests per minute exceeded`, {
@@ -152,7 +153,8 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     done();
   });
 
-  root.get("/health", async (request, reply) => {
+  // The liveness probe is never rate limited (no rate-limit hook on this route).
+  root.get("/health", { config: { rateLimit: false } }, async (request, reply) => {
     reply.header("cache-control", "no-store");
     return { status: "ok", service: "gateway", request_id: request.id };
   });
