@@ -193,6 +193,14 @@ describe("gateway", () => {
     const missing = await fetch(`${url}/objects/x.json`);
     expect(missing.headers.get("x-request-id")).toBe(metadata.seen.at(-1)?.headers["x-request-id"]);
     expect(metadata.seen.at(-1)?.headers["x-forwarded-for"]).toBe("127.0.0.1");
+    // Not trusted (default): a client's X-Forwarded-For is replaced by its address.
+    await fetch(`${url}/api/v1/tokens`, { headers: { "x-forwarded-for": "203.0.113.7" } });
+    expect(query.seen.at(-1)?.headers["x-forwarded-for"]).toBe("127.0.0.1");
+    expect(query.seen.at(-1)?.headers["x-forwarded-proto"]).toBe("http");
+    // Trusted: the socket address is appended.
+    const trusting = await startGateway({ TRUST_PROXY: "true" });
+    await fetch(`${trusting.url}/api/v1/tokens`, { headers: { "x-forwarded-for": "203.0.113.7" } });
+    expect(query.seen.at(-1)?.headers["x-forwarded-for"]).toBe("203.0.113.7, 127.0.0.1");
 
     const notFound = await fetch(`${url}/nope`, { headers: { "x-request-id": "r-404" } });
     expect(notFound.status).toBe(404);

@@ -110,17 +110,18 @@ export function registerProxyRoute(app: FastifyInstance, route: ProxyRoute): voi
     disableRequestLogging: true,
     replyOptions: {
       ...(balanced ? { getUpstream: () => first } : {}),
+      // `headers` is reply-from's own copy of the client's headers: set ours in place (no copy).
       rewriteRequestHeaders: (request: FastifyRequest, headers: Record<string, unknown>) => {
-        const forwardedFor = route.trustForwardedFor
-          ? [headers["x-forwarded-for"], request.socket.remoteAddress].filter(Boolean).join(", ")
-          : request.socket.remoteAddress;
-        return {
-          ...headers,
-          [FORWARDED_REQUEST_HEADERS]: request.id,
-          "x-forwarded-for": forwardedFor,
-          "x-forwarded-proto": request.protocol,
-          "x-forwarded-host": request.host,
-        };
+        const remote = request.socket.remoteAddress;
+        const incoming = headers["x-forwarded-for"];
+        let forwardedFor = remote;
+        if (route.trustForwardedFor && incoming)
+          forwardedFor = remote ? `${incoming}, ${remote}` : String(incoming);
+        headers[FORWARDED_REQUEST_HEADERS] = request.id;
+        headers["x-forwarded-for"] = forwardedFor;
+        headers["x-forwarded-proto"] = request.protocol;
+        headers["x-forwarded-host"] = request.host;
+        return headers;
       },
       // Small bodies with a declared length are read whole and sent with the headers in one write
       // (cheaper than piping a stream for typical JSON answers); anything else streams through.
