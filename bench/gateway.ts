@@ -3,7 +3,8 @@
 // most 35% of query-api's throughput). query-api and the gateway run as their own processes (from
 // sources); query-api reads a synthesized database of its own (`gateway_bench`, built once by
 // api-data-lib.ts: 2,000 tokens, 200,000 trades). The gateway runs twice: with rate limiting on
-// (Redis store, a limit no client reaches: the production path) and with it off.
+// (Redis-backed store, a limit no client reaches: the production path of a client below half its
+// limit, counts added to Redis in batches) and with it off.
 import { randomBytes } from "node:crypto";
 import { startServiceProcess, waitFor } from "@tmi/testkit";
 import pg from "pg";

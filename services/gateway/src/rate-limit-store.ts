@@ -102,6 +102,15 @@ export function createBatchedRedisStore(options: BatchedRedisStoreOptions): Fast
     entry.resetAt = now + Math.max(0, ttl);
   };
 
+  /** Forgets keys whose window has ended and that hold nothing, at most once per 10 s. */
+  const sweep = (now: number) => {
+    if (now - lastSweep < 10_000) return;
+    lastSweep = now;
+    for (const [key, entry] of entries) {
+      if (entry.pending === 0 && entry.resetAt <= now) entries.delete(key);
+    }
+  };
+
   const sync = () => {
     timer = null;
     const now = Date.now();
@@ -132,13 +141,7 @@ export function createBatchedRedisStore(options: BatchedRedisStoreOptions): Fast
         );
       }
     }
-    // Forget keys whose window has ended and that hold nothing, once per sweep interval.
-    if (now - lastSweep >= 10_000) {
-      lastSweep = now;
-      for (const [key, entry] of entries) {
-        if (entry.pending === 0 && entry.resetAt <= now) entries.delete(key);
-      }
-    }
+    sweep(now);
   };
 
   class BatchedRedisStore implements FastifyRateLimitStore {
@@ -152,6 +155,7 @@ export function createBatchedRedisStore(options: BatchedRedisStoreOptions): Fast
     incr(key: string, callback: IncrCallback, timeWindow: number, max: number): void {
       const redisKey = this.prefix + key;
       const now = Date.now();
+      sweep(now);
       let entry = entries.get(redisKey);
       if (!entry) {
         entry = { synced: 0, pending: 0, resetAt: 0 };
