@@ -1,17 +1,35 @@
 // `pnpm bench indexer`: historical sync of a loaded devnet history end to end (getLogs, decode,
 // every read model committed) in the indexer's own process, then live latency on 1 s blocks.
 // Settings: BENCH_INDEXER_TRADES (default 105000 trades ≈ 210k+ indexed events),
-// BENCH_INDEXER_LIVE_TRADES (default 40), BENCH_INDEXER_GRADUATIONS (default 10).
-import { readFileSync } from "node:fs";
+// BENCH_INDEXER_LIVE_TRADES (default 40), BENCH_INDEXER_GRADUATIONS (default 10),
+// BENCH_INDEXER_CACHE_DIR (default $TMPDIR/tmi-bench-indexer-<trades>-<graduations>): the loaded
+// devnet (anvil state + deployment + history summary) is kept there and later runs start anvil from
+// it (`--load-state`, never written back) instead of loading the history again; delete it to rebuild.
+// BENCH_INDEXER_SKIP_LIVE=1 skips the live phase; BENCH_INDEXER_CPU_PROF=<dir> runs the indexer with
+// the inspector's CPU profiler (bench/_cpu-prof-preload.mjs) and writes the profile there.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { createTrader, loadHistory, rpc, startDevnet } from "@tmi/devnet";
+import { join } from "node:path";
+import {
+  createTrader,
+  type Deployment,
+  type LoadHistoryResult,
+  loadHistory,
+  rpc,
+  startAnvil,
+  startDevnet,
+} from "@tmi/devnet";
 import { chainHead, createTestDatabase, startIndexer } from "@tmi/testkit";
 import pg from "pg";
 import { parseEther } from "viem";
 
 const TRADES = Number(process.env.BENCH_INDEXER_TRADES ?? 105_000);
-const LIVE_TRADES = Number(process.env.BENCH_INDEXER_LIVE_TRADES ?? 40);
+const LIVE_TRADES =
+  process.env.BENCH_INDEXER_SKIP_LIVE === "1" ? 0 : Number(process.env.BENCH_INDEXER_LIVE_TRADES ?? 40);
 const GRADUATIONS = Number(process.env.BENCH_INDEXER_GRADUATIONS ?? 10);
+const CPU_PROF = process.env.BENCH_INDEXER_CPU_PROF;
+const CACHE_DIR =
+  process.env.BENCH_INDEXER_CACHE_DIR ?? join(os.tmpdir(), `tmi-bench-indexer-${TRADES}-${GRADUATIONS}`);
 
 function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -36,20 +54,46 @@ const percentile = (values: number[], p: number) => {
 
 const log = (m: string) => process.stderr.write(`[bench indexer] ${m}\n`);
 
-const devnet = await startDevnet({ port: 0, blockTime: "automine" });
-const db = await createTestDatabase();
-let indexer: ReturnType<typeof startIndexer> | null = null;
-try {
-  log(`loading ${TRADES} trades (${GRADUATIONS} graduations) into the devnet…`);
-  const history = await loadHistory({
-    rpcUrl: devnet.rpcUrl,
-    deployment: devnet.deployment,
+const stateFile = join(CACHE_DIR, "anvil-state.json");
+const deploymentFile = join(CACHE_DIR, "deployment.json");
+const historyFile = join(CACHE_DIR, "history.json");
+if (!existsSync(historyFile)) {
+  // Build the cache once: load the history into a devnet whose state anvil dumps on stop.
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const building = join(CACHE_DIR, "anvil-state.building.json");
+  const loading = await startDevnet({
+    port: 0,
+    blockTime: "automine",
+    stateFile: building,
+    stateInterval: 1_000_000,
+    deploymentFile,
+  });
+  log(`loading ${TRADES} trades (${GRADUATIONS} graduations) into the devnet (cache ${CACHE_DIR})…`);
+  const loaded = await loadHistory({
+    rpcUrl: loading.rpcUrl,
+    deployment: loading.deployment,
     trades: TRADES,
     graduations: GRADUATIONS,
     logger: { info: log },
   });
+  await loading.stop();
+  renameSync(building, stateFile);
+  writeFileSync(historyFile, JSON.stringify(loaded));
+}
+const history = JSON.parse(readFileSync(historyFile, "utf8")) as LoadHistoryResult;
+const anvil = await startAnvil({ port: 0, args: ["--load-state", stateFile] });
+const savedDeployment = JSON.parse(readFileSync(deploymentFile, "utf8")) as Deployment;
+const devnet = {
+  rpcUrl: anvil.rpcUrl,
+  chainId: savedDeployment.chainId,
+  deployment: { ...savedDeployment, rpcUrl: anvil.rpcUrl },
+  stop: () => anvil.stop(),
+};
+const db = await createTestDatabase();
+let indexer: ReturnType<typeof startIndexer> | null = null;
+try {
   log(
-    `history: ${history.trades} trades, ${history.events} logs in ${history.blocks} blocks (${history.seconds.toFixed(1)} s)`,
+    `history: ${history.trades} trades, ${history.events} logs in ${history.blocks} blocks (loaded in ${history.seconds.toFixed(1)} s; from ${CACHE_DIR})`,
   );
   const head = await chainHead(devnet.rpcUrl);
 
@@ -62,7 +106,20 @@ try {
     launchpadAddress: devnet.deployment.contracts.launchpad,
     startBlock: devnet.deployment.startBlock,
     ethUsdFeedAddress: devnet.deployment.contracts.ethUsdFeed,
-    env: { LOG_LEVEL: "info", POLL_INTERVAL_MS: "250", TRENDING_REFRESH_MS: "2000" },
+    env: {
+      LOG_LEVEL: "info",
+      POLL_INTERVAL_MS: "250",
+      TRENDING_REFRESH_MS: "2000",
+      // As `pnpm --filter @tmi/indexer start`: 256 MB old space.
+      NODE_OPTIONS: [
+        process.env.NODE_OPTIONS,
+        "--max-old-space-size=256",
+        ...(CPU_PROF ? [`--import=${new URL("./_cpu-prof-preload.mjs", import.meta.url).href}`] : []),
+      ]
+        .filter(Boolean)
+        .join(" "),
+      ...(CPU_PROF ? { TMI_CPU_PROF_DIR: CPU_PROF } : {}),
+    },
   });
   const pid = indexer.child.pid!;
   let rssPeakSampled = 0;
@@ -92,6 +149,12 @@ try {
   const loadBefore = load();
   await indexer.waitForBlock(head, 600_000);
   const wallSeconds = (performance.now() - started) / 1000;
+  if (CPU_PROF) {
+    process.kill(pid, "SIGUSR2");
+    const file = join(CPU_PROF, `indexer-${pid}.cpuprofile`);
+    for (let i = 0; i < 300 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+    log(`CPU profile: ${file}`);
+  }
   await sampleBackends();
   sampling = false;
   const cpuIndexer = cpuSeconds(pid);
@@ -160,8 +223,11 @@ try {
     }
   })();
   const trader = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 1 });
-  const { token } = await trader.createToken("Live", "LIVE", { value: parseEther("0.01") });
   const latencies: number[] = [];
+  const token =
+    LIVE_TRADES > 0
+      ? (await trader.createToken("Live", "LIVE", { value: parseEther("0.01") })).token
+      : devnet.deployment.contracts.launchpad;
   for (let i = 0; i < LIVE_TRADES; i++) {
     // Send at a random point within the block interval.
     await new Promise((r) => setTimeout(r, Math.random() * 1000));
