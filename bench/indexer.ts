@@ -110,10 +110,12 @@ try {
       LOG_LEVEL: "info",
       POLL_INTERVAL_MS: "250",
       TRENDING_REFRESH_MS: "2000",
-      // As `pnpm --filter @tmi/indexer start`: 256 MB old space.
+      // As `pnpm --filter @tmi/indexer start`: 256 MB old space, 64 MB semi-spaces (a batch's
+      // objects die young instead of being promoted; see docs/benchmarks.md, Indexer).
       NODE_OPTIONS: [
         process.env.NODE_OPTIONS,
         "--max-old-space-size=256",
+        "--max-semi-space-size=64",
         ...(CPU_PROF ? [`--import=${new URL("./_cpu-prof-preload.mjs", import.meta.url).href}`] : []),
       ]
         .filter(Boolean)
