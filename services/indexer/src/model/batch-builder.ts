@@ -4,6 +4,8 @@ import { aggregateCandles, type CandleDelta, type CandleTraderRow } from "./cand
 import type { KnownState } from "./known-state.js";
 import { curveSpotPrice, fullyDilutedValue, interpretSwap, tradePrice } from "./market-math.js";
 
+const yieldToIo = () => new Promise<void>((r) => setImmediate(r));
+
 export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
 /** One row of `trades`. */
@@ -159,10 +161,15 @@ function emptyDelta(block: number): TokenDelta {
 
 /**
  * Turns the selected events of a block range (chain order) into the rows and deltas of every
- * read model. Pure apart from reading `state` (tokens, pools and token order).
+ * read model. Pure apart from reading `state` (tokens, pools and token order); yields to the
+ * event loop every 1,000 events.
  * @throws Error when a Swap's sender or a block timestamp is missing from `ctx`.
  */
-export function buildBatch(events: DecodedEvent[], state: KnownState, ctx: BatchContext): Batch {
+export async function buildBatch(
+  events: DecodedEvent[],
+  state: KnownState,
+  ctx: BatchContext,
+): Promise<Batch> {
   const batch: Batch = {
     fromBlock: ctx.fromBlock,
     toBlock: ctx.toBlock,
@@ -235,7 +242,11 @@ export function buildBatch(events: DecodedEvent[], state: KnownState, ctx: Batch
     c.volume += trade.reserveAmount;
   };
 
+  let count = 0;
   for (const event of events) {
+    // Let I/O callbacks run every 1,000 events: the previous range's write is a sequence of round
+    // trips answered on this thread, and PostgreSQL idles while a reply waits for the event loop.
+    if (++count % 1000 === 0) await yieldToIo();
     const timestamp = event.blockTimestamp ?? ctx.timestamps.get(event.blockNumber);
     if (timestamp === undefined) throw new Error(`no timestamp for block ${event.blockNumber}`);
     const a = event.args;

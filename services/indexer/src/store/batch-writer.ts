@@ -1,5 +1,4 @@
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import { finished } from "node:stream/promises";
 import type { PoolClient } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Batch } from "../model/batch-builder.js";
@@ -22,24 +21,33 @@ export function copyValue(value: string | number | bigint | null): string {
   );
 }
 
-/** Formats rows as COPY text in ~1 MB chunks (done before the write, off the database's critical path). */
-function copyChunks<T>(rows: T[], line: (row: T) => string): string[] {
+/**
+ * Formats rows as COPY text in ~256 kB chunks (done before the write, off the database's critical
+ * path), yielding to the event loop after each chunk so that the write in flight keeps moving.
+ */
+async function copyChunks<T>(rows: T[], line: (row: T) => string): Promise<string[]> {
   const chunks: string[] = [];
   let chunk = "";
   for (const row of rows) {
     chunk += line(row);
-    if (chunk.length > 1_000_000) {
+    if (chunk.length > 256_000) {
       chunks.push(chunk);
       chunk = "";
+      await new Promise<void>((r) => setImmediate(r));
     }
   }
   if (chunk) chunks.push(chunk);
   return chunks;
 }
 
+/** Hands every chunk to the socket at once (no event-loop turn per chunk), then waits for the COPY to complete. */
 async function copyIn(client: PoolClient, sql: string, chunks: string[]): Promise<void> {
   if (chunks.length === 0) return;
-  await pipeline(Readable.from(chunks), client.query(copyFrom(sql)));
+  const stream = client.query(copyFrom(sql));
+  const done = finished(stream);
+  for (const chunk of chunks) stream.write(chunk);
+  stream.end();
+  await done;
 }
 
 const SAFE_ELEMENT = /^[0-9A-Za-z_.x-]+$/;
@@ -111,13 +119,13 @@ export async function prepareWrite(
   },
 ): Promise<PreparedWrite> {
   const pause = () => new Promise<void>((r) => setImmediate(r));
-  const events = copyChunks(
+  const events = await copyChunks(
     batch.events,
     (e) =>
       `${e.blockNumber}\t${e.logIndex}\t${e.blockHash}\t${e.blockTimestamp}\t${e.transactionIndex}\t${e.transactionHash}\t${e.contractAddress}\t${e.eventName}\t${copyValue(e.tokenAddress)}\t${copyValue(e.decoded)}\n`,
   );
   await pause();
-  const trades = copyChunks(
+  const trades = await copyChunks(
     batch.trades,
     (t) =>
       `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,

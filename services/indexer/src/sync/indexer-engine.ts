@@ -603,7 +603,7 @@ export class IndexerEngine {
       [...needed].map(async (n) => timestamps.set(n, (await this.requireHeader(n)).timestamp)),
     );
     const endHeader = fetched.headers.find((h) => h.number === fetched.to)!;
-    const batch = buildBatch(selection.events, this.known, {
+    const batch = await buildBatch(selection.events, this.known, {
       fromBlock: fetched.from,
       toBlock: fetched.to,
       endHeader,
