@@ -1,4 +1,5 @@
 // Owner: indexer (services/indexer). Starting the indexer for integration tests of other parts.
+import type { Devnet } from "@tmi/devnet";
 import pg from "pg";
 import { type ServiceProcess, startServiceProcess, waitFor } from "./process.js";
 
@@ -15,6 +16,25 @@ export interface StartIndexerOptions {
   env?: Record<string, string | undefined>;
   /** Mirror the indexer's output to stderr. */
   echo?: boolean;
+}
+
+/**
+ * The {@link StartIndexerOptions} that index `devnet` (its chain id, launchpad and start block)
+ * into `databaseUrl`; `ethUsdFeed: true` also indexes the devnet's ETH/USD feed.
+ */
+export function devnetIndexerOptions(
+  devnet: Pick<Devnet, "rpcUrl" | "chainId" | "deployment">,
+  databaseUrl: string,
+  options: { ethUsdFeed?: boolean } = {},
+): StartIndexerOptions {
+  return {
+    databaseUrl,
+    rpcUrl: devnet.rpcUrl,
+    chainId: devnet.chainId,
+    launchpadAddress: devnet.deployment.contracts.launchpad,
+    startBlock: devnet.deployment.startBlock,
+    ...(options.ethUsdFeed ? { ethUsdFeedAddress: devnet.deployment.contracts.ethUsdFeed } : {}),
+  };
 }
 
 /** A running indexer process (see {@link startIndexer}). */
@@ -46,8 +66,11 @@ export function startIndexer(options: StartIndexerOptions): IndexerProcess {
       ETH_USD_FEED_ADDRESS: options.ethUsdFeedAddress,
       POLL_INTERVAL_MS: "100",
       TRENDING_REFRESH_MS: "500",
-      // As `pnpm --filter @tmi/indexer start`: a small old space keeps the RSS flat (V8 would otherwise let garbage grow).
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, "--max-old-space-size=256"].filter(Boolean).join(" "),
+      // As `pnpm --filter @tmi/indexer start`: a small old space keeps the RSS flat (V8 would otherwise
+      // let garbage grow); larger semi-spaces keep a range's short-lived rows out of the old space.
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, "--max-old-space-size=256", "--max-semi-space-size=64"]
+        .filter(Boolean)
+        .join(" "),
       ...options.env,
     },
   });

@@ -3,6 +3,7 @@ import { launchpadAbi, uniswapV3PoolAbi } from "@tmi/shared/chain";
 import {
   chainHead,
   createTestDatabase,
+  devnetIndexerOptions,
   dumpIndexedTables,
   indexToHead,
   startIndexer,
@@ -51,15 +52,7 @@ const STORED_CANDLES = `
   FROM candles ORDER BY 1, 2, 3`;
 
 function indexerOptions(db: TestDatabase, devnet: Devnet, env: Record<string, string> = {}) {
-  return {
-    databaseUrl: db.url,
-    rpcUrl: devnet.rpcUrl,
-    chainId: devnet.chainId,
-    launchpadAddress: devnet.deployment.contracts.launchpad,
-    startBlock: devnet.deployment.startBlock,
-    ethUsdFeedAddress: devnet.deployment.contracts.ethUsdFeed,
-    env,
-  };
+  return { ...devnetIndexerOptions(devnet, db.url, { ethUsdFeed: true }), env };
 }
 
 describe("indexer", () => {

@@ -19,6 +19,7 @@ import {
 import { createLogger } from "@tmi/shared/logger";
 import {
   createTestDatabase,
+  devnetIndexerOptions,
   type IndexerProcess,
   indexToHead,
   type ServiceProcess,
@@ -72,12 +73,7 @@ async function get(env: Env, url: string): Promise<any> {
 
 async function open(database: TestDatabase, feed: boolean): Promise<Env> {
   const indexer = await indexToHead({
-    databaseUrl: database.url,
-    rpcUrl: devnet.rpcUrl,
-    chainId: devnet.chainId,
-    launchpadAddress: devnet.deployment.contracts.launchpad,
-    startBlock: devnet.deployment.startBlock,
-    ...(feed ? { ethUsdFeedAddress: devnet.deployment.contracts.ethUsdFeed } : {}),
+    ...devnetIndexerOptions(devnet, database.url, { ethUsdFeed: feed }),
     timeoutMs: 90_000,
   });
   const pool = createReadPool({ url: database.url, max: 4 });

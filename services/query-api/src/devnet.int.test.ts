@@ -5,7 +5,13 @@
 
 import { createTrader, type Devnet, localPublicClient, startDevnet, type Trader } from "@tmi/devnet";
 import { createLogger } from "@tmi/shared/logger";
-import { createTestDatabase, type IndexerProcess, indexToHead, type TestDatabase } from "@tmi/testkit";
+import {
+  createTestDatabase,
+  devnetIndexerOptions,
+  type IndexerProcess,
+  indexToHead,
+  type TestDatabase,
+} from "@tmi/testkit";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -88,14 +94,7 @@ beforeAll(async () => {
   pool3 = graduated.pool;
   record(grad, (await c.swapExactEthForTokens(grad, ETH / 10n)).hash);
 
-  indexer = await indexToHead({
-    databaseUrl: database.url,
-    rpcUrl: devnet.rpcUrl,
-    chainId: devnet.chainId,
-    launchpadAddress: devnet.deployment.contracts.launchpad,
-    startBlock: devnet.deployment.startBlock,
-    timeoutMs: 90_000,
-  });
+  indexer = await indexToHead({ ...devnetIndexerOptions(devnet, database.url), timeoutMs: 90_000 });
   pool = createReadPool({ url: database.url, max: 4 });
   app = await buildApp({
     pool,

@@ -1,6 +1,7 @@
 import { createTrader, type Devnet, startDevnet, type Trader } from "@tmi/devnet";
 import { createLogger } from "@tmi/shared/logger";
 import {
+  devnetIndexerOptions,
   type IndexerProcess,
   indexToHead,
   type ServiceProcess,
@@ -58,13 +59,7 @@ async function index(): Promise<void> {
     await indexer.waitForBlock(head, 60_000);
     return;
   }
-  indexer = await indexToHead({
-    databaseUrl: h.database.url,
-    rpcUrl: devnet.rpcUrl,
-    chainId: devnet.chainId,
-    launchpadAddress: devnet.deployment.contracts.launchpad,
-    startBlock: devnet.deployment.startBlock,
-  });
+  indexer = await indexToHead(devnetIndexerOptions(devnet, h.database.url));
 }
 
 beforeAll(async () => {

@@ -5,6 +5,7 @@ import { createLogger } from "@tmi/shared/logger";
 import {
   chainHead,
   createTestDatabase,
+  devnetIndexerOptions,
   type IndexerProcess,
   indexToHead,
   type TestDatabase,
@@ -35,14 +36,7 @@ const clients: SseClient[] = [];
 beforeAll(async () => {
   devnet = await startDevnet({ port: 0, blockTime: "automine" });
   db = await createTestDatabase();
-  indexer = await indexToHead({
-    databaseUrl: db.url,
-    rpcUrl: devnet.rpcUrl,
-    chainId: devnet.chainId,
-    launchpadAddress: devnet.deployment.contracts.launchpad,
-    startBlock: devnet.deployment.startBlock,
-    ethUsdFeedAddress: devnet.deployment.contracts.ethUsdFeed,
-  });
+  indexer = await indexToHead(devnetIndexerOptions(devnet, db.url, { ethUsdFeed: true }));
   reader = createReadPool({ url: db.url, max: 4 });
   const http = createHttpApp({
     service: "query-api",
