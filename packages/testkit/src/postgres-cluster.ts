@@ -356,7 +356,10 @@ export async function waitForReplay(
   standby: PostgresCluster,
   timeoutMs = 30_000,
 ): Promise<void> {
-  const { lsn } = await onStandby<{ lsn: string }>(primary, "SELECT pg_current_wal_insert_lsn()::text AS lsn");
+  const { lsn } = await onStandby<{ lsn: string }>(
+    primary,
+    "SELECT pg_current_wal_insert_lsn()::text AS lsn",
+  );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { caught } = await onStandby<{ caught: boolean }>(
