@@ -98,25 +98,25 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     const token = `0x${"cd".repeat(20)}`;
     expect(await finalize(draft, { token_address: "0x123", transaction_hash: tx })).toMatchObject({
       status: 400,
-      body: { code: "invalid_address" },
+      body: { error: { code: "invalid_address" } },
     });
     expect(await finalize(draft, { token_address: token, transaction_hash: "0x12" })).toMatchObject({
       status: 400,
-      body: { code: "invalid_request" },
+      body: { error: { code: "invalid_request" } },
     });
     expect(await finalize(draft, { transaction_hash: tx })).toMatchObject({
       status: 400,
-      body: { code: "invalid_request" },
+      body: { error: { code: "invalid_request" } },
     });
     expect(await finalize(draft, [token, tx])).toMatchObject({
       status: 400,
-      body: { code: "invalid_request" },
+      body: { error: { code: "invalid_request" } },
     });
     expect(
       await finalize("00000000-0000-4000-8000-000000000000", { token_address: token, transaction_hash: tx }),
     ).toMatchObject({
       status: 404,
-      body: { code: "not_found" },
+      body: { error: { code: "not_found" } },
     });
     expect(await finalize("not-a-draft", { token_address: token, transaction_hash: tx })).toMatchObject({
       status: 404,
@@ -124,7 +124,7 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     // No receipt for this hash on the chain.
     expect(await finalize(draft, { token_address: token, transaction_hash: tx })).toMatchObject({
       status: 409,
-      body: { code: "not_confirmed" },
+      body: { error: { code: "not_confirmed" } },
     });
     expect((await draftRow(draft)).status).toBe("draft");
   });
@@ -135,7 +135,7 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     const launch = await trader.createToken("Race Cat", "RACE");
     const body = { token_address: launch.token, transaction_hash: launch.hash };
     const first = await finalize(draft, body);
-    expect(first).toMatchObject({ status: 409, body: { code: "not_indexed" } });
+    expect(first).toMatchObject({ status: 409, body: { error: { code: "not_indexed" } } });
     expect(await draftRow(draft)).toEqual({
       status: "pending",
       token_address: launch.token.toLowerCase(),
@@ -208,12 +208,12 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     expect((await finalize(draft, { token_address: a.token, transaction_hash: a.hash })).status).toBe(200);
     expect(await finalize(draft, { token_address: b.token, transaction_hash: b.hash })).toMatchObject({
       status: 409,
-      body: { code: "already_finalized" },
+      body: { error: { code: "already_finalized" } },
     });
     const other = await createDraft("Twin", "TWIN");
     expect(await finalize(other, { token_address: a.token, transaction_hash: a.hash })).toMatchObject({
       status: 409,
-      body: { code: "already_finalized" },
+      body: { error: { code: "already_finalized" } },
     });
     expect((await draftRow(other)).status).toBe("draft");
   });
@@ -233,7 +233,7 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
       const result = await finalize(draft, { token_address: launch.token, transaction_hash: hash });
       expect(result, `${name} ${symbol} ${supply} ${hash}`).toMatchObject({
         status: 422,
-        body: { code: "launch_mismatch" },
+        body: { error: { code: "launch_mismatch" } },
       });
       expect((await draftRow(draft)).status).toBe("draft");
     }
@@ -243,7 +243,7 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
       const draft = await createDraft(name, symbol, supply);
       const result = await finalize(draft, { token_address: launch.token, transaction_hash: hash });
       expect(result.status).toBe(422);
-      expect(result.body.code).toBe("launch_mismatch");
+      expect(result.body.error.code).toBe("launch_mismatch");
     }
   });
 

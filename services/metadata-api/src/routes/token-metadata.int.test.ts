@@ -201,10 +201,10 @@ describe("POST /api/v1/token-metadata", () => {
     for (const [fields, field] of cases) {
       const { status, body } = await create(fields, png);
       expect(status, JSON.stringify(fields)).toBe(400);
-      expect(body.code).toBe("invalid_request");
-      expect(body.request_id).toBeTruthy();
+      expect(body.error.code).toBe("invalid_request");
+      expect(body.error.request_id).toBeTruthy();
       expect(
-        body.details.map((d: { field: string }) => d.field),
+        body.error.details.map((d: { field: string }) => d.field),
         JSON.stringify(fields),
       ).toContain(field);
     }
@@ -217,17 +217,19 @@ describe("POST /api/v1/token-metadata", () => {
   test("error: image and image_url are exclusive, one is required", async () => {
     const none = await create(BASE_FIELDS);
     expect(none.status).toBe(400);
-    expect(none.body.details).toEqual([{ field: "image", reason: "an image file or image_url is required" }]);
+    expect(none.body.error.details).toEqual([
+      { field: "image", reason: "an image file or image_url is required" },
+    ]);
     const both = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/ok.png") }, [
       { bytes: pngImage() },
     ]);
     expect(both.status).toBe(400);
-    expect(both.body.details[0].field).toBe("image");
+    expect(both.body.error.details[0].field).toBe("image");
     const two = await create(BASE_FIELDS, [{ bytes: pngImage() }, { bytes: gifImage() }]);
     expect(two.status).toBe(400);
     const http = await create({ ...BASE_FIELDS, image_url: "http://img.test/ok.png" });
     expect(http.status).toBe(400);
-    expect(http.body.details[0].field).toBe("image_url");
+    expect(http.body.error.details[0].field).toBe("image_url");
   });
 
   test("error: not multipart is 400 invalid_request", async () => {
@@ -237,7 +239,7 @@ describe("POST /api/v1/token-metadata", () => {
       payload: { name: "x" },
     });
     expect(json.statusCode).toBe(400);
-    expect(json.json().code).toBe("invalid_request");
+    expect(json.json().error.code).toBe("invalid_request");
     const xml = await h.app.inject({
       method: "POST",
       url: "/api/v1/token-metadata",
@@ -252,7 +254,7 @@ describe("POST /api/v1/token-metadata", () => {
       headers: { "content-type": "multipart/form-data" },
     });
     expect(noBoundary.statusCode).toBe(400);
-    expect(noBoundary.json().code).toBe("invalid_request");
+    expect(noBoundary.json().error.code).toBe("invalid_request");
     const { payload, headers } = await multipart(BASE_FIELDS, [{ bytes: pngImage() }]);
     const truncated = await h.app.inject({
       method: "POST",
@@ -261,7 +263,7 @@ describe("POST /api/v1/token-metadata", () => {
       headers,
     });
     expect(truncated.statusCode).toBe(400);
-    expect(truncated.json().code).toBe("invalid_request");
+    expect(truncated.json().error.code).toBe("invalid_request");
   });
 
   test("error: SVG, HTML and polyglots disguised as PNG are 415 unsupported_image_type", async () => {
@@ -274,7 +276,7 @@ describe("POST /api/v1/token-metadata", () => {
     ]) {
       const { status, body } = await create(BASE_FIELDS, [{ bytes, filename: "cat.png", type: "image/png" }]);
       expect(status).toBe(415);
-      expect(body.code).toBe("unsupported_image_type");
+      expect(body.error.code).toBe("unsupported_image_type");
     }
     const count = await h.sql.query(
       "SELECT count(*)::int AS n FROM metadata_drafts WHERE image_key LIKE '%.svg'",
@@ -285,8 +287,8 @@ describe("POST /api/v1/token-metadata", () => {
   test("error: decompression bomb is refused", async () => {
     const { status, body } = await create(BASE_FIELDS, [{ bytes: pngBomb() }]);
     expect(status).toBe(415);
-    expect(body.code).toBe("unsupported_image_type");
-    expect(body.message).toMatch(/pixels/);
+    expect(body.error.code).toBe("unsupported_image_type");
+    expect(body.error.message).toMatch(/pixels/);
   });
 
   test("behavior: exactly 5 MiB is accepted; 5 MiB + 1 byte ends cleanly with 413 over a real socket", async () => {
@@ -308,7 +310,7 @@ describe("POST /api/v1/token-metadata", () => {
       headers: over.headers,
     });
     expect(response.status).toBe(413);
-    expect(((await response.json()) as { code: string }).code).toBe("payload_too_large");
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
 
     // A declared body far beyond the cap is refused before it is read.
     const huge = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, {
@@ -391,7 +393,7 @@ describe("image_url (SSRF rules)", () => {
     for (const url of forms) {
       const { status, body } = await create({ ...BASE_FIELDS, image_url: url });
       expect(status, url).toBe(422);
-      expect(body.code, url).toBe("image_unavailable");
+      expect(body.error.code, url).toBe("image_unavailable");
     }
     expect(server.hits.length).toBe(before);
   });
@@ -452,7 +454,7 @@ describe("image_url (SSRF rules)", () => {
     expect(ok.status).toBe(201);
     const tooMany = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/r/4") });
     expect(tooMany.status).toBe(422);
-    expect(tooMany.body.message).toMatch(/more than 3/);
+    expect(tooMany.body.error.message).toMatch(/more than 3/);
     const p = server.port;
     for (const to of [
       `https://127.0.0.1:${p}/ok.png`,
@@ -471,7 +473,7 @@ describe("image_url (SSRF rules)", () => {
         image_url: server.url("img.test", `/redirect?to=${encodeURIComponent(to)}`),
       });
       expect(status, to).toBe(422);
-      expect(body.code).toBe("image_unavailable");
+      expect(body.error.code).toBe("image_unavailable");
       expect(server.hits.length, to).toBe(before + 1); // only the redirecting request was made
     }
   });
@@ -480,7 +482,7 @@ describe("image_url (SSRF rules)", () => {
     for (const path of ["/svg.png", "/bomb.png", "/big-declared", "/big-chunked", "/missing"]) {
       const { status, body } = await create({ ...BASE_FIELDS, image_url: server.url("img.test", path) });
       expect(status, path).toBe(422);
-      expect(body.code, path).toBe("image_unavailable");
+      expect(body.error.code, path).toBe("image_unavailable");
     }
   });
 
@@ -533,7 +535,7 @@ describe("GET /objects/*", () => {
     ]) {
       const response = await h.app.inject({ url });
       expect(response.statusCode, url).toBe(404);
-      expect(response.json().code, url).toBe("not_found");
+      expect(response.json().error.code, url).toBe("not_found");
     }
   });
 });

@@ -48,7 +48,7 @@ describe("s3 storage driver (s3rver)", () => {
     await h.s3!.stop();
     const down = await h.app.inject({ url: body.image_url });
     expect(down.statusCode).toBe(404);
-    expect(down.json().code).toBe("not_found");
+    expect(down.json().error.code).toBe("not_found");
     const conditional = await h.app.inject({
       url: body.image_url,
       headers: { "if-none-match": `"${body.image_url.slice(15, 79)}"` },
@@ -59,7 +59,7 @@ describe("s3 storage driver (s3rver)", () => {
     const create = await multipart(BASE_FIELDS, [{ bytes: pngImage(9, 9) }]);
     const refused = await h.app.inject({ method: "POST", url: "/api/v1/token-metadata", ...create });
     expect(refused.statusCode).toBe(503);
-    expect(refused.json().code).toBe("service_unavailable");
+    expect(refused.json().error.code).toBe("service_unavailable");
     expect(Number((await h.sql.query("SELECT count(*) AS n FROM metadata_drafts")).rows[0].n)).toBe(drafts);
   });
 });
