@@ -10,7 +10,7 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   invalid_address: 400,
   invalid_interval: 400,
-  // Metadata draft validation: the platform's own codes.
+  // Metadata creation (the platform's codes): the form, the image and each field.
   invalid_upload: 400,
   invalid_image: 400,
   invalid_name: 400,
@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   unsupported_image_type: 415,
   launch_mismatch: 422,
+  invalid_signature: 422,
   image_unavailable: 422,
   rate_limited: 429,
   headers_too_large: 431,
