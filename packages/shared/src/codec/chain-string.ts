@@ -10,7 +10,6 @@
 /** U+FFFD REPLACEMENT CHARACTER, what every unstorable character becomes. */
 export const REPLACEMENT_CHARACTER = "\uFFFD";
 
-const NUL = /\u0000/g;
 const lossyUtf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /**
@@ -20,7 +19,7 @@ const lossyUtf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
  */
 export function sanitizeChainString(value: string): string {
   const wellFormed = value.isWellFormed() ? value : value.toWellFormed();
-  return wellFormed.includes("\u0000") ? wellFormed.replace(NUL, REPLACEMENT_CHARACTER) : wellFormed;
+  return wellFormed.includes("\u0000") ? wellFormed.replaceAll("\u0000", REPLACEMENT_CHARACTER) : wellFormed;
 }
 
 /**
