@@ -10,6 +10,8 @@
 /** U+FFFD REPLACEMENT CHARACTER, what every unstorable character becomes. */
 export const REPLACEMENT_CHARACTER = "\uFFFD";
 
+/** A lone (unpaired) UTF-16 surrogate. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const lossyUtf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /**
@@ -18,8 +20,10 @@ const lossyUtf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
  * needed replacing.
  */
 export function sanitizeChainString(value: string): string {
-  const wellFormed = value.isWellFormed() ? value : value.toWellFormed();
-  return wellFormed.includes("\u0000") ? wellFormed.replaceAll("\u0000", REPLACEMENT_CHARACTER) : wellFormed;
+  let out = value.includes("\u0000") ? value.replaceAll("\u0000", REPLACEMENT_CHARACTER) : value;
+  LONE_SURROGATE.lastIndex = 0;
+  if (LONE_SURROGATE.test(out)) out = out.replace(LONE_SURROGATE, REPLACEMENT_CHARACTER);
+  return out;
 }
 
 /**

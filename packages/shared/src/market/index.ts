@@ -134,3 +134,8 @@ export function pricingSource(
 ): "indexed_v3_curve" | "indexed_v3_market" {
   return state === "graduated" && lastTradeSource === "uniswap_v3" ? "indexed_v3_market" : "indexed_v3_curve";
 }
+
+/** `fully_diluted_value` = floor(price × initial_supply / 10^18) in wei; null without a price. */
+export function fullyDilutedValue(price: bigint | null, initialSupply: bigint): bigint | null {
+  return price === null ? null : (price * initialSupply) / 10n ** 18n;
+}
