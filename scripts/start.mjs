@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm start`: the whole system on one machine (DESIGN.md §13).
+// `pnpm start`: the whole system on one machine (docs/operations.md).
 //
 // Devnet mode (default): installs what is missing, builds what is stale, checks PostgreSQL and
 // Redis, starts the devnet (anvil + deployment + traffic simulator unless SIMULATE=false) with its

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm devnet`: anvil + deployment + traffic simulator (DESIGN.md §13). See --help.
+// `pnpm devnet`: anvil + deployment + traffic simulator (packages/devnet/README.md). See --help.
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       throw new Error(
         `a devnet with chain id ${existing.chainId} already runs at ${existing.rpcUrl}: stop it before starting one with chain id ${chainId}`,
       );
-    // DESIGN.md §13: never a second chain under the same deployment; reuse the running one.
+    // Never a second chain under the same deployment: reuse the running one.
     devnet = { rpcUrl: existing.rpcUrl, deployment: existing, stop: async () => {} };
     attached = true;
     log(`a devnet with this deployment already runs at ${existing.rpcUrl}: attaching to it (no new anvil)`);

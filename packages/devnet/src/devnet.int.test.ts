@@ -136,10 +136,18 @@ describe("devnet", () => {
     const client = localPublicClient(devnet.rpcUrl, 8453);
     expect(await client.getChainId()).toBe(8453);
     const trader = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 4 });
-    const { token, hash } = await trader.createToken("Base Look", "BASE");
+    // With a value, the creator's first buy follows the launch as a second transaction.
+    const { token, hash, firstBuy } = await trader.createToken("Base Look", "BASE", {
+      value: parseEther("0.01"),
+    });
     expect((await client.getTransaction({ hash })).chainId).toBe(8453);
-    await trader.buy(token, parseEther("0.01"));
-    expect(await trader.balanceOf(token)).toBeGreaterThan(0n);
+    const [first] = parseEventLogs({
+      abi: zonkCurveV3Abi,
+      logs: firstBuy!.receipt.logs,
+      eventName: "TokensBought",
+    });
+    expect(first!.args.acceptedGross).toBe(parseEther("0.01"));
+    expect(await trader.balanceOf(token)).toBe(first!.args.tokensOut);
   });
 
   it("behavior: feed setters store rounds and statuses", async () => {

@@ -44,7 +44,7 @@ export interface StartDevnetOptions extends Omit<DeployOptions, "deploymentFile"
   stateFile?: string;
   /** Seconds between periodic dumps of `stateFile` (default 120; it is always dumped on stop). */
   stateInterval?: number;
-  /** Deployment JSON (DESIGN.md §13) to write, or to reuse when the resumed chain has its contracts. */
+  /** Deployment JSON (`deployments/devnet.json` shape) to write, or to reuse when the resumed chain has its contracts. */
   deploymentFile?: string;
   /**
    * Genesis timestamp (Unix seconds) for a fresh chain whose clock starts in the past, e.g. so that

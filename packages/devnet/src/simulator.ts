@@ -163,13 +163,13 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
         stringToHex(`tmi-simulator:${options.seed ?? 1}:${trader.address}:${tokens.length}`),
       );
       const value = random.chance(0.5) ? random.ethAmount(0.05, 0.8, 0.001, 0.5) : 0n;
-      const result = await trader.createToken(name, symbol, { userSalt });
+      // With a value, the creator's first buy follows (a second transaction: createToken is not payable).
+      const result = await trader.createToken(name, symbol, { userSalt, value });
       tokens.push({ address: result.token, curve: result.curve, graduated: false });
       stats.launches += 1;
       noteReceipt(result);
-      if (value > 0n) {
-        // The creator's first buy (a separate transaction: createToken is not payable).
-        noteReceipt(await trader.buy(result.token, value));
+      if (result.firstBuy) {
+        noteReceipt(result.firstBuy);
         holdings[index]!.add(result.token);
         stats.buys += 1;
       }

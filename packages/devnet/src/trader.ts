@@ -39,10 +39,15 @@ const DEADLINE = 2n ** 40n;
 export interface Trader {
   address: `0x${string}`;
   /**
-   * Launches a token through the factory's `createToken(name, symbol, userSalt)` (not payable: a
-   * creator's first buy is a separate {@link Trader.buy}). `userSalt` defaults to 32 random bytes.
+   * Launches a token through the factory's `createToken(name, symbol, userSalt)`. `userSalt`
+   * defaults to 32 random bytes. `createToken` is not payable: with `value` > 0 the creator's first
+   * buy follows as a second transaction (`firstBuy`); `hash`/`receipt` are the launch's.
    */
-  createToken(name: string, symbol: string, opts?: { userSalt?: Hex }): Promise<LaunchResult>;
+  createToken(
+    name: string,
+    symbol: string,
+    opts?: { userSalt?: Hex; value?: bigint },
+  ): Promise<LaunchResult & { firstBuy?: TxResult }>;
   /** Curve `buy(minTokensOut, deadline)` paying `value` wei (gross; an oversized graduating buy is refunded). */
   buy(token: Address, value: bigint, minTokensOut?: bigint): Promise<TxResult>;
   /** Curve `sell(tokensIn, minEthOut, deadline)` of `amount` base units (approves the curve once if needed). */
@@ -167,7 +172,9 @@ export function createTrader(args: {
       const token = launched.args.token.toLowerCase() as `0x${string}`;
       const curve = launched.args.curve.toLowerCase() as `0x${string}`;
       curves.set(token, curve);
-      return { ...result, token, curve, pool: launched.args.canonicalPool.toLowerCase() as `0x${string}` };
+      const pool = launched.args.canonicalPool.toLowerCase() as `0x${string}`;
+      const firstBuy = opts.value && opts.value > 0n ? await buy(token, opts.value) : undefined;
+      return { ...result, token, curve, pool, ...(firstBuy ? { firstBuy } : {}) };
     },
     buy,
     async sell(token, amount, minEthOut = 0n) {
