@@ -38,8 +38,6 @@ const SOLC_SETTINGS = {
 
 /** Solidity contracts compiled here: source path (relative to contracts/) → exported name prefix. */
 const COMPILED = [
-  { file: "Launchpad.sol", contract: "Launchpad", name: "launchpad" },
-  { file: "LaunchpadToken.sol", contract: "LaunchpadToken", name: "launchpadToken" },
   { file: "v3/ZonkFactoryV3.sol", contract: "ZonkFactoryV3", name: "zonkFactoryV3" },
   { file: "v3/ZonkDeployersV3.sol", contract: "ZonkTokenDeployerV3", name: "zonkTokenDeployerV3" },
   { file: "v3/ZonkTokenV3.sol", contract: "ZonkTokenV3", name: "zonkTokenV3" },
