@@ -31,9 +31,7 @@ const log = (msg) => {
 const SOLC_SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: "cancun",
-  outputSelection: {
-    "*": { "*": ["abi", "evm.bytecode.object", "evm.bytecode.linkReferences", "evm.deployedBytecode.object"] },
-  },
+  outputSelection: { "*": { "*": ["abi", "evm.bytecode.object", "evm.bytecode.linkReferences"] } },
 };
 
 /** Solidity contracts compiled here: source path (relative to contracts/) → exported name prefix. */
