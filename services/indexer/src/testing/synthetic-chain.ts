@@ -40,8 +40,8 @@ export class SyntheticChain {
 
   constructor(
     readonly platform: { factory: string; weth: string; feeManager: string; manager: string },
-    /** Distinguishes the block hashes of two branches. */
-    readonly branch = 1,
+    /** Distinguishes the block and transaction hashes of two branches (see {@link fork}). */
+    public branch = 1,
     readonly startTimestamp = 1_800_000_000,
   ) {}
 
@@ -59,6 +59,12 @@ export class SyntheticChain {
     });
     this.txIndex = 0;
     this.logIndex = 0;
+    return this;
+  }
+
+  /** Blocks started from now on belong to branch `branch` (other hashes than the shared prefix). */
+  fork(branch: number): this {
+    this.branch = branch;
     return this;
   }
 
