@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import {
   applyBuy,
   applySell,
+  BASE_MAINNET,
   CURVE_ALLOCATION,
   CurveMathError,
   curveSpotPrice,
@@ -100,5 +101,11 @@ describe("zonk V3 curve math", () => {
     expect(() => quoteBuy(INITIAL_CURVE_STATE, 0n)).toThrow("InvalidAmount");
     expect(() => quoteSell(INITIAL_CURVE_STATE, 1n)).toThrow("InvalidAmount");
     expect(poolPriceFromSqrtPriceX96(0n, true)).toBeNull();
+  });
+
+  test("behavior: the Base mainnet addresses are the platform's, lowercase", () => {
+    expect(BASE_MAINNET.chainId).toBe(8453);
+    for (const address of Object.values(BASE_MAINNET.contracts)) expect(address).toMatch(/^0x[0-9a-f]{40}$/);
+    expect(BASE_MAINNET.contracts.factory).toBe("0x90B371F571975a0b0693Dc3C46Eea19733c72ddD".toLowerCase());
   });
 });

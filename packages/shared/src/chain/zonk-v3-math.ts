@@ -275,3 +275,23 @@ export function poolPriceFromSqrtPriceX96(sqrtPriceX96: bigint, tokenIsToken0: b
   const price = tokenIsToken0 ? (squared * WAD) / q192 : (q192 * WAD) / squared;
   return price > 0n ? price : null;
 }
+
+/**
+ * The platform's deployment on Base mainnet (chain id 8453): its V3 contracts, WETH, Uniswap V3 and
+ * the Chainlink ETH/USD feed (8 decimals). `startBlock` is the factory's deployment block. Addresses
+ * lowercase.
+ */
+export const BASE_MAINNET = Object.freeze({
+  chainId: 8453,
+  startBlock: 50_184_361,
+  contracts: Object.freeze({
+    factory: "0x90b371f571975a0b0693dc3c46eea19733c72ddd",
+    graduationManager: "0x5917ce7aff3a5f276334464e3dea2a96e94c81d8",
+    feeManager: "0x016b62b2597954a0c3c2a3a800a9ec29182a1915",
+    weth: "0x4200000000000000000000000000000000000006",
+    uniswapV3Factory: "0x33128a8fc17869897dce68ed026d694621f6fdfd",
+    nonfungiblePositionManager: "0x03a520b32c04bf3beef7beb72e919cf822ed34f1",
+    swapRouter: "0x2626664c2603336e57b271c5c0b26f421741e481",
+    ethUsdFeed: "0x71041dddad3595f9ced3dccfbe3d1f4b0a16bb70",
+  }),
+} as const);
