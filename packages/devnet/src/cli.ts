@@ -112,7 +112,10 @@ async function main(): Promise<void> {
     existing.rpcUrl === `http://127.0.0.1:${port}` &&
     (await isDeploymentLive(existing.rpcUrl, existing))
   ) {
-    if (existing.chainId !== chainId)
+    // Without an explicit chain id, attach to whatever chain runs there.
+    const explicitChainId =
+      values["chain-id"] !== undefined || (process.env.DEVNET_CHAIN_ID ?? "").trim() !== "";
+    if (explicitChainId && existing.chainId !== chainId)
       throw new Error(
         `a devnet with chain id ${existing.chainId} already runs at ${existing.rpcUrl}: stop it before starting one with chain id ${chainId}`,
       );
