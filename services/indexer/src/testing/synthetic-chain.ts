@@ -68,14 +68,6 @@ export class SyntheticChain {
     return this;
   }
 
-  /** Copies blocks of another chain (a shared prefix of two branches). */
-  copyFrom(other: SyntheticChain, upTo: number): this {
-    for (const b of other.blocks) if (b.header.number <= upTo) this.blocks.push(b);
-    for (const [k, v] of (other as unknown as { curves: typeof this.curves }).curves)
-      this.curves.set(k, { ...v });
-    return this;
-  }
-
   private tx(): { hash: string; index: number } {
     const b = this.blocks.at(-1)!;
     const index = this.txIndex++;
