@@ -45,6 +45,7 @@ import {
   ContractFunctionRevertedError,
   encodeFunctionData,
   type Hex,
+  keccak256,
   type Log,
   maxUint256,
   parseEther,
@@ -53,6 +54,7 @@ import {
   type TransactionReceipt,
   toEventSelector,
   toFunctionSelector,
+  toHex,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -266,6 +268,17 @@ describe("zonk V3 contracts", () => {
 
     const manager = deployment.contracts.graduationManager;
     expect(lower(await read(manager, graduationManagerV3Abi, "canonicalPoolOf", [token]))).toBe(lower(pool));
+    const selection = await read<readonly unknown[]>(
+      manager,
+      compiledGraduationManagerAbi as Abi,
+      "launchSelectionOf",
+      [token],
+    );
+    expect(selection).toEqual([pool, launched?.args.launchSeed, launched?.args.candidateSalt, 0]);
+    expect(await read(curve, compiledCurveAbi as Abi, "EXACT_GRADUATION_GROSS")).toBe(EXACT_GRADUATION_GROSS);
+    expect(await read(curve, compiledCurveAbi as Abi, "feePolicyHash")).toBe(
+      keccak256(toHex("zonk-fee-design-b-v3")),
+    );
     const [sqrtPriceX96] = await read<readonly [bigint]>(pool, uniswapV3PoolAbi, "slot0");
     expect(sqrtPriceX96).toBe(
       tokenIsToken0 ? TERMINAL_SQRT_PRICE_X96_TOKEN0 : TERMINAL_SQRT_PRICE_X96_TOKEN1,
@@ -475,6 +488,9 @@ describe("zonk V3 contracts", () => {
     expect(await client.getBalance({ address: curve })).toBe(0n);
 
     expect(await read(curve, zonkCurveV3Abi, "graduated")).toBe(true);
+    expect(await read(curve, compiledCurveAbi as Abi, "graduationEthForwarded")).toBe(GRADUATION_NET_ETH);
+    expect(await read(curve, compiledCurveAbi as Abi, "activeEthReserve")).toBe(0n);
+    expect(await read(curve, compiledCurveAbi as Abi, "unaccountedEth")).toBe(0n);
     expect(await read(curve, zonkCurveV3Abi, "spotPrice")).toBe(TERMINAL_PRICE);
     expect(TERMINAL_PRICE).toBe(15_000_000_000n);
     expect(await read(curve, zonkCurveV3Abi, "reserveCoordinate")).toBe(GRADUATION_NET_ETH);

@@ -110,6 +110,16 @@ contract FeeManagerV3 is IZonkFeeManagerV3, ReentrancyGuard {
         emit CreatorFeesClaimed(token, payout, msg.sender, amount);
     }
 
+    /// @notice keccak256("endpoint-cp-v3").
+    function protocolVersionHash() external pure returns (bytes32) {
+        return keccak256("endpoint-cp-v3");
+    }
+
+    /// @notice keccak256("zonk-fee-design-b-v3").
+    function feePolicyHash() external pure returns (bytes32) {
+        return keccak256("zonk-fee-design-b-v3");
+    }
+
     receive() external payable {
         revert UnexpectedEther();
     }

@@ -39,6 +39,9 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
         address curve;
         address creator;
         address pool;
+        bytes32 launchSeed;
+        bytes32 candidateSalt;
+        uint16 attemptIndex;
         bool registered;
         bool graduated;
     }
@@ -128,7 +131,16 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
         IUniswapV3PoolLike(pool).initialize(expectedSqrtPriceX96(token));
         (PoolCandidateState finalState,) = classifyPoolCandidate(token);
         if (finalState != PoolCandidateState.InitializedExactPrice) revert PoolReservationMismatch();
-        _launches[token] = Launch({curve: curve, creator: creator, pool: pool, registered: true, graduated: false});
+        _launches[token] = Launch({
+            curve: curve,
+            creator: creator,
+            pool: pool,
+            launchSeed: launchSeed,
+            candidateSalt: candidateSalt,
+            attemptIndex: attemptIndex,
+            registered: true,
+            graduated: false
+        });
         canonicalPoolOf[token] = pool;
         emit LaunchRegistered(token, curve, creator, pool, launchSeed, candidateSalt, attemptIndex);
     }
@@ -195,6 +207,21 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
     {
         Launch storage launch = _launches[token];
         return (launch.curve, launch.creator, launch.registered, launch.graduated);
+    }
+
+    /// @notice The CREATE2 selection of `token`'s launch and its canonical pool.
+    function launchSelectionOf(address token)
+        external
+        view
+        returns (address pool, bytes32 launchSeed, bytes32 candidateSalt, uint16 attemptIndex)
+    {
+        Launch storage launch = _launches[token];
+        return (launch.pool, launch.launchSeed, launch.candidateSalt, launch.attemptIndex);
+    }
+
+    /// @notice keccak256("endpoint-cp-v3").
+    function protocolVersionHash() external pure returns (bytes32) {
+        return C.PROTOCOL_VERSION_HASH;
     }
 
     function _mintFullRange(address token, address custodian, uint256 tokenAmount, uint256 ethAmount)

@@ -99,6 +99,18 @@ contract ZonkCurveV3 is ReentrancyGuard {
     error UnexpectedEther();
 
     string public constant PROTOCOL_VERSION = C.PROTOCOL_VERSION;
+    uint256 public constant TOTAL_SUPPLY = C.TOTAL_SUPPLY;
+    uint256 public constant CURVE_ALLOCATION = C.CURVE_ALLOCATION;
+    uint256 public constant LP_ALLOCATION = C.LP_ALLOCATION;
+    uint256 public constant VIRTUAL_TOKEN_RESERVE = C.VIRTUAL_TOKEN_RESERVE;
+    uint256 public constant VIRTUAL_ETH_RESERVE = C.VIRTUAL_ETH_RESERVE;
+    uint256 public constant GRADUATION_RESERVE = C.GRADUATION_RESERVE;
+    uint256 public constant K = C.K;
+    uint256 public constant FEE_DENOMINATOR = C.FEE_DENOMINATOR;
+    uint256 public constant TOTAL_FEE_BPS = C.TOTAL_FEE_BPS;
+    uint256 public constant INITIAL_PRICE = 937_500_000;
+    uint256 public constant TERMINAL_PRICE = 15_000_000_000;
+    uint256 public constant EXACT_GRADUATION_GROSS = 3_030_303_030_303_030_303;
 
     address public immutable factory;
     address public immutable token;
@@ -112,6 +124,8 @@ contract ZonkCurveV3 is ReentrancyGuard {
     uint256 public activeEthReserve;
     /// @notice The reserve coordinate frozen at graduation (3 ETH), used for the terminal price.
     uint256 public terminalGraduationReserve;
+    /// @notice ETH actually forwarded to the graduation manager (3 ETH once graduated).
+    uint256 public graduationEthForwarded;
     bool public graduated;
 
     constructor(address factory_, address token_, address creator_, address feeManager_, address graduationManager_) {
@@ -253,6 +267,17 @@ contract ZonkCurveV3 is ReentrancyGuard {
         return graduated ? terminalGraduationReserve : activeEthReserve;
     }
 
+    /// @notice ETH held beyond the active reserve (e.g. forced in); never part of quotes or prices.
+    function unaccountedEth() external view returns (uint256) {
+        uint256 balance = address(this).balance;
+        return balance > activeEthReserve ? balance - activeEthReserve : 0;
+    }
+
+    /// @notice keccak256("zonk-fee-design-b-v3"): identifies the 1 % fee and its 35/20/15/rest split.
+    function feePolicyHash() external pure returns (bytes32) {
+        return C.FEE_POLICY_HASH;
+    }
+
     /// @notice Smallest gross whose net after the 1 % fee is exactly `netAmount`.
     function grossRequiredForNet(uint256 netAmount) public pure returns (uint256 gross) {
         if (netAmount == 0) return 0;
@@ -279,6 +304,7 @@ contract ZonkCurveV3 is ReentrancyGuard {
         }
         uint256 forwarded = activeEthReserve;
         terminalGraduationReserve = forwarded;
+        graduationEthForwarded = forwarded;
         activeEthReserve = 0;
         IERC20(token).safeTransfer(address(graduationManager), C.LP_ALLOCATION);
         graduationManager.graduate{value: forwarded}(token, creator, C.LP_ALLOCATION, forwarded);

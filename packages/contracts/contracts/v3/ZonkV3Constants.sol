@@ -23,6 +23,7 @@ library ZonkV3Constants {
     uint256 internal constant CREATOR_FEE_PERCENT = 35;
     uint256 internal constant COMMUNITY_FEE_PERCENT = 20;
     uint256 internal constant TRADER_REWARDS_FEE_PERCENT = 15;
+    bytes32 internal constant FEE_POLICY_HASH = keccak256("zonk-fee-design-b-v3");
 
     uint24 internal constant POOL_FEE = 10_000;
     int24 internal constant POOL_TICK_SPACING = 200;
