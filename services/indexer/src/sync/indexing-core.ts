@@ -5,6 +5,7 @@ import { KnownState, selectEvents } from "../model/known-state.js";
 import type { TokenLabel } from "../rpc/contract-reads.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 import { executeWrite, type PreparedWrite, prepareWrite } from "../store/batch-writer.js";
+import { loadKnownState } from "../store/known-state-loader.js";
 import { revertTo } from "../store/reorg-journal.js";
 import type { EmitterToken } from "./log-filter.js";
 import type { RollbackFn } from "./reorg-reconciler.js";
@@ -65,68 +66,24 @@ export interface IndexingCoreOptions {
   keepBlocks: number;
 }
 
-interface TokenRow {
-  address: string;
-  creator: string;
-  curve_address: string;
-  pool_address: string;
-  pool_token_is_token0: boolean;
-  initial_supply: string;
-  graduation_threshold: string;
-  fee_manager_address: string | null;
-  graduation_manager_address: string | null;
-  lp_custodian_address: string | null;
-  residual_escrow_address: string | null;
-  graduated_block_number: string | null;
-  graduated_log_index: number | null;
-  sold_supply: string;
-  reserve_balance: string;
-  state: string;
-}
-
 /**
  * The read-model core of the V3 indexer: `KnownState` + `selectEvents` (emitter checks),
  * `buildBatch` (handlers), `prepareWrite`/`executeWrite` (read models, journal, checkpoint, NOTIFY)
  * and `revertTo` (the reorg journal), behind {@link IndexingCore}.
  */
 export function createIndexingCore(options: IndexingCoreOptions): IndexingCore {
-  const state = new KnownState(options.factory, options.weth, options.feed);
+  let state = new KnownState(options.factory, options.weth, options.feed);
   type Prepared = PreparedRange & { write: PreparedWrite };
   return {
     async load(pool) {
-      const { rows } = await pool.query<TokenRow>(
-        `SELECT address, creator, curve_address, pool_address, pool_token_is_token0, initial_supply::text,
-                graduation_threshold::text, fee_manager_address, graduation_manager_address,
-                lp_custodian_address, residual_escrow_address, graduated_block_number::text,
-                graduated_log_index, sold_supply::text, reserve_balance::text, state
-           FROM tokens`,
-      );
-      state.clear();
+      state = await loadKnownState(pool, {
+        factory: options.factory,
+        weth: options.weth,
+        feed: options.feed,
+      });
       const seed: EmitterToken[] = [];
-      for (const r of rows) {
-        const graduated = r.graduated_block_number !== null;
-        state.addToken({
-          address: r.address,
-          creator: r.creator,
-          curve: r.curve_address,
-          pool: r.pool_address,
-          tokenIsToken0: r.pool_token_is_token0,
-          initialSupply: BigInt(r.initial_supply),
-          graduationThreshold: BigInt(r.graduation_threshold),
-          feeManager: r.fee_manager_address,
-          graduationManager: r.graduation_manager_address,
-          custodian: r.lp_custodian_address,
-          escrow: r.residual_escrow_address,
-          graduatedAt: graduated
-            ? { blockNumber: Number(r.graduated_block_number), logIndex: r.graduated_log_index ?? 0 }
-            : null,
-          curveState: {
-            soldSupply: BigInt(r.sold_supply),
-            reserveCoordinate: BigInt(r.reserve_balance),
-            graduated: r.state === "graduated",
-          },
-        });
-        seed.push({ token: r.address, curve: r.curve_address, pool: r.pool_address, graduated });
+      for (const t of state.tokens.values()) {
+        seed.push({ token: t.address, curve: t.curve, pool: t.pool, graduated: t.graduatedAt !== null });
       }
       return seed;
     },

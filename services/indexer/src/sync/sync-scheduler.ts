@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from "pg";
 import type { Logger } from "pino";
 import type { IndexerConfig } from "../config.js";
-import type { DecodedEvent } from "../decode/event-decoder.js";
+import { type DecodedEvent, TOPIC0 } from "../decode/event-decoder.js";
 import type { IndexerMetrics } from "../metrics.js";
 import { type BlockHeader, type RpcClient, RpcError } from "../rpc/rpc-client.js";
 import { refreshTrending } from "../store/trending.js";
@@ -347,8 +347,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
         s.event.blockHash,
         s.event.transactionHash,
         s.event.address,
-        s.event.name,
-        s.reason.slice(0, 1000),
+        TOPIC0[s.event.name],
+        `${s.event.name}: ${s.reason}`.slice(0, 1000),
       ],
     );
   }
