@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm start`: the whole system on one machine (DESIGN.md §13).
+// `pnpm start`: the whole system on one machine (docs/operations.md).
 //
 // Devnet mode (default): installs what is missing, builds what is stale, checks PostgreSQL and
 // Redis, starts the devnet (anvil + deployment + traffic simulator unless SIMULATE=false) with its
@@ -9,8 +9,10 @@
 // prints the base URL with a few example requests. Ctrl-C (SIGINT) or SIGTERM stops the services,
 // then the devnet (which saves its state).
 //
-// Real-chain mode: with RPC_URL and LAUNCHPAD_ADDRESS set (plus CHAIN_ID, START_BLOCK and the
-// ORACLE_* settings), no devnet and no simulator: the same services index and serve that chain.
+// Real-chain mode: with RPC_URL set and either FACTORY_ADDRESS + START_BLOCK (CHAIN_ID optional:
+// read from the node) or NETWORK=base (the Base mainnet deployment: factory, start block, chain id,
+// WETH, managers, Chainlink ETH/USD for oracle-price), no devnet and no simulator: the same services
+// index and serve that chain.
 //
 // Plain Node ESM; third-party modules (pg) are loaded from the workspace after the install step.
 // Settings of this script (every other variable is passed through to the services):
@@ -18,6 +20,9 @@
 //   VERBOSE=true          print every service log line (default: only errors; all lines go to
 //                         .data/logs/<service>.log)
 //   TMI_DATA_DIR          state directory (default .data): devnet state, logs, objects, secrets
+//   DEVNET_CHAIN_ID       chain id of the devnet (default 31337; 8453 makes it look like Base to
+//                         clients that accept only Base). A saved chain of another id is set
+//                         aside (.data/devnet/state.json.chain-<id>) and a new chain started.
 //   DEVNET_PORT (8545), GATEWAY_PORT (8080), QUERY_API_PORT (3001), METADATA_API_PORT (3002),
 //   ORACLE_PRICE_PORT (3003), INDEXER_PORT (3004)
 //   DEVNET_BLOCK_TIME     seconds between devnet blocks (default: the devnet's own default)
@@ -64,7 +69,7 @@ const VERBOSE = flag(env.VERBOSE, false) || process.argv.includes("--verbose");
 const SIMULATE = flag(env.SIMULATE, true);
 const DATA_DIR = resolve(ROOT, env.TMI_DATA_DIR || ".data");
 const LOG_DIR = join(DATA_DIR, "logs");
-const EXTERNAL = Boolean(env.RPC_URL || env.LAUNCHPAD_ADDRESS);
+const EXTERNAL = Boolean(env.RPC_URL || env.FACTORY_ADDRESS || env.NETWORK);
 const HOST = "127.0.0.1";
 const PORTS = {
   devnet: portOf("DEVNET_PORT", 8545),
@@ -97,6 +102,16 @@ function fail(message) {
   process.stderr.write(`${tag("start")} ${paint(31, "error:")} ${message}\n`);
   process.exit(1);
 }
+
+/** The devnet's chain id: DEVNET_CHAIN_ID, default 31337 (anvil's). */
+const DEVNET_CHAIN_ID = (() => {
+  const raw = (env.DEVNET_CHAIN_ID ?? "").trim();
+  if (raw === "") return 31337;
+  const id = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id < 1)
+    fail(`DEVNET_CHAIN_ID=${raw} is not a chain id (a positive integer, e.g. 31337 or 8453)`);
+  return id;
+})();
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
@@ -374,7 +389,7 @@ const quoteLiteral = (text) => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * Makes sure the database belongs to the running devnet. The chain's identity (chain id,
- * launchpad, hash of the deployment's start block) is recorded as the database's comment; when it differs, or when
+ * factory, hash of the deployment's start block) is recorded as the database's comment; when it differs, or when
  * the indexer's checkpoint block is not on the chain, the database is dropped so that it is
  * rebuilt from the new chain (never a new chain over an old database).
  * @returns true when the database was reset.
@@ -394,7 +409,8 @@ async function ensureDatabaseMatchesChain(databaseUrl, identity, rpcUrl) {
     if (found.rowCount) {
       const recorded = found.rows[0].comment;
       if (recorded && recorded !== expected) {
-        reason = "the devnet is a new chain (its deployment block or launchpad differs from the indexed one)";
+        reason =
+          "the devnet is a new chain (its chain id, deployment block or factory differs from the indexed one)";
       } else {
         reason = await checkpointMismatch(pg, databaseUrl, identity.chainId, rpcUrl);
         if (!reason && !recorded) reason = await unrecordedDataReason(pg, databaseUrl);
@@ -628,12 +644,22 @@ async function startDevnet() {
   // The deployment lives beside the chain state it belongs to (deployments/devnet.json may be
   // rewritten by other devnets); it is copied to deployments/devnet.json once the devnet is up.
   const deploymentFile = join(stateDir, "deployment.json");
-  const resumed = existsSync(stateFile);
+  // A saved chain is resumed only under the chain id it was made with (the devnet sets it aside otherwise).
+  const savedChainId = (() => {
+    try {
+      return Number(JSON.parse(readFileSync(deploymentFile, "utf8")).chainId);
+    } catch {
+      return undefined;
+    }
+  })();
+  const resumed = existsSync(stateFile) && (savedChainId === undefined || savedChainId === DEVNET_CHAIN_ID);
   const before = mtime(deploymentFile);
   const args = [
     join(ROOT, "packages/devnet/dist/cli.js"),
     "--port",
     String(PORTS.devnet),
+    "--chain-id",
+    String(DEVNET_CHAIN_ID),
     "--state",
     stateFile,
     "--deployment",
@@ -642,11 +668,11 @@ async function startDevnet() {
   if (env.DEVNET_BLOCK_TIME) args.push("--block-time", env.DEVNET_BLOCK_TIME);
   if (!SIMULATE) args.push("--no-simulate");
   say(
-    `starting the devnet on ${HOST}:${PORTS.devnet} (${resumed ? "resuming the saved chain" : "new chain"}${SIMULATE ? ", simulated traders" : ", no simulator"})`,
+    `starting the devnet on ${HOST}:${PORTS.devnet} (chain id ${DEVNET_CHAIN_ID}, ${resumed ? "resuming the saved chain" : "new chain"}${SIMULATE ? ", simulated traders" : ", no simulator"})`,
   );
   const devnet = startChild("devnet", process.execPath, args, { ...env, DEVNET_PORT: String(PORTS.devnet) });
   const rpcUrl = `http://${HOST}:${PORTS.devnet}`;
-  // Ready when the deployment file has been (re)written and the launchpad has code at its address.
+  // Ready when the deployment file has been (re)written for this chain id and the factory has code.
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (devnet.child.exitCode !== null) fail(`the devnet exited during start-up (see ${devnet.file})`);
@@ -657,10 +683,10 @@ async function startDevnet() {
     if (mtime(deploymentFile) > before || (resumed && mtime(deploymentFile) > 0)) {
       try {
         const deployment = JSON.parse(readFileSync(deploymentFile, "utf8"));
-        const launchpad = deployment.contracts?.launchpad;
-        const code = launchpad ? await rpc(rpcUrl, "eth_getCode", [launchpad, "latest"]) : "0x";
+        const factory = deployment.contracts?.factory;
+        const code = factory ? await rpc(rpcUrl, "eth_getCode", [factory, "latest"]) : "0x";
         const chainId = Number(await rpc(rpcUrl, "eth_chainId"));
-        if (code && code !== "0x" && chainId === Number(deployment.chainId)) {
+        if (code && code !== "0x" && chainId === Number(deployment.chainId) && chainId === DEVNET_CHAIN_ID) {
           // anvil makes a new genesis block whenever it loads a state file: the block of the
           // deployment identifies the chain instead.
           const startBlock = Math.max(1, Number(deployment.startBlock ?? 1));
@@ -688,7 +714,7 @@ async function chainSettings(devnet) {
     return {
       RPC_URL: rpcUrl,
       CHAIN_ID: String(deployment.chainId),
-      LAUNCHPAD_ADDRESS: c.launchpad,
+      FACTORY_ADDRESS: c.factory,
       START_BLOCK: String(deployment.startBlock ?? 0),
       DEPLOYMENT_FILE: deploymentFile,
       ETH_USD_FEED_ADDRESS: c.ethUsdFeed,
@@ -701,27 +727,46 @@ async function chainSettings(devnet) {
       ORACLE_SEQUENCER_GRACE_PERIOD: env.ORACLE_SEQUENCER_GRACE_PERIOD || "0",
     };
   }
-  if (!env.RPC_URL || !env.LAUNCHPAD_ADDRESS)
-    fail("set both RPC_URL and LAUNCHPAD_ADDRESS to index a chain of your own (or neither for the devnet)");
-  let chainId = env.CHAIN_ID;
-  if (!chainId) {
-    try {
-      chainId = String(Number(await rpc(env.RPC_URL, "eth_chainId")));
-    } catch (error) {
-      fail(`cannot read the chain id from RPC_URL: ${error.message} (or set CHAIN_ID)`);
-    }
-  }
-  if (!env.START_BLOCK)
+  // The table behind NETWORK (built by ensureBuilt: packages/shared/dist).
+  const { NETWORKS } = await import(join(ROOT, "packages/shared/dist/env/networks.js"));
+  const network = env.NETWORK ? NETWORKS[env.NETWORK] : undefined;
+  if (env.NETWORK && !network)
+    fail(`NETWORK=${env.NETWORK} is not known (known: ${Object.keys(NETWORKS).join(", ")})`);
+  if (!env.RPC_URL)
     fail(
-      "START_BLOCK is not set: set it to the block in which the launchpad was deployed (indexing starts there)",
+      "set RPC_URL (a node of the chain to index) with FACTORY_ADDRESS and START_BLOCK, or with NETWORK=base; or none of them for the devnet",
     );
-  if (!env.ORACLE_RPC_URL)
-    warn("ORACLE_RPC_URL is not set: /api/v1/prices/eth-usd answers 503 oracle_unavailable");
+  const factory = env.FACTORY_ADDRESS || network?.factory;
+  if (!factory) fail("FACTORY_ADDRESS is not set (the zonk.fun V3 factory of that chain), nor NETWORK");
+  const startBlock = env.START_BLOCK || (network ? String(network.startBlock) : "");
+  if (!startBlock)
+    fail(
+      "START_BLOCK is not set: set it to the block in which the factory was deployed (indexing starts there)",
+    );
+  let nodeChainId;
+  try {
+    nodeChainId = String(Number(await rpc(env.RPC_URL.replace(/^ws/, "http"), "eth_chainId")));
+  } catch (error) {
+    fail(`cannot read the chain id from RPC_URL: ${error.message}`);
+  }
+  const chainId = env.CHAIN_ID || (network ? String(network.chainId) : nodeChainId);
+  if (chainId !== nodeChainId)
+    fail(
+      `RPC_URL serves chain ${nodeChainId}, but ${env.CHAIN_ID ? "CHAIN_ID" : `NETWORK=${env.NETWORK}`} is ${chainId}`,
+    );
+  // oracle-price reads the same node unless told otherwise (NETWORK fills its feed address).
+  const oracleRpc = env.ORACLE_RPC_URL || (/^https?:\/\//.test(env.RPC_URL) ? env.RPC_URL : "");
+  if (!oracleRpc) warn("ORACLE_RPC_URL is not set: /api/v1/prices/eth-usd answers 503 oracle_unavailable");
+  else if (!env.ORACLE_ETH_USD_ADDRESS && !network)
+    warn("ORACLE_ETH_USD_ADDRESS is not set: /api/v1/prices/eth-usd answers 503 oracle_unavailable");
   return {
     RPC_URL: env.RPC_URL,
     CHAIN_ID: chainId,
-    LAUNCHPAD_ADDRESS: env.LAUNCHPAD_ADDRESS,
+    FACTORY_ADDRESS: factory.toLowerCase(),
+    START_BLOCK: startBlock,
     DEPLOYMENT_FILE: "",
+    ...(oracleRpc ? { ORACLE_RPC_URL: oracleRpc } : {}),
+    ...(env.ORACLE_CHAIN_ID || !network ? {} : { ORACLE_CHAIN_ID: chainId }),
   };
 }
 
@@ -890,7 +935,7 @@ async function main() {
     await Promise.all([checkPostgres(databaseUrl), checkRedis(REDIS_URL)]);
     await migrateDatabase(databaseUrl);
     say(
-      `indexing chain ${chain.CHAIN_ID} at ${chain.RPC_URL} (launchpad ${chain.LAUNCHPAD_ADDRESS}); no devnet, no simulator`,
+      `indexing chain ${chain.CHAIN_ID} at ${chain.RPC_URL} (factory ${chain.FACTORY_ADDRESS} from block ${chain.START_BLOCK}${env.NETWORK ? `, NETWORK=${env.NETWORK}` : ""}); no devnet, no simulator`,
     );
     startServices(chain, databaseUrl);
   } else {
@@ -899,11 +944,11 @@ async function main() {
     devnet = await startDevnet();
     const { deployment, startBlockHash, rpcUrl } = devnet;
     say(
-      `devnet ready: chain ${deployment.chainId}, launchpad ${deployment.contracts.launchpad} (${seconds()} s)`,
+      `devnet ready: chain ${deployment.chainId}, factory ${deployment.contracts.factory} (${seconds()} s)`,
     );
     const identity = {
       chainId: Number(deployment.chainId),
-      launchpad: deployment.contracts.launchpad.toLowerCase(),
+      factory: deployment.contracts.factory.toLowerCase(),
       startBlock: Number(deployment.startBlock ?? 0),
       startBlockHash,
     };
