@@ -16,6 +16,7 @@ import {
   startDevnet,
   type Trader,
 } from "@tmi/devnet";
+import { curveSpotPrice } from "@tmi/shared/chain";
 import { createLogger } from "@tmi/shared/logger";
 import {
   createTestDatabase,
@@ -171,7 +172,7 @@ describe("usd, reserve_amount_usd and stats over the real indexer", () => {
     expect(detail.usd).toEqual(item.usd);
     // The spec fields are unchanged: the price is still wei per whole token.
     expect(detail.metrics.current_price).toBe(
-      ((BigInt(detail.curve.reserve_balance) * WAD) / BigInt(detail.curve.token_balance)).toString(),
+      curveSpotPrice(BigInt(detail.curve.sold_supply), BigInt(detail.curve.reserve_balance)).toString(),
     );
 
     for (const path of [

@@ -4,6 +4,7 @@
 // while new trades keep arriving (the indexer keeps following an automine devnet).
 
 import { createTrader, type Devnet, localPublicClient, startDevnet, type Trader } from "@tmi/devnet";
+import { CURVE_ALLOCATION, curveSpotPrice } from "@tmi/shared/chain";
 import { createLogger } from "@tmi/shared/logger";
 import {
   createTestDatabase,
@@ -142,27 +143,36 @@ describe("over the real indexer", () => {
 
     const detail = await get(`/api/v1/tokens/${alpha}`);
     validate("/api/v1/tokens/{address}", detail.body);
-    expect(detail.body.state).toBe("curve");
-    expect(detail.body.graduation).toBeNull();
-    expect(detail.body.metadata).toBeNull();
-    expect(BigInt(detail.body.curve.real_reserve)).toBeGreaterThan(0n);
-    expect(detail.body.curve.progress_bps).toBe(
-      Number(
-        (BigInt(detail.body.curve.real_reserve) * 10_000n) / BigInt(detail.body.curve.graduation_threshold),
-      ),
-    );
-    // Spot price of the curve (docs/api.md "Units").
+    for (const key of ["graduation", "metadata_verified", "image_url", "description"]) {
+      expect(detail.body).not.toHaveProperty(key);
+    }
+    const curve = detail.body.curve;
+    expect(curve).toMatchObject({
+      address: (await traders[0]!.curveOf(alpha)).toLowerCase(),
+      supply: "1000000000000000000000000000",
+      graduation_threshold: CURVE_ALLOCATION.toString(),
+      lifecycle: "active",
+    });
+    expect(BigInt(curve.sold_supply)).toBeGreaterThan(0n);
+    expect(BigInt(curve.reserve_balance)).toBeGreaterThan(0n);
+    expect(curve.progress_bps).toBe(Number((BigInt(curve.sold_supply) * 10_000n) / CURVE_ALLOCATION));
+    // The curve's spotPrice() formula over the indexed state (docs/api.md "Units").
     expect(detail.body.metrics.current_price).toBe(
-      (
-        (BigInt(detail.body.curve.reserve_balance) * WAD) /
-        BigInt(detail.body.curve.token_balance)
-      ).toString(),
+      curveSpotPrice(BigInt(curve.sold_supply), BigInt(curve.reserve_balance)).toString(),
     );
+    expect(detail.body.metrics.latest_trade_timestamp).toBeTypeOf("number");
+    expect(item.curve).toEqual(curve);
 
     const graduated = await get(`/api/v1/tokens/${grad}`);
-    expect(graduated.body.state).toBe("graduated");
-    expect(graduated.body.graduation.pool_address).toBe(pool3.toLowerCase());
-    expect(graduated.body.curve.progress_bps).toBe(10_000);
+    validate("/api/v1/tokens/{address}", graduated.body);
+    expect(graduated.body.curve).toMatchObject({ lifecycle: "graduated", progress_bps: 10_000 });
+    expect(graduated.body.graduation).toMatchObject({
+      phase: "graduated",
+      canonical_pool_address: pool3.toLowerCase(),
+      sold_supply: CURVE_ALLOCATION.toString(),
+    });
+    expect(graduated.body.graduation.curve_terminal_at.block_number).toBeTypeOf("number");
+    expect(graduated.body.graduation.settled_at.block_number).toBeTypeOf("number");
   });
 
   test("behavior: pricing source follows graduation and pool swaps", async () => {
@@ -195,7 +205,7 @@ describe("over the real indexer", () => {
     }
     const swaps = await get(`/api/v1/tokens/${grad}/trades`);
     expect(swaps.body.items[0]).toMatchObject({
-      source: "dex_v3",
+      source: "uniswap_v3",
       side: "buy",
       protocol_fee: "0",
       creator_fee: "0",
@@ -204,13 +214,14 @@ describe("over the real indexer", () => {
     const activity = await get(`/api/v1/tokens/${alpha}/activity?limit=100`);
     validate("/api/v1/tokens/{address}/activity", activity.body);
     const names = activity.body.items.map((e: { event_name: string }) => e.event_name);
-    expect(names).toContain("TokenCreated");
+    expect(names).toContain("TokenLaunchedV3");
     expect(names).toContain("TokensBought");
     expect(names).toContain("TokensSold");
     expect(names).toContain("Transfer"); // the token's ERC-20 transfers
     const gradActivity = await get(`/api/v1/tokens/${grad}/activity?limit=100`);
     const gradNames = gradActivity.body.items.map((e: { event_name: string }) => e.event_name);
-    expect(gradNames).toContain("TokenGraduated");
+    expect(gradNames).toContain("Graduated");
+    expect(gradNames).toContain("GraduatedV3");
     expect(gradNames).toContain("Swap"); // the pool's swaps
     const bought = activity.body.items.find((e: { event_name: string }) => e.event_name === "TokensBought");
     expect(bought.decoded.token.toLowerCase()).toBe(alpha);
