@@ -74,12 +74,12 @@ beforeAll(async () => {
   const created1 = await a.createToken("Alpha Token", "ALPHA", { value: ETH / 10n });
   alpha = created1.token;
   alphaCreateTx = created1.hash;
-  record(alpha, created1.hash);
+  record(alpha, created1.firstBuy!.hash); // createToken is not payable: the first buy follows
   const created2 = await b.createToken("Beta Ünïcode", "BETA");
   beta = created2.token;
   const created3 = await a.createToken("Grad", "GRAD", { value: ETH / 100n });
   grad = created3.token;
-  record(grad, created3.hash);
+  record(grad, created3.firstBuy!.hash);
 
   for (let i = 0; i < 6; i++) {
     const trader = traders[i % 4]!;
@@ -198,10 +198,13 @@ describe("over the real indexer", () => {
     for (const t of items) {
       expect(t.token_address).toBe(alpha);
       expect(t.source).toBe("curve");
-      if (t.side === "buy")
-        expect(BigInt(t.reserve_amount)).toBe(
-          BigInt(t.curve_value) + BigInt(t.protocol_fee) + BigInt(t.creator_fee),
-        );
+      // A curve buy: reserve_amount = acceptedGross = curve_value (net) + the 1 % fee, of which
+      // protocol_fee and creator_fee are two shares (community and trader rewards stay in the activity).
+      if (t.side === "buy") {
+        const fee = BigInt(t.reserve_amount) - BigInt(t.curve_value);
+        expect(fee).toBe((BigInt(t.reserve_amount) * 100n) / 10_000n);
+        expect(BigInt(t.protocol_fee) + BigInt(t.creator_fee)).toBeLessThanOrEqual(fee);
+      }
     }
     const swaps = await get(`/api/v1/tokens/${grad}/trades`);
     expect(swaps.body.items[0]).toMatchObject({
@@ -235,6 +238,11 @@ describe("over the real indexer", () => {
   test("behavior: chart equals a recomputation from the trades", async () => {
     const client = localPublicClient(devnet.rpcUrl, devnet.chainId);
     const trades = await walk(`/api/v1/tokens/${alpha}/trades?order=asc`, 3);
+    const { rows } = await pool.query<{ transaction_hash: string; price: string }>(
+      "SELECT transaction_hash, price::text AS price FROM trades WHERE token_address = $1",
+      [alpha],
+    );
+    const prices = new Map(rows.map((row) => [row.transaction_hash, BigInt(row.price)]));
     const times = new Map<number, number>();
     for (const t of trades) {
       if (!times.has(t.block_number))
@@ -261,9 +269,9 @@ describe("over the real indexer", () => {
         e.n += 1;
         if (t.side === "buy") e.b += 1;
         else e.s += 1;
-        e.v += BigInt(t.reserve_amount);
+        e.v += BigInt(t.curve_value); // volume = Σ curve_value
         e.u.add(t.trader);
-        e.p.push((BigInt(t.curve_value) * WAD) / BigInt(t.token_amount));
+        e.p.push(prices.get(t.transaction_hash)!); // the price after the trade, as indexed
         expected.set(b, e);
       }
       const chart = await get(`/api/v1/tokens/${alpha}/chart?interval=${name}&limit=1000`);
