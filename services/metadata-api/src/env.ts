@@ -50,6 +50,13 @@ export const metadataEnvSchema = baseEnvSchema.extend({
     .default(5 * 1024 * 1024),
   IMAGE_MAX_PIXELS: z.coerce.number().int().positive().default(40_000_000),
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * In production, refuse to start unless Redis reports `appendonly yes` (`false`: only warn, for
+   * a Redis that persists otherwise or hides `CONFIG`).
+   */
+  REDIS_REQUIRE_AOF: booleanFlag(true),
+  /** Period of the worker's sweep of `pending` drafts whose finalize job is gone (0 disables it). */
+  PENDING_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
 });
 
 /** Parsed settings of {@link metadataEnvSchema}. */

@@ -68,6 +68,16 @@ describe("metadata-api process (src/main.ts)", () => {
     expect(service.output()).toContain("CHAIN_ID is 8453");
   });
 
+  test("error: in production it refuses to start on a Redis without AOF (the machine's test Redis has none)", async () => {
+    const service = startServiceProcess({
+      service: "metadata-api",
+      env: env({ NODE_ENV: "production", LAUNCHPAD_ADDRESS: "0x00000000000000000000000000000000000000bb" }),
+    });
+    await waitFor(() => service.child.exitCode !== null, { timeoutMs: 60_000, message: "did not exit" });
+    expect(service.child.exitCode).toBe(1);
+    expect(service.output()).toContain("metadata-api refuses to start in production");
+  });
+
   test("error: invalid settings are all reported at once", async () => {
     const service = startServiceProcess({
       service: "metadata-api",

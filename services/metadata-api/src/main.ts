@@ -10,6 +10,7 @@ import { buildApp } from "./app.js";
 import { metadataEnvSchema, resolveLaunchpadAddress, workspacePath } from "./env.js";
 import { createImageFetcher } from "./images/image-fetcher.js";
 import { createJobProducer } from "./jobs/job-catalog.js";
+import { checkRedisPersistence } from "./jobs/redis-persistence.js";
 import { createStorage } from "./storage/create-storage.js";
 
 // Process entry of the metadata-api server: config, logger, dependencies, listen, shutdown.
@@ -37,6 +38,12 @@ async function start() {
   });
   const storage = await createStorage(env);
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false });
+  await checkRedisPersistence(redis, {
+    production: env.NODE_ENV === "production",
+    requireAof: env.REDIS_REQUIRE_AOF,
+    logger,
+    service: "metadata-api",
+  });
   const jobs = createJobProducer(redis, env.QUEUE_PREFIX);
   const fetcher = createImageFetcher({
     timeoutMs: env.IMAGE_FETCH_TIMEOUT_MS,
