@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import { corsOrigins, type GatewayEnv } from "./config.js";
 import { createBatchedRedisStore } from "./rate-limit-store.js";
 import { registerProxyRoute } from "./routes/proxy-routes.js";
+import { createUpstreamBalancer, type UpstreamBalancer } from "./upstream-balancer.js";
 
 /** Dependencies of {@link buildApp}. */
 export interface GatewayDeps {
@@ -65,7 +66,9 @@ function pathOf(request: FastifyRequest): string {
  * every other `/api/v1/*`, `/docs*` and `/readyz` → query-api; `/health` answered here.
  * Around every proxied request: load shedding (503 `service_unavailable`), CORS, rate limiting
  * per client IP in Redis (429 `rate_limited` with `Retry-After`), request ids kept or made and
- * forwarded, bodies streamed both ways. No side effects: the caller listens.
+ * forwarded, bodies streamed both ways. Each upstream's replicas are balanced round-robin with
+ * passive health checks and one failover of idempotent requests (see upstream-balancer.ts).
+ * No side effects: the caller listens.
  */
 export function buildApp(deps: GatewayDeps): HttpApp {
   const { config, logger } = deps;
@@ -159,10 +162,37 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     return { status: "ok", service: "gateway", request_id: request.id };
   });
 
+  // One balancer per upstream service (its replicas' health is shared by every route to it).
+  const balancers = new Map<string, UpstreamBalancer>();
+  const balancerOf = (service: string, urls: string[]): UpstreamBalancer => {
+    const key = urls.join(",");
+    let balancer = balancers.get(key);
+    if (!balancer) {
+      balancer = createUpstreamBalancer({
+        service,
+        urls,
+        pool: {
+          connections: 128,
+          pipelining: 1,
+          headersTimeout: config.UPSTREAM_TIMEOUT_MS,
+          bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
+          connect: { timeout: config.UPSTREAM_CONNECT_TIMEOUT_MS },
+        },
+        ejectMs: config.UPSTREAM_EJECT_MS,
+        probePath: "/readyz",
+        probeTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+        logger,
+      });
+      balancers.set(key, balancer);
+    }
+    return balancer;
+  };
+  root.addHook("onClose", async () => {
+    await Promise.all([...balancers.values()].map((b) => b.close()));
+  });
   const timeouts = {
     headersTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     bodyTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
     trustForwardedFor: config.TRUST_PROXY !== false,
   };
   const routes = [
@@ -173,9 +203,11 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     { service: "query-api", prefix: "/docs", upstreams: config.QUERY_API_URL },
     { service: "query-api", prefix: "/readyz", upstreams: config.QUERY_API_URL },
   ];
-  for (const route of routes) registerProxyRoute(root, { ...route, ...timeouts });
+  for (const { service, prefix, upstreams } of routes)
+    registerProxyRoute(root, { service, prefix, balancer: balancerOf(service, upstreams), ...timeouts });
   // Long-lived Server-Sent Events: no body timeout upstream, no idle timeout on the client socket
-  // (hook scoped to the stream route only).
+  // (hook scoped to the stream route only). A client whose stream broke reconnects (with
+  // `Last-Event-ID`) and is sent to a healthy replica.
   root.register(async (scope) => {
     scope.addHook("onSend", (request, reply, payload, done) => {
       const type = reply.getHeader("content-type");
@@ -185,7 +217,7 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     registerProxyRoute(scope, {
       service: "stream",
       prefix: "/api/v1/stream",
-      upstreams: config.STREAM_API_URL ?? config.QUERY_API_URL,
+      balancer: balancerOf("stream", config.STREAM_API_URL ?? config.QUERY_API_URL),
       ...timeouts,
       bodyTimeoutMs: 0,
     });

@@ -52,6 +52,11 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   /** Time to open a TCP connection to an upstream (ms); then 503 `service_unavailable`. */
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).default(2_000),
+  /**
+   * How long a replica that refused or timed out a connection stays out of rotation before it is
+   * probed on `/readyz` (ms; doubled after each failed probe, up to 8×).
+   */
+  UPSTREAM_EJECT_MS: z.coerce.number().int().min(100).default(5_000),
   /** Largest request body forwarded when the client sends `Content-Length` (bytes; default 6 MiB: 5 MB image + form). */
   GATEWAY_BODY_LIMIT_BYTES: z.coerce
     .number()

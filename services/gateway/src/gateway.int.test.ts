@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:net";
 import { parseEnv } from "@tmi/shared/env";
 import { createLogger } from "@tmi/shared/logger";
-import { flushPrefix, redisTestPrefix, testRedisUrl } from "@tmi/testkit";
+import { flushPrefix, redisTestPrefix, testRedisUrl, waitFor } from "@tmi/testkit";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -21,7 +21,7 @@ interface Seen {
 }
 
 /** A small upstream that records every request it sees and answers with what it saw. */
-async function startUpstream(name: string) {
+async function startUpstream(name: string, port = 0) {
   const seen: Seen[] = [];
   const app = Fastify();
   app.removeAllContentTypeParsers();
@@ -75,7 +75,7 @@ async function startUpstream(name: string) {
       };
     },
   });
-  const address = await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = await app.listen({ host: "127.0.0.1", port });
   return { app, url: address, seen };
 }
 
@@ -377,5 +377,30 @@ describe("gateway", () => {
       served.add(((await (await fetch(`${url}/api/v1/tokens`)).json()) as { upstream: string }).upstream);
     }
     expect([...served].sort()).toEqual(["query-api", "query-api-2"]);
+  });
+
+  it("behavior: a replica that refuses connections is ejected without a failed GET and returns after a /readyz probe", async () => {
+    const port = await freePort();
+    const { url } = await startGateway({
+      QUERY_API_URL: `${query.url},http://127.0.0.1:${port}`,
+      UPSTREAM_EJECT_MS: "200",
+    });
+    for (let i = 0; i < 30; i++) {
+      const response = await fetch(`${url}/api/v1/tokens`);
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { upstream: string }).upstream).toBe("query-api");
+    }
+    const revived = await startUpstream("query-api-revived", port);
+    try {
+      await waitFor(
+        async () =>
+          ((await (await fetch(`${url}/api/v1/tokens`)).json()) as { upstream: string }).upstream ===
+          "query-api-revived",
+        { message: "the revived replica takes requests again" },
+      );
+      expect(revived.seen[0]?.url).toBe("/readyz");
+    } finally {
+      await revived.app.close();
+    }
   });
 });

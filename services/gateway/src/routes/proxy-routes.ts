@@ -1,6 +1,8 @@
 import httpProxy from "@fastify/http-proxy";
 import { AppError } from "@tmi/shared/errors";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Dispatcher } from "undici";
+import type { UpstreamBalancer } from "../upstream-balancer.js";
 
 /** One proxied path prefix. */
 export interface ProxyRoute {
@@ -8,13 +10,12 @@ export interface ProxyRoute {
   service: string;
   /** Path prefix at the gateway, forwarded unchanged (e.g. `/api/v1/prices`). */
   prefix: string;
-  /** Base URLs of the upstream's replicas (one, or several balanced with undici's BalancedPool). */
-  upstreams: string[];
+  /** The upstream's replicas (balanced, with passive health checks and failover). */
+  balancer: UpstreamBalancer;
   /** Time the upstream has to send response headers (ms). */
   headersTimeoutMs: number;
   /** Longest pause between body chunks (ms); 0 = none (long-lived Server-Sent Events). */
   bodyTimeoutMs: number;
-  connectTimeoutMs: number;
   /** Whether the gateway trusts incoming `X-Forwarded-For` (TRUST_PROXY): then the client address is appended to it, else it replaces it. */
   trustForwardedFor: boolean;
 }
@@ -85,31 +86,33 @@ interface UpstreamResponse {
 /**
  * Registers one @fastify/http-proxy instance for `route`: the path is forwarded unchanged, request
  * bodies stream through unbuffered (no body parsing), the request id is forwarded as
- * `X-Request-ID`, the client address is appended to `X-Forwarded-For`, retries are off except one
- * for idempotent requests that hit a connection the upstream had just closed, and failures answer
- * with the error body (see {@link upstreamError}). Response bodies (including `text/event-stream`)
+ * `X-Request-ID`, the client address is appended to `X-Forwarded-For`, the replica is picked by the
+ * route's balancer (which retries an idempotent request once on another replica after a connection
+ * failure), and failures answer with the error body (see {@link upstreamError}). Response bodies (including `text/event-stream`)
  * are piped to the client as they arrive.
  */
 export function registerProxyRoute(app: FastifyInstance, route: ProxyRoute): void {
-  const [first] = route.upstreams;
-  if (!first) throw new Error(`no upstream URL for ${route.service}`);
-  const balanced = route.upstreams.length > 1;
+  const { balancer, headersTimeoutMs, bodyTimeoutMs } = route;
+  // reply-from hands each request to this dispatcher; the balancer picks the replica (the
+  // `upstream` below only anchors path rewriting) and the timeouts of this route apply.
+  const dispatcher = {
+    request(
+      options: Dispatcher.RequestOptions,
+      callback: (error: Error | null, data?: Dispatcher.ResponseData) => void,
+    ) {
+      options.headersTimeout = headersTimeoutMs;
+      options.bodyTimeout = bodyTimeoutMs;
+      balancer.request(options, callback);
+    },
+  };
   app.register(httpProxy, {
-    upstream: balanced ? route.upstreams : first,
+    upstream: "http://upstream.invalid",
     prefix: route.prefix,
     rewritePrefix: route.prefix,
     // No `websocket`; every method is forwarded, including OPTIONS (preflights are answered by CORS first).
-    undici: {
-      connections: 128,
-      pipelining: 1,
-      headersTimeout: route.headersTimeoutMs,
-      bodyTimeout: route.bodyTimeoutMs,
-      connect: { timeout: route.connectTimeoutMs },
-      tls: { rejectUnauthorized: true },
-    },
+    undici: dispatcher,
     disableRequestLogging: true,
     replyOptions: {
-      ...(balanced ? { getUpstream: () => first } : {}),
       // `headers` is reply-from's own copy of the client's headers: set ours in place (no copy).
       rewriteRequestHeaders: (request: FastifyRequest, headers: Record<string, unknown>) => {
         const remote = request.socket.remoteAddress;
@@ -142,21 +145,9 @@ export function registerProxyRoute(app: FastifyInstance, route: ProxyRoute): voi
       onError: (reply: FastifyReply, { error }: { error: unknown }) => {
         reply.send(upstreamError(route.service, error));
       },
-      retryDelay: ({
-        err,
-        req,
-        attempt,
-      }: {
-        err: { code?: string } | null;
-        req: { method: string };
-        attempt: number;
-      }) =>
-        attempt === 0 &&
-        err &&
-        (err.code === "UND_ERR_SOCKET" || err.code === "ECONNRESET") &&
-        (req.method === "GET" || req.method === "HEAD")
-          ? 1
-          : null,
+      // Failover is the balancer's (once, on another replica); reply-from's own retries are off
+      // (by default it repeats a GET that answered 503 up to 10 times).
+      retryDelay: () => null,
     },
   } as never);
 }
