@@ -90,10 +90,9 @@ function expectError(
   expect(codes, JSON.stringify(body)).toContain(body.error.code);
   expect(body.error.request_id).toBe(response.headers.get("x-request-id"));
   if (detailsField)
-    expect(
-      body.error.details?.map((d: { field: string }) => d.field) ?? [],
-      JSON.stringify(body),
-    ).toContain(detailsField);
+    expect(body.error.details?.map((d: { field: string }) => d.field) ?? [], JSON.stringify(body)).toContain(
+      detailsField,
+    );
 }
 
 const tokenRoutes = (a: string) => [
@@ -224,10 +223,7 @@ decisions are in \`docs/api.md\`.`,
       expect.soft(response.status, what).toBe(400);
       expect.soft(response.body?.error?.code, `${what}: ${JSON.stringify(response.body)}`).toBe(code);
       expect
-        .soft(
-          response.body?.error?.details?.map((d: { field: string }) => d.field) ?? [],
-          what,
-        )
+        .soft(response.body?.error?.details?.map((d: { field: string }) => d.field) ?? [], what)
         .toContain(field);
       expect.soft(schemaProblems(errorEnvelopeSchema, response.body), what).toBe("");
     }
@@ -618,6 +614,27 @@ decisions are in \`docs/api.md\`.`,
       creatorProfileSchema,
     );
     expect(zero).toEqual({ address: UNKNOWN, token_count: 0, volume: "0", tokens: [] });
+  });
+
+  it("behavior: the live stream answers text/event-stream; a malformed filter is 400 in the envelope", async () => {
+    const controller = new AbortController();
+    const stream = await fetch(`${system.baseUrl}/api/v1/stream?tokens=${market.alpha.token}`, {
+      signal: controller.signal,
+    });
+    try {
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      expect(stream.headers.get("x-request-id")).toMatch(REQUEST_ID);
+    } finally {
+      controller.abort();
+    }
+    expectError(
+      await call("/api/v1/stream?tokens=0x1234", { example: ["Errors", "Malformed stream filter"] }),
+      400,
+      "invalid_address",
+      "tokens",
+    );
+    expectError(await call("/api/v1/stream?events=nothing"), 400, "invalid_request", "events");
   });
 
   it("behavior: /objects serves the stored image and metadata; a missing object is 404 in the envelope", async () => {
