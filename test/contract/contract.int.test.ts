@@ -115,13 +115,19 @@ describe("contract: every route through the gateway", () => {
     if (out && market) {
       examples.write(
         out,
-        `Written by \`pnpm docs:api-examples\` (test/contract/contract.int.test.ts with \`API_EXAMPLES_OUT\`):
-every answer below was returned through the gateway of the whole system on a devnet (the real
-indexer and every service), after wallets launched two tokens, traded on their curves, graduated one
-into its canonical Uniswap V3 pool and swapped there (test/src/api-scenario.ts), and each was parsed
-with the contract schemas (test/src/platform-schemas.ts). Lists are cut to their first items
-(candles: the last ones), as each title says; everything else is as returned. Field rules and
-decisions are in \`docs/api.md\`.`,
+        `Written by \`pnpm docs:api-examples\` (the contract tests, test/contract/contract.int.test.ts, with
+\`API_EXAMPLES_OUT\`): every answer below was returned through the gateway of the whole system on a
+devnet (the real indexer and every service) after wallets launched two tokens, traded on their
+curves, graduated one into its canonical Uniswap V3 pool and swapped there (test/src/api-scenario.ts).
+Each answer was parsed with the contract schemas (test/src/platform-schemas.ts): the shapes zonk.fun's
+own web client parses, with the rules of \`docs/api.md\` (optional keys absent, never \`null\`; one
+Token object everywhere; the error envelope). Lists are cut to their first items (candles: the last
+ones), as each title says; everything else is as returned.
+
+One answer is known not to parse in the platform's client: \`GET /api/v1/prices/eth-usd\` keeps the
+API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seconds, \`source\`,
+\`chain_id\`), while the client expects \`price_decimals\`, an ISO-8601 \`updated_at\`, \`feed\` and
+\`max_age_seconds\`. The specification wins there; the contract test asserts both facts.`,
       );
     }
     await system?.stop();
