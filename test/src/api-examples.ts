@@ -64,7 +64,11 @@ export class ApiExampleLog {
         out.push(`### ${example.title}${note}`, "");
         out.push(`\`${example.method} ${example.path}\` → ${example.response.status}`, "");
         if (example.request !== undefined) {
-          out.push("Request body:", "", "```json", JSON.stringify(example.request, null, 2), "```", "");
+          const form = (example.request as Record<string, unknown> | null)?.["multipart/form-data"];
+          const [label, shown] = form
+            ? ["Request (multipart/form-data fields):", form]
+            : ["Request body:", example.request];
+          out.push(label, "", "```json", JSON.stringify(shown, null, 2), "```", "");
         }
         const shown = (example.headers ?? [])
           .map((name) => [name, example.response.headers.get(name)] as const)
