@@ -1,7 +1,7 @@
 // End to end through the gateway, on a devnet, with every service as a real process (test/src/system.ts):
 // wallets launch tokens, buy, sell, graduate one and swap in its pool (viem, @tmi/devnet's createTrader);
 // every route of the spec is then checked against what was sent. Also: a metadata draft finalized
-// against its launch (not_confirmed, not_indexed, then 200), /objects, ETH/USD with its 503 paths, a
+// against its launch (not_indexed: no receipt, then not indexed; then 200), /objects, ETH/USD with its 503 paths, a
 // chain reorganisation (anvil_reorg) and an unreachable upstream.
 //
 // The tests of this file share one system and run in order: each builds on the chain state left by
@@ -284,7 +284,7 @@ describe("end to end through the gateway", () => {
     expect(list.headers.get("x-request-id")).not.toBe("bad id with spaces");
   });
 
-  it("behavior: a metadata draft, its launch, then finalize answers not_confirmed and not_indexed before indexing", async () => {
+  it("behavior: a metadata draft, its launch, then finalize answers not_indexed (no receipt, not indexed) before indexing", async () => {
     const form = new FormData();
     form.set("name", "Alpha Launch");
     form.set("symbol", "ALPHA");
@@ -319,7 +319,8 @@ describe("end to end through the gateway", () => {
       });
     const unknownTx = await finalize(`0x${"ab".repeat(32)}`);
     expect(unknownTx.status, JSON.stringify(unknownTx.body)).toBe(409);
-    expect(unknownTx.body.code).toBe("not_confirmed");
+    expect(unknownTx.body.code).toBe("not_indexed");
+    expect(unknownTx.body.details).toEqual([{ field: "transaction_hash", reason: "receipt not yet visible" }]);
     // The receipt exists but the indexer is not running yet.
     const notIndexed = await finalize(alphaLaunch.hash);
     expect(notIndexed.status, JSON.stringify(notIndexed.body)).toBe(409);
@@ -413,11 +414,15 @@ describe("end to end through the gateway", () => {
       },
       { timeoutMs: 30_000, intervalMs: 250, message: "finalize" },
     );
+    // The Token object of the bound token, metadata at the top level.
     expect(finalized.body).toMatchObject({
-      draft_id: draft.draft_id,
-      status: "finalized",
-      token_address: alpha,
-      transaction_hash: lower(alphaLaunch.hash),
+      address: alpha,
+      name: "Alpha Launch",
+      created_at: { transaction_hash: lower(alphaLaunch.hash) },
+      description: "The first token of the end-to-end test.",
+      image_url: draft.image_url,
+      metadata_url: draft.metadata_url,
+      metadata_verified: false,
     });
     // An identical repeat answers 200 again.
     const repeat = await system.request(`/api/v1/token-metadata/${draft.draft_id}/finalize`, {
