@@ -46,7 +46,10 @@ export interface Market {
   beta: { token: `0x${string}`; launch: TxResult };
   /** The draft of alpha as created (201 body). */
   alphaDraft: Record<string, string>;
-  /** The finalize answers seen before the indexer ran (409 `not_indexed` expected). */
+  /**
+   * The finalize answers seen before the indexer ran (409 `not_indexed` expected): alpha's draft
+   * with alpha's launch; another draft with a transaction that has no receipt.
+   */
   beforeIndexing: { launchNotIndexed: JsonResponse; receiptNotVisible: JsonResponse };
 }
 
@@ -88,8 +91,15 @@ export async function seedMarket(system: System): Promise<Market> {
     token_address: alpha.token,
     transaction_hash: alphaLaunch.hash,
   });
-  const receiptNotVisible = await finalize(system, alpha.draftId, {
-    token_address: alpha.token,
+  // A transaction the node has no receipt for (yet), on a draft of its own (alpha's draft now waits
+  // for alpha's launch and would refuse another).
+  const other = await system.request("/api/v1/token-metadata", {
+    method: "POST",
+    body: draftForm(ALPHA_FIELDS),
+  });
+  if (other.status !== 201) throw new Error(`draft: ${other.status} ${JSON.stringify(other.body)}`);
+  const receiptNotVisible = await finalize(system, other.body.draft_id, {
+    token_address: "0x00000000000000000000000000000000000000aa",
     transaction_hash: `0x${"ab".repeat(32)}`,
   });
 
