@@ -367,11 +367,10 @@ API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seco
       422,
       "launch_mismatch",
     );
-    expectError(
-      await post(path, { token_address: "0x1234", transaction_hash: alpha.launch.hash }),
-      400,
+    expectError(await post(path, { token_address: "0x1234", transaction_hash: alpha.launch.hash }), 400, [
       "invalid_request",
-    );
+      "invalid_address",
+    ]);
     expectError(await post(path, { token_address: alpha.token }), 400, "invalid_request");
     expectError(
       await call(path, { method: "POST", headers: JSON_HEADERS, body: "{not json" }),
