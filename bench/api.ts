@@ -12,17 +12,16 @@ import { startServiceProcess, waitFor } from "@tmi/testkit";
 import autocannon from "autocannon";
 import pg from "pg";
 import { createCursorCodec } from "../packages/shared/src/codec/index.js";
-import { createReadPool } from "../services/query-api/src/db.js";
-import { getChartJson } from "../services/query-api/src/queries/chart-queries.js";
-import { getCreatorAggregates } from "../services/query-api/src/queries/creator-queries.js";
+import { listActivity } from "../services/query-api/src/activity/activity-queries.js";
+import { getChartJson } from "../services/query-api/src/chart/chart-queries.js";
 import {
-  getPricing,
-  getTokenDetail,
+  getCreatorAggregates,
   listCreatorTokens,
-  listTokens,
-} from "../services/query-api/src/queries/token-queries.js";
-import { listActivity, listTrades } from "../services/query-api/src/queries/trade-queries.js";
-import { listTrending } from "../services/query-api/src/queries/trending-queries.js";
+} from "../services/query-api/src/creators/creator-queries.js";
+import { createReadPool } from "../services/query-api/src/db.js";
+import { getPricing, getTokenDetail, listTokens } from "../services/query-api/src/tokens/token-queries.js";
+import { listTrades } from "../services/query-api/src/trades/trade-queries.js";
+import { listTrending } from "../services/query-api/src/trending/trending-queries.js";
 import { BENCH_CHAIN_ID, ensureBenchDatabase } from "./api-data-lib.js";
 
 const args = new Map(

@@ -5,7 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { createLogger } from "../packages/shared/src/logger/index.js";
 import { buildApp } from "../services/query-api/src/app.js";
 import { createReadPool } from "../services/query-api/src/db.js";
-import { streamRoutes } from "../services/query-api/src/features/stream/stream-routes.js";
+import { streamRoutes } from "../services/query-api/src/stream/stream-routes.js";
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error("DATABASE_URL is required");

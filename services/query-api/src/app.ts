@@ -7,16 +7,20 @@ import { createHttpApp, type HttpApp } from "@tmi/shared/http";
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
+import { registerActivityRoutes } from "./activity/activity-routes.js";
+import { registerChartRoutes } from "./chart/chart-routes.js";
+import { JsonText } from "./common/route-helpers.js";
 import type { QueryApiConfig } from "./config.js";
+import { registerCreatorRoutes } from "./creators/creator-routes.js";
 import type { ReadDb } from "./db.js";
-import { createCheckpointCache } from "./features/freshness/checkpoint-cache.js";
-import { freshnessPlugin } from "./features/freshness/freshness-plugin.js";
-import { holderRoutes } from "./features/holders/holder-routes.js";
-import { createStatsCache } from "./features/stats/stats-cache.js";
-import { statusRoutes } from "./features/status/status-routes.js";
-import { JsonText } from "./routes/context.js";
-import { registerCreatorRoutes } from "./routes/creator-routes.js";
-import { registerTokenRoutes } from "./routes/token-routes.js";
+import { createCheckpointCache } from "./freshness/checkpoint-cache.js";
+import { freshnessPlugin } from "./freshness/freshness-plugin.js";
+import { holderRoutes } from "./holders/holder-routes.js";
+import { statusRoutes } from "./status/status-routes.js";
+import { registerTokenRoutes } from "./tokens/token-routes.js";
+import { createStatsCache } from "./tokens/token-stats-cache.js";
+import { registerTradeRoutes } from "./trades/trade-routes.js";
+import { registerTrendingRoutes } from "./trending/trending-routes.js";
 
 /** Dependencies of {@link buildApp}. */
 export interface QueryApiDeps {
@@ -25,7 +29,7 @@ export interface QueryApiDeps {
   config: QueryApiConfig;
   logger: Logger;
   /**
-   * Further route plugins (e.g. the additions of `features/`), registered after the spec
+   * Further route plugins (e.g. the live stream, which needs the primary), registered after the spec
    * routes, inside the same app: they get CORS, ETag, the error handler and the OpenAPI document.
    */
   plugins?: FastifyPluginAsync[];
@@ -36,7 +40,7 @@ export const OPENAPI_PATH = "/api/v1/openapi.json";
 
 /**
  * Builds the query-api HTTP app (no side effects: tests call `app.inject()`): every GET route
- * of the spec over the read models (`routes/`), `/health`, `/readyz` (database ping), the
+ * of the spec over the read models (one folder per resource), `/health`, `/readyz` (database ping), the
  * OpenAPI document at {@link OPENAPI_PATH}, the browsable reference at `/docs`, CORS,
  * `ETag`/304 and per-route `Cache-Control`.
  */
@@ -105,8 +109,12 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     detailStats: { checkpoint, cache: createStatsCache() },
   };
   registerTokenRoutes(app, ctx);
+  registerTrendingRoutes(app, ctx);
+  registerChartRoutes(app, ctx);
+  registerTradeRoutes(app, ctx);
+  registerActivityRoutes(app, ctx);
   registerCreatorRoutes(app, ctx);
-  // Additions of issue 8 (docs/api.md "Additions beyond the spec"); the live stream comes through
+  // Additions (docs/api.md "Additions beyond the spec"); the live stream comes through
   // `plugins` (it needs the primary's URL).
   await root.register(freshnessPlugin({ pool: deps.pool, cache: checkpoint }));
   await root.register(holderRoutes({ pool: deps.pool, cursorCodec: ctx.cursors }));

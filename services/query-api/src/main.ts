@@ -5,7 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import { loadQueryApiSettings } from "./config.js";
 import { createReadPool } from "./db.js";
-import { streamRoutes } from "./features/stream/stream-routes.js";
+import { streamRoutes } from "./stream/stream-routes.js";
 
 // Process entry of query-api: settings, logger, read-only pool, app, listen, shutdown.
 let settings: ReturnType<typeof loadQueryApiSettings>;

@@ -1,0 +1,139 @@
+import type { CursorCodec, CursorValue } from "@tmi/shared/codec";
+import { AppError } from "@tmi/shared/errors";
+import type { FastifyReply } from "fastify";
+import { z } from "zod";
+import type { ReadDb } from "../db.js";
+import type { DetailStatsSource } from "../tokens/token-queries.js";
+import { cursorParam, limitParam, orderParam } from "./params.js";
+import { errorSchema } from "./wire-schemas.js";
+
+/** What every route module of query-api receives. */
+export interface RouteContext {
+  db: ReadDb;
+  cursors: CursorCodec;
+  /** Cached window stats of token detail (per token and checkpoint block); computed every time without it. */
+  detailStats?: DetailStatsSource;
+}
+
+/** `Cache-Control` of data responses: short shared caching, the data moves with every block. */
+export const DATA_CACHE_CONTROL = "public, max-age=2";
+
+/** Sets the data `Cache-Control` header (errors get `no-store` from the shared error handler). */
+export function cacheData(reply: FastifyReply): void {
+  reply.header("cache-control", DATA_CACHE_CONTROL);
+}
+
+/** Error responses documented on every data route. */
+export const errorResponses = {
+  400: errorSchema.describe("invalid_request, invalid_address or invalid_interval"),
+  404: errorSchema.describe("not_found"),
+  500: errorSchema.describe("internal_error"),
+};
+
+/**
+ * A response body that is already JSON text (built by PostgreSQL or assembled from such
+ * parts); the app's serializer sends it as is.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * A page from rows that carry their item as JSON text (fetched with `take = limit + 1`): the
+ * first `limit` items joined into `{"items":[...]}` plus `next_cursor` when a further row exists.
+ * With `wrap`, the items array and cursor go into a larger object (the creator profile).
+ */
+export function jsonPage<R>(
+  rows: readonly R[],
+  limit: number,
+  item: (row: R) => string,
+  position: (row: R) => CursorValue[],
+  cursors: CursorCodec,
+  route: string,
+): { items: string; nextCursor: string | undefined } {
+  const shown = rows.slice(0, limit);
+  const last = shown[shown.length - 1];
+  const nextCursor =
+    rows.length > limit && last !== undefined ? cursors.encode(route, position(last)) : undefined;
+  return { items: `[${shown.map(item).join(",")}]`, nextCursor };
+}
+
+/** `{"items":[...],"next_cursor"?:...}` of a {@link jsonPage}. */
+export function jsonPageBody(page: { items: string; nextCursor: string | undefined }): JsonText {
+  const cursor = page.nextCursor === undefined ? "" : `,"next_cursor":${JSON.stringify(page.nextCursor)}`;
+  return new JsonText(`{"items":${page.items}${cursor}}`);
+}
+
+/** Decodes an optional cursor for `route` as (bigint, int) — the newest-first token order. */
+export function decodeNewest(
+  cursors: CursorCodec,
+  route: string,
+  cursor: string | undefined,
+): [bigint, number] | null {
+  if (cursor === undefined) return null;
+  const [block, logIndex] = cursors.decode(route, cursor, 2);
+  if (typeof block !== "bigint" || typeof logIndex !== "number") throw invalidCursor();
+  return [block, logIndex];
+}
+
+/** The error of a cursor that decodes but does not hold the expected position shape. */
+export function invalidCursor(): AppError {
+  return new AppError("invalid_request", "invalid cursor", {
+    details: [{ field: "cursor", reason: "not a cursor issued by this route" }],
+  });
+}
+
+/** Keyset position of a trade or chain event: (block_number, transaction_index, log_index, transaction_hash). */
+export type EventPosition = [bigint, number, number, string];
+
+/** Ordering of a trades or activity page: `desc` newest first, `asc` oldest first. */
+export type PageOrder = "asc" | "desc";
+
+/** Decodes an optional trades/activity cursor: (block_number, transaction_index, log_index, transaction_hash). */
+export function decodeEventPosition(
+  cursors: CursorCodec,
+  route: string,
+  cursor: string | undefined,
+): EventPosition | null {
+  if (cursor === undefined) return null;
+  const [block, txIndex, logIndex, hash] = cursors.decode(route, cursor, 4);
+  if (
+    typeof block !== "bigint" ||
+    typeof txIndex !== "number" ||
+    typeof logIndex !== "number" ||
+    typeof hash !== "string"
+  ) {
+    throw invalidCursor();
+  }
+  return [block, txIndex, logIndex, hash];
+}
+
+/** Items of one trades or activity page plus the position of each (for cursors). */
+export interface PositionedRows<T> {
+  items: T[];
+  positions: EventPosition[];
+}
+
+/**
+ * The page of a trades/activity result fetched with `take = limit + 1`: the first `limit`
+ * items and `next_cursor` (the position of the last returned item, for `route`) only when a
+ * further item exists.
+ */
+export function eventPage<T>(
+  result: PositionedRows<T>,
+  limit: number,
+  cursors: CursorCodec,
+  route: string,
+): { items: T[]; next_cursor?: string } {
+  const page: { items: T[]; next_cursor?: string } = { items: result.items.slice(0, limit) };
+  const last = result.positions[limit - 1];
+  if (result.items.length > limit && last !== undefined) page.next_cursor = cursors.encode(route, last);
+  return page;
+}
+
+/** `limit`, `cursor` and `order` of trades and activity pages. */
+export const eventPageQuery = z.object({
+  limit: limitParam(1, 100, 20),
+  cursor: cursorParam,
+  order: orderParam,
+});

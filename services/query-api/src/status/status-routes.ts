@@ -1,0 +1,115 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { ReadDb } from "../db.js";
+
+/** Dependencies of {@link statusRoutes}. */
+export interface StatusRoutesDeps {
+  /** Pool to read `indexer_checkpoints` from (the primary gives the truest lag; a replica adds its own). */
+  pool: ReadDb;
+  /** Chain id reported before the indexer has committed anything (otherwise the checkpoint's). */
+  chainId?: number;
+  /** Clock in Unix seconds (tests). */
+  now?: () => number;
+}
+
+/** `GET /api/v1/status` body. */
+export const statusSchema = z.object({
+  chain_id: z
+    .number()
+    .int()
+    .nullable()
+    .describe("chain indexed (null before the first checkpoint when not configured)"),
+  head_block: z.number().int().nullable().describe("latest chain head the indexer has seen"),
+  indexed_block: z.number().int().nullable().describe("last block whose data is committed and served"),
+  lag_blocks: z.number().int().nullable().describe("head_block − indexed_block (≥ 0)"),
+  lag_seconds: z.number().int().nullable().describe("0 when lag_blocks is 0, else now − indexed_at"),
+  indexed_at: z.number().int().nullable().describe("timestamp (Unix seconds) of indexed_block"),
+  last_reorg: z
+    .object({
+      at: z.number().int().describe("when the indexer rolled back (Unix seconds, wall clock)"),
+      from_block: z.number().int(),
+      to_block: z.number().int(),
+      depth: z.number().int().describe("number of blocks rolled back"),
+    })
+    .nullable(),
+});
+
+interface CheckpointRow {
+  chain_id: number;
+  block_number: string;
+  block_timestamp: string;
+  head_block_number: string | null;
+  last_reorg_at: Date | null;
+  last_reorg_from_block: string | null;
+  last_reorg_to_block: string | null;
+  last_reorg_depth: number | null;
+}
+
+/**
+ * `GET /api/v1/status`: indexing progress from `indexer_checkpoints` (read on every call, never
+ * cached): `{chain_id, head_block, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg}`.
+ * Before the indexer's first commit every field but `chain_id` is null. Always 200 (500 only if the database fails).
+ */
+export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
+  const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    app.get(
+      "/api/v1/status",
+      {
+        schema: {
+          tags: ["status"],
+          summary: "Indexing status",
+          description: "Chain head seen by the indexer, last indexed block, lag, and the last reorg.",
+          response: { 200: statusSchema },
+        },
+      },
+      async (_request, reply) => {
+        reply.header("cache-control", "no-store");
+        const { rows } = await deps.pool.query<CheckpointRow>(
+          `SELECT chain_id, block_number::text, block_timestamp::text, head_block_number::text,
+                  last_reorg_at, last_reorg_from_block::text, last_reorg_to_block::text, last_reorg_depth
+             FROM indexer_checkpoints ORDER BY chain_id LIMIT 1`,
+        );
+        const row = rows[0];
+        if (!row) {
+          return {
+            chain_id: deps.chainId ?? null,
+            head_block: null,
+            indexed_block: null,
+            lag_blocks: null,
+            lag_seconds: null,
+            indexed_at: null,
+            last_reorg: null,
+          };
+        }
+        const indexed = Number(row.block_number);
+        const indexedAt = Number(row.block_timestamp);
+        const head = row.head_block_number === null ? null : Math.max(Number(row.head_block_number), indexed);
+        const lagBlocks = head === null ? null : head - indexed;
+        const lagSeconds = lagBlocks === null ? null : lagBlocks === 0 ? 0 : Math.max(0, now() - indexedAt);
+        const lastReorg =
+          row.last_reorg_at && row.last_reorg_from_block !== null && row.last_reorg_to_block !== null
+            ? {
+                at: Math.floor(row.last_reorg_at.getTime() / 1000),
+                from_block: Number(row.last_reorg_from_block),
+                to_block: Number(row.last_reorg_to_block),
+                depth:
+                  row.last_reorg_depth ??
+                  Number(row.last_reorg_to_block) - Number(row.last_reorg_from_block) + 1,
+              }
+            : null;
+        return {
+          chain_id: row.chain_id,
+          head_block: head,
+          indexed_block: indexed,
+          lag_blocks: lagBlocks,
+          lag_seconds: lagSeconds,
+          indexed_at: indexedAt,
+          last_reorg: lastReorg,
+        };
+      },
+    );
+  };
+}

@@ -1,0 +1,116 @@
+import { createCursorCodec } from "@tmi/shared/codec";
+import { createHttpApp, type HttpApp } from "@tmi/shared/http";
+import { createLogger } from "@tmi/shared/logger";
+import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
+import type { FastifyInstance } from "fastify";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertToken, testAddress, upsertCheckpoint } from "../../test/fixtures.js";
+import { createReadPool } from "../db.js";
+import { freshnessPlugin } from "../freshness/freshness-plugin.js";
+import { holderRoutes } from "../holders/holder-routes.js";
+import { statusRoutes } from "./status-routes.js";
+
+const NOW = 1_763_700_000;
+
+let db: TestDatabase;
+let writer: pg.Pool;
+let reader: pg.Pool;
+let app: HttpApp;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  writer = new pg.Pool({ connectionString: db.url, max: 2 });
+  writer.on("error", () => {});
+  reader = createReadPool({ url: db.url, max: 2 });
+  app = createHttpApp({
+    service: "query-api",
+    logger: createLogger({ service: "query-api", level: "warn" }),
+  });
+  const root = app as unknown as FastifyInstance;
+  await root.register(freshnessPlugin({ pool: reader, ttlMs: 100 }));
+  await root.register(statusRoutes({ pool: reader, chainId: 31337, now: () => NOW }));
+  await root.register(
+    holderRoutes({ pool: reader, cursorCodec: createCursorCodec("status-test-secret-0123456789") }),
+  );
+  await app.ready();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await reader?.end();
+  await writer?.end();
+  await db?.drop();
+});
+
+describe("GET /api/v1/status and freshness headers", () => {
+  it("behavior: before the first checkpoint, status has nulls and no freshness headers are sent", async () => {
+    const response = await app.inject({ url: "/api/v1/status" });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      chain_id: 31337,
+      head_block: null,
+      indexed_block: null,
+      lag_blocks: null,
+      lag_seconds: null,
+      indexed_at: null,
+      last_reorg: null,
+    });
+    expect(response.headers["x-indexed-block"]).toBeUndefined();
+  });
+
+  it("default", async () => {
+    await upsertCheckpoint(writer, { block: 500n, timestamp: BigInt(NOW - 30), head: 503n });
+    await new Promise((r) => setTimeout(r, 150)); // past the cache lifetime
+    const response = await app.inject({ url: "/api/v1/status" });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["cache-control"]).toBe("no-store");
+    expect(response.json()).toEqual({
+      chain_id: 31337,
+      head_block: 503,
+      indexed_block: 500,
+      lag_blocks: 3,
+      lag_seconds: 30,
+      indexed_at: NOW - 30,
+      last_reorg: null,
+    });
+    expect(response.headers["x-indexed-block"]).toBe("500");
+    expect(response.headers["x-indexed-at"]).toBe(String(NOW - 30));
+  });
+
+  it("behavior: the last reorg and a caught-up indexer", async () => {
+    await upsertCheckpoint(writer, {
+      block: 510n,
+      timestamp: BigInt(NOW - 100),
+      reorg: { from: 505n, to: 507n },
+    });
+    const body = (await app.inject({ url: "/api/v1/status" })).json();
+    expect(body).toMatchObject({ head_block: 510, indexed_block: 510, lag_blocks: 0, lag_seconds: 0 });
+    expect(body.last_reorg).toMatchObject({ from_block: 505, to_block: 507, depth: 3 });
+    expect(Math.abs(body.last_reorg.at - Date.now() / 1000)).toBeLessThan(60);
+  });
+
+  it("behavior: every /api/v1/ response carries X-Indexed-Block and X-Indexed-At (errors too), cached ≤ ttl", async () => {
+    const token = testAddress(0x77);
+    await insertToken(writer, { address: token, block: 509n, timestamp: BigInt(NOW - 40) });
+    await upsertCheckpoint(writer, { block: 520n, timestamp: BigInt(NOW - 10) });
+    await new Promise((r) => setTimeout(r, 150));
+    const page = await app.inject({ url: `/api/v1/tokens/${token}/holders` });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["x-indexed-block"]).toBe("520");
+    expect(page.headers["x-indexed-at"]).toBe(String(NOW - 10));
+    const notFound = await app.inject({ url: `/api/v1/tokens/${testAddress(0x78)}/holders` });
+    expect(notFound.statusCode).toBe(404);
+    expect(notFound.headers["x-indexed-block"]).toBe("520");
+
+    // Within the cache lifetime the old value may be served; after it, the new one.
+    await upsertCheckpoint(writer, { block: 521n, timestamp: BigInt(NOW - 8) });
+    await new Promise((r) => setTimeout(r, 150));
+    const later = await app.inject({ url: `/api/v1/tokens/${token}/holders` });
+    expect(later.headers["x-indexed-block"]).toBe("521");
+
+    // Outside /api/v1/: no headers.
+    const health = await app.inject({ url: "/health" });
+    expect(health.headers["x-indexed-block"]).toBeUndefined();
+  });
+});

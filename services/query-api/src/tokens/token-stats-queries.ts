@@ -1,0 +1,67 @@
+/**
+ * Window statistics of a token (token detail `stats`) from the candle rollups (`candles`,
+ * `candle_traders`), never by scanning `trades`. "Now" is the timestamp of the latest indexed
+ * block (`indexer_checkpoints.block_timestamp`). A window is made of whole buckets of its rollup
+ * interval ending with the bucket of "now": 5m and 1h over 1m buckets, 6h over 5m buckets, 24h over
+ * 15m buckets — so it covers between (length − one bucket) and its length.
+ */
+
+/** Windows reported, with the rollup interval each is summed from. */
+export const STATS_WINDOWS = [
+  { name: "5m", seconds: 300, interval: "1m", bucket: 60 },
+  { name: "1h", seconds: 3_600, interval: "1m", bucket: 60 },
+  { name: "6h", seconds: 21_600, interval: "5m", bucket: 300 },
+  { name: "24h", seconds: 86_400, interval: "15m", bucket: 900 },
+] as const;
+
+/** SQL of the latest indexed block's timestamp ("now" of the windows); 0 before the first commit. */
+export const CHECKPOINT_NOW_SQL =
+  "COALESCE((SELECT block_timestamp FROM indexer_checkpoints ORDER BY chain_id LIMIT 1), 0)";
+
+const WINDOW_VALUES = STATS_WINDOWS.map(
+  (w, i) => `(${i}, '${w.name}', '${w.interval}', ${w.bucket}::int8, ${w.seconds}::int8)`,
+).join(", ");
+
+/**
+ * SQL expression of the `stats` JSON object of token `tokenExpr` (e.g. `t.address` or `$1`) with
+ * "now" = `nowExpr` (Unix seconds; default the checkpoint's block timestamp): one entry per
+ * window of {@link STATS_WINDOWS} in that order, the figures of `WindowStats` (`token-stats-schemas.ts`). From the
+ * rollups only: per window a sum over its candles, distinct buyers/sellers of its
+ * `candle_traders` rows, the close of the latest earlier candle with a price (price before the
+ * window); and once the latest 1m close (last trade price). Embeddable in a larger statement
+ * (token detail) so that the stats cost no extra round trip; "now" and the last price are
+ * evaluated once (materialized CTEs), the windows are four index range scans.
+ */
+export function tokenStatsJsonSql(tokenExpr: string, nowExpr = CHECKPOINT_NOW_SQL): string {
+  return `(WITH w AS MATERIALIZED (
+      SELECT v.ord, v.name, v.iv, n.ts / v.bucket * v.bucket - v.seconds + v.bucket AS start
+        FROM (SELECT (${nowExpr})::int8 AS ts) n
+        CROSS JOIN (VALUES ${WINDOW_VALUES}) AS v(ord, name, iv, bucket, seconds)),
+    lp AS MATERIALIZED (
+      SELECT c.close_price AS price FROM candles c
+       WHERE c.token_address = ${tokenExpr} AND c.interval = '1m' AND c.close_price IS NOT NULL
+       ORDER BY c.bucket_start DESC LIMIT 1)
+    SELECT json_object_agg(w.name, json_build_object(
+        'volume', COALESCE(agg.volume, 0)::text, 'trade_count', COALESCE(agg.trade_count, 0)::int,
+        'buy_count', COALESCE(agg.buy_count, 0)::int, 'sell_count', COALESCE(agg.sell_count, 0)::int,
+        'unique_buyers', tr.unique_buyers, 'unique_sellers', tr.unique_sellers,
+        'price_change_bps', CASE WHEN sp.price IS NULL OR lp.price IS NULL OR sp.price = 0 THEN NULL
+                                 ELSE div((lp.price - sp.price) * 10000, sp.price)::int8 END)
+        ORDER BY w.ord)
+      FROM w
+      CROSS JOIN LATERAL (
+        SELECT sum(c.volume) AS volume, sum(c.trade_count) AS trade_count, sum(c.buy_count) AS buy_count,
+               sum(c.sell_count) AS sell_count
+          FROM candles c WHERE c.token_address = ${tokenExpr} AND c.interval = w.iv AND c.bucket_start >= w.start) agg
+      CROSS JOIN LATERAL (
+        SELECT (count(DISTINCT ct.trader) FILTER (WHERE ct.bought))::int AS unique_buyers,
+               (count(DISTINCT ct.trader) FILTER (WHERE ct.sold))::int AS unique_sellers
+          FROM candle_traders ct
+         WHERE ct.token_address = ${tokenExpr} AND ct.interval = w.iv AND ct.bucket_start >= w.start) tr
+      LEFT JOIN LATERAL (
+        SELECT c.close_price AS price FROM candles c
+         WHERE c.token_address = ${tokenExpr} AND c.interval = w.iv AND c.bucket_start < w.start
+           AND c.close_price IS NOT NULL
+         ORDER BY c.bucket_start DESC LIMIT 1) sp ON true
+      LEFT JOIN lp ON true)`;
+}

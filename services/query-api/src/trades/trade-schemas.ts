@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { reserveAmountUsdSchema } from "../common/usd-schemas.js";
+import { addressSchema, amountSchema, hashSchema, intSchema, pageSchema } from "../common/wire-schemas.js";
+
+/** Trade (docs/api.md "Trades and activity"). */
+export const tradeSchema = z
+  .object({
+    token_address: addressSchema,
+    trader: addressSchema,
+    side: z.enum(["buy", "sell"]),
+    token_amount: amountSchema,
+    reserve_amount: amountSchema,
+    curve_value: amountSchema,
+    protocol_fee: amountSchema,
+    creator_fee: amountSchema,
+    source: z.enum(["curve", "dex_v3"]),
+    block_number: intSchema,
+    transaction_index: intSchema,
+    transaction_hash: hashSchema,
+    log_index: intSchema,
+    reserve_amount_usd: reserveAmountUsdSchema,
+  })
+  .meta({ id: "Trade" });
+
+/** A page of trades. */
+export const tradePageSchema = pageSchema(tradeSchema, "TradePage");
+
+/** One trade on the wire. */
+export type Trade = z.output<typeof tradeSchema>;
