@@ -16,7 +16,9 @@ import {
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { migrate } from "@tmi/db";
 import pg from "pg";
+import type { TestDatabase } from "./database.js";
 
 /** Folder of the PostgreSQL server binaries (`PG_BIN`, default Debian's PostgreSQL 15). */
 export function postgresBinDir(): string {
@@ -472,6 +474,29 @@ export async function startPgBouncer(
       }
       bouncerPidFiles.delete(pidFile);
       rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Creates database `name` (default `tmi`) on `cluster` and applies the migrations: a
+ * {@link TestDatabase} whose `drop()` drops it (on a standby of this cluster it disappears too).
+ */
+export async function createClusterDatabase(cluster: PostgresCluster, name = "tmi"): Promise<TestDatabase> {
+  const url = cluster.url(name);
+  await migrate({ databaseUrl: url });
+  return {
+    url,
+    name,
+    async drop() {
+      const client = new pg.Client({ connectionString: cluster.url() });
+      try {
+        await client.connect();
+        await client.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`);
+      } catch {
+      } finally {
+        await client.end().catch(() => undefined);
+      }
     },
   };
 }

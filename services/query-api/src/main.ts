@@ -63,7 +63,7 @@ const app = await buildApp({
     // most STREAM_READ_WAIT_MS later), so a REST read right after it finds what it announced.
     streamRoutes({
       listenerUrl: settings.databaseUrl,
-      config: { readWaitMs: settings.streamReadWaitMs },
+      config: { readWaitMs: settings.streamReadWaitMs, maxConnectionsPerIp: settings.streamMaxPerClient },
       readPosition: () => readDatabase.indexedBlock(0),
     }),
   ],

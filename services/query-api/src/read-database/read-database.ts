@@ -55,9 +55,9 @@ export interface ReadDatabaseLag {
   /** True when query-api reads from a replica (`DATABASE_READ_URL` set and not the primary). */
   replica: boolean;
   /**
-   * Seconds the replica's data is behind the primary: 0 when it has replayed, within 200 ms,
-   * everything the primary had written when measured; else now − the commit time of the last
-   * transaction it replayed (`pg_last_xact_replay_timestamp()`). Null when it cannot be measured
+   * Seconds the replica's data is behind the primary: 0 when it has replayed everything the
+   * primary had written when measured; else now − the commit time of the last transaction it
+   * replayed (`pg_last_xact_replay_timestamp()`). Null when it cannot be measured
    * (a database unreachable).
    */
   lag_seconds: number | null;
@@ -190,11 +190,12 @@ export function createReadDatabase(options: ReadDatabaseOptions): ReadDatabase {
       )
       .then((r) => r.rows[0])
       .catch(() => undefined);
-    // A replica a few ms behind (WAL in flight) is current: look again for up to ~200 ms before
-    // calling it behind.
+    // Behind the primary's last write: lag = time since the last replayed commit. When that commit
+    // is old (the primary was idle, then wrote), WAL in flight for a few ms would read as a long
+    // lag: look again (up to ~100 ms) before calling it behind.
     let replica: (ReplicaRow & { caught_up: boolean | null }) | undefined;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 50));
+    for (let attempt = 0; attempt < 4; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 30));
       replica = await readPool
         .query<ReplicaRow & { caught_up: boolean | null }>(
           `SELECT (SELECT block_number::text FROM indexer_checkpoints ORDER BY chain_id LIMIT 1) AS block_number,
@@ -208,7 +209,7 @@ export function createReadDatabase(options: ReadDatabaseOptions): ReadDatabase {
         )
         .then((r) => r.rows[0])
         .catch(() => undefined);
-      if (!replica || replica.caught_up !== false) break;
+      if (replica?.caught_up !== false || (replica.replay_at ?? 0) < 1) break;
     }
     const replicaBlock = replica?.block_number ? Number(replica.block_number) : null;
     const primaryBlock = primary?.block_number ? Number(primary.block_number) : null;
