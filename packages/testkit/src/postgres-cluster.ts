@@ -275,33 +275,38 @@ export async function startStandby(
   chmodSync(root, 0o755);
   const dataDir = ownedDir(root, "data");
   const slot = `standby_${port}`;
-  run(
-    join(postgresBinDir(), "pg_basebackup"),
-    [
-      "-h",
-      "127.0.0.1",
-      "-p",
-      String(primary.port),
-      "-U",
-      "postgres",
-      "-D",
-      dataDir,
-      "-R",
-      "-X",
-      "stream",
-      "-C",
-      "-S",
-      slot,
-      // An immediate checkpoint (the default spreads it over ~10 s).
-      "-c",
-      "fast",
-    ],
-    "pg_basebackup",
-  );
-  // The copied postgresql.auto.conf is the primary's (plus primary_conninfo/slot from -R): override port and socket.
-  const extra = { port: String(port), unix_socket_directories: `'${root}'`, ...options.settings };
-  const lines = Object.entries(extra).map(([k, v]) => `${k} = ${v}`);
-  appendFileSync(join(dataDir, "postgresql.auto.conf"), `${lines.join("\n")}\n`);
+  try {
+    run(
+      join(postgresBinDir(), "pg_basebackup"),
+      [
+        "-h",
+        "127.0.0.1",
+        "-p",
+        String(primary.port),
+        "-U",
+        "postgres",
+        "-D",
+        dataDir,
+        "-R",
+        "-X",
+        "stream",
+        "-C",
+        "-S",
+        slot,
+        // An immediate checkpoint (the default spreads it over ~10 s).
+        "-c",
+        "fast",
+      ],
+      "pg_basebackup",
+    );
+    // The copied postgresql.auto.conf is the primary's (plus primary_conninfo/slot from -R): override port and socket.
+    const extra = { port: String(port), unix_socket_directories: `'${root}'`, ...options.settings };
+    const lines = Object.entries(extra).map(([k, v]) => `${k} = ${v}`);
+    appendFileSync(join(dataDir, "postgresql.auto.conf"), `${lines.join("\n")}\n`);
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
   const cluster = makeCluster(root, dataDir, port, true);
   const destroy = cluster.destroy;
   cluster.destroy = async () => {
