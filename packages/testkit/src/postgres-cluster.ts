@@ -223,25 +223,30 @@ export async function startPostgresCluster(
   const root = mkdtempSync(join(tmpdir(), CLUSTER_DIR_PREFIX));
   chmodSync(root, 0o755);
   const dataDir = ownedDir(root, "data");
-  run(
-    initdb,
-    ["-D", dataDir, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"],
-    "initdb",
-  );
-  const settings = {
-    ...BASE_SETTINGS,
-    port: String(port),
-    unix_socket_directories: `'${root}'`,
-    ...options.settings,
-  };
-  const conf = Object.entries(settings)
-    .map(([k, v]) => `${k} = ${v}`)
-    .join("\n");
-  writeAsOwner(join(dataDir, "postgresql.auto.conf"), `${conf}\n`);
-  writeAsOwner(
-    join(dataDir, "pg_hba.conf"),
-    "local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n",
-  );
+  try {
+    run(
+      initdb,
+      ["-D", dataDir, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"],
+      "initdb",
+    );
+    const settings = {
+      ...BASE_SETTINGS,
+      port: String(port),
+      unix_socket_directories: `'${root}'`,
+      ...options.settings,
+    };
+    const conf = Object.entries(settings)
+      .map(([k, v]) => `${k} = ${v}`)
+      .join("\n");
+    writeAsOwner(join(dataDir, "postgresql.auto.conf"), `${conf}\n`);
+    writeAsOwner(
+      join(dataDir, "pg_hba.conf"),
+      "local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n",
+    );
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
   const cluster = makeCluster(root, dataDir, port, false);
   try {
     await cluster.start();
