@@ -11,6 +11,7 @@ import { type Devnet, startDevnet } from "@tmi/devnet";
 import {
   chainHead,
   createTestDatabase,
+  devnetIndexerOptions,
   flushPrefix,
   type IndexerProcess,
   redisTestPrefix,
@@ -33,6 +34,15 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
     });
   });
+}
+
+/** `LAUNCHPAD_ADDRESS` and/or `FACTORY_ADDRESS` from a deployment's contracts (those it has). */
+function chainEntryEnv(contracts: object): Record<string, string> {
+  const { launchpad, factory } = contracts as { launchpad?: string; factory?: string };
+  return {
+    ...(launchpad ? { LAUNCHPAD_ADDRESS: launchpad } : {}),
+    ...(factory ? { FACTORY_ADDRESS: factory } : {}),
+  };
 }
 
 /** A response read through {@link System.request}: status, headers and the parsed JSON body. */
@@ -110,7 +120,9 @@ export async function startSystem(
     QUEUE_PREFIX: queuePrefix,
     RPC_URL: devnet.rpcUrl,
     CHAIN_ID: String(devnet.chainId),
-    LAUNCHPAD_ADDRESS: deployment.contracts.launchpad,
+    // The chain interface's entry contract, whichever the deployment has (launchpad before the V3
+    // factory replaced it): metadata-api reads launches from its receipts.
+    ...chainEntryEnv(deployment.contracts),
     STORAGE_DRIVER: "fs",
     STORAGE_DIR: storageDir,
   };
@@ -242,12 +254,7 @@ export async function startSystem(
     startIndexer() {
       if (indexer) return indexer;
       indexer = startIndexer({
-        databaseUrl: database.url,
-        rpcUrl: devnet.rpcUrl,
-        chainId: devnet.chainId,
-        launchpadAddress: deployment.contracts.launchpad,
-        startBlock: deployment.startBlock,
-        ethUsdFeedAddress: deployment.contracts.ethUsdFeed,
+        ...devnetIndexerOptions(devnet, database.url, { ethUsdFeed: true }),
         echo: options.echo,
         env: { LOG_LEVEL: "info", ...options.env?.indexer },
       });

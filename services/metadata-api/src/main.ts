@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { createPgPool } from "@tmi/db";
+import { createDb } from "@tmi/db";
 import { loadEnv } from "@tmi/shared/env";
 import { serve } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
@@ -26,10 +26,14 @@ async function start() {
   if (rpcChainId !== env.CHAIN_ID) {
     throw new Error(`RPC_URL serves chain ${rpcChainId}, but CHAIN_ID is ${env.CHAIN_ID}`);
   }
-  const sql = createPgPool({
+  const db = createDb({
     url: env.DATABASE_URL,
     applicationName: "tmi-metadata-api",
-    onError: (e) => logger.warn({ err: e }, "pg pool error"),
+    logger: {
+      info: (message) => logger.info(message),
+      warn: (message) => logger.warn(message),
+      error: (message) => logger.warn(message),
+    },
   });
   const storage = await createStorage(env);
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false });
@@ -40,7 +44,7 @@ async function start() {
   });
   const app = await buildApp({
     logger,
-    sql,
+    db,
     storage,
     fetcher,
     jobs,
@@ -71,7 +75,7 @@ async function start() {
       await jobs.close();
       redis.disconnect();
       await storage.close();
-      await sql.end();
+      await db.$disconnect();
     },
   });
   logger.info(

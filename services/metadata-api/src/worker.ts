@@ -1,4 +1,4 @@
-import { createPgPool } from "@tmi/db";
+import { createDb } from "@tmi/db";
 import { loadEnv } from "@tmi/shared/env";
 import { createLogger } from "@tmi/shared/logger";
 import { Worker } from "bullmq";
@@ -10,14 +10,18 @@ import { createFinalizeProcessor } from "./jobs/finalize.worker.js";
 const env = loadEnv(metadataEnvSchema);
 const logger = createLogger({ service: "metadata-worker", level: env.LOG_LEVEL });
 
-const sql = createPgPool({
+const db = createDb({
   url: env.DATABASE_URL,
   applicationName: "tmi-metadata-worker",
-  onError: (e) => logger.warn({ err: e }, "pg pool error"),
+  logger: {
+    info: (message) => logger.info(message),
+    warn: (message) => logger.warn(message),
+    error: (message) => logger.warn(message),
+  },
 });
 // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
 const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
-const worker = new Worker("metadata-finalize", createFinalizeProcessor({ sql, logger }), {
+const worker = new Worker("metadata-finalize", createFinalizeProcessor({ db, logger }), {
   connection,
   prefix: env.QUEUE_PREFIX,
   concurrency: 8,
@@ -42,7 +46,7 @@ async function shutdown(signal: string) {
   timer.unref();
   await worker.close();
   connection.disconnect();
-  await sql.end();
+  await db.$disconnect();
   process.exit(0);
 }
 process.once("SIGINT", () => void shutdown("SIGINT"));
