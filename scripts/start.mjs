@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm start`: the whole system on one machine (DESIGN.md §13).
+// `pnpm start`: the whole system on one machine (docs/operations.md).
 //
 // Devnet mode (default): installs what is missing, builds what is stale, checks PostgreSQL and
 // Redis, starts the devnet (anvil + deployment + traffic simulator unless SIMULATE=false) with its
@@ -18,6 +18,9 @@
 //   VERBOSE=true          print every service log line (default: only errors; all lines go to
 //                         .data/logs/<service>.log)
 //   TMI_DATA_DIR          state directory (default .data): devnet state, logs, objects, secrets
+//   DEVNET_CHAIN_ID       chain id of the devnet (default 31337; 8453 makes it look like Base to
+//                         clients that accept only Base). A saved chain of another id is set
+//                         aside (.data/devnet/state.json.chain-<id>) and a new chain started.
 //   DEVNET_PORT (8545), GATEWAY_PORT (8080), QUERY_API_PORT (3001), METADATA_API_PORT (3002),
 //   ORACLE_PRICE_PORT (3003), INDEXER_PORT (3004)
 //   DEVNET_BLOCK_TIME     seconds between devnet blocks (default: the devnet's own default)
@@ -97,6 +100,16 @@ function fail(message) {
   process.stderr.write(`${tag("start")} ${paint(31, "error:")} ${message}\n`);
   process.exit(1);
 }
+
+/** The devnet's chain id: DEVNET_CHAIN_ID, default 31337 (anvil's). */
+const DEVNET_CHAIN_ID = (() => {
+  const raw = (env.DEVNET_CHAIN_ID ?? "").trim();
+  if (raw === "") return 31337;
+  const id = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id < 1)
+    fail(`DEVNET_CHAIN_ID=${raw} is not a chain id (a positive integer, e.g. 31337 or 8453)`);
+  return id;
+})();
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
@@ -374,7 +387,7 @@ const quoteLiteral = (text) => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * Makes sure the database belongs to the running devnet. The chain's identity (chain id,
- * launchpad, hash of the deployment's start block) is recorded as the database's comment; when it differs, or when
+ * factory, hash of the deployment's start block) is recorded as the database's comment; when it differs, or when
  * the indexer's checkpoint block is not on the chain, the database is dropped so that it is
  * rebuilt from the new chain (never a new chain over an old database).
  * @returns true when the database was reset.
@@ -394,7 +407,8 @@ async function ensureDatabaseMatchesChain(databaseUrl, identity, rpcUrl) {
     if (found.rowCount) {
       const recorded = found.rows[0].comment;
       if (recorded && recorded !== expected) {
-        reason = "the devnet is a new chain (its deployment block or launchpad differs from the indexed one)";
+        reason =
+          "the devnet is a new chain (its chain id, deployment block or factory differs from the indexed one)";
       } else {
         reason = await checkpointMismatch(pg, databaseUrl, identity.chainId, rpcUrl);
         if (!reason && !recorded) reason = await unrecordedDataReason(pg, databaseUrl);
@@ -628,12 +642,22 @@ async function startDevnet() {
   // The deployment lives beside the chain state it belongs to (deployments/devnet.json may be
   // rewritten by other devnets); it is copied to deployments/devnet.json once the devnet is up.
   const deploymentFile = join(stateDir, "deployment.json");
-  const resumed = existsSync(stateFile);
+  // A saved chain is resumed only under the chain id it was made with (the devnet sets it aside otherwise).
+  const savedChainId = (() => {
+    try {
+      return Number(JSON.parse(readFileSync(deploymentFile, "utf8")).chainId);
+    } catch {
+      return undefined;
+    }
+  })();
+  const resumed = existsSync(stateFile) && (savedChainId === undefined || savedChainId === DEVNET_CHAIN_ID);
   const before = mtime(deploymentFile);
   const args = [
     join(ROOT, "packages/devnet/dist/cli.js"),
     "--port",
     String(PORTS.devnet),
+    "--chain-id",
+    String(DEVNET_CHAIN_ID),
     "--state",
     stateFile,
     "--deployment",
@@ -642,11 +666,11 @@ async function startDevnet() {
   if (env.DEVNET_BLOCK_TIME) args.push("--block-time", env.DEVNET_BLOCK_TIME);
   if (!SIMULATE) args.push("--no-simulate");
   say(
-    `starting the devnet on ${HOST}:${PORTS.devnet} (${resumed ? "resuming the saved chain" : "new chain"}${SIMULATE ? ", simulated traders" : ", no simulator"})`,
+    `starting the devnet on ${HOST}:${PORTS.devnet} (chain id ${DEVNET_CHAIN_ID}, ${resumed ? "resuming the saved chain" : "new chain"}${SIMULATE ? ", simulated traders" : ", no simulator"})`,
   );
   const devnet = startChild("devnet", process.execPath, args, { ...env, DEVNET_PORT: String(PORTS.devnet) });
   const rpcUrl = `http://${HOST}:${PORTS.devnet}`;
-  // Ready when the deployment file has been (re)written and the launchpad has code at its address.
+  // Ready when the deployment file has been (re)written for this chain id and the factory has code.
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (devnet.child.exitCode !== null) fail(`the devnet exited during start-up (see ${devnet.file})`);
@@ -657,10 +681,10 @@ async function startDevnet() {
     if (mtime(deploymentFile) > before || (resumed && mtime(deploymentFile) > 0)) {
       try {
         const deployment = JSON.parse(readFileSync(deploymentFile, "utf8"));
-        const launchpad = deployment.contracts?.launchpad;
-        const code = launchpad ? await rpc(rpcUrl, "eth_getCode", [launchpad, "latest"]) : "0x";
+        const factory = deployment.contracts?.factory;
+        const code = factory ? await rpc(rpcUrl, "eth_getCode", [factory, "latest"]) : "0x";
         const chainId = Number(await rpc(rpcUrl, "eth_chainId"));
-        if (code && code !== "0x" && chainId === Number(deployment.chainId)) {
+        if (code && code !== "0x" && chainId === Number(deployment.chainId) && chainId === DEVNET_CHAIN_ID) {
           // anvil makes a new genesis block whenever it loads a state file: the block of the
           // deployment identifies the chain instead.
           const startBlock = Math.max(1, Number(deployment.startBlock ?? 1));
@@ -688,7 +712,7 @@ async function chainSettings(devnet) {
     return {
       RPC_URL: rpcUrl,
       CHAIN_ID: String(deployment.chainId),
-      LAUNCHPAD_ADDRESS: c.launchpad,
+      FACTORY_ADDRESS: c.factory,
       START_BLOCK: String(deployment.startBlock ?? 0),
       DEPLOYMENT_FILE: deploymentFile,
       ETH_USD_FEED_ADDRESS: c.ethUsdFeed,
@@ -899,11 +923,11 @@ async function main() {
     devnet = await startDevnet();
     const { deployment, startBlockHash, rpcUrl } = devnet;
     say(
-      `devnet ready: chain ${deployment.chainId}, launchpad ${deployment.contracts.launchpad} (${seconds()} s)`,
+      `devnet ready: chain ${deployment.chainId}, factory ${deployment.contracts.factory} (${seconds()} s)`,
     );
     const identity = {
       chainId: Number(deployment.chainId),
-      launchpad: deployment.contracts.launchpad.toLowerCase(),
+      factory: deployment.contracts.factory.toLowerCase(),
       startBlock: Number(deployment.startBlock ?? 0),
       startBlockHash,
     };

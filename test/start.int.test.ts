@@ -1,7 +1,7 @@
 // `pnpm start` (scripts/start.mjs) as a user runs it: the whole system comes up on a devnet with
 // simulated traders and serves indexed trades through the gateway; SIGTERM stops it cleanly; a
 // restart resumes the same chain over the same database; a new chain (state removed) never runs
-// over the old database. Own ports, database, data folder and queue prefix: runs beside the other
+// over the old database; another DEVNET_CHAIN_ID is a new chain too (the saved one is set aside). Own ports, database, data folder and queue prefix: runs beside the other
 // integration tests. Builds first when dist/ is stale (CI builds before the tests).
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -39,7 +39,16 @@ async function settings(): Promise<Record<string, string>> {
 function start(env: Record<string, string>): Run {
   const base = { ...process.env };
   // A real chain's settings in the caller's environment would switch modes.
-  for (const key of ["RPC_URL", "LAUNCHPAD_ADDRESS", "CHAIN_ID", "START_BLOCK", "SIMULATE", "VERBOSE"])
+  for (const key of [
+    "RPC_URL",
+    "FACTORY_ADDRESS",
+    "NETWORK",
+    "CHAIN_ID",
+    "START_BLOCK",
+    "SIMULATE",
+    "VERBOSE",
+    "DEVNET_CHAIN_ID",
+  ])
     delete base[key];
   const child = spawn(process.execPath, ["scripts/start.mjs"], {
     cwd: WORKSPACE_ROOT,
@@ -139,5 +148,21 @@ describe("pnpm start", () => {
     expect(run3.output()).toContain("resetting database");
     expect(await tokens(third, run3)).toEqual([]);
     expect(await stop(run3)).toBe(0);
-  }, 600_000);
+
+    // 4. Another chain id (DEVNET_CHAIN_ID=8453, as Base): the saved 31337 chain is set aside, not
+    //    loaded under the new id; a new chain and a rebuilt database.
+    const fourth = await settings();
+    const run4 = start({ ...fourth, SIMULATE: "false", DEVNET_CHAIN_ID: "8453" });
+    await ready(run4);
+    expect(run4.output()).toContain("chain id 8453, new chain");
+    expect(run4.output()).toContain("resetting database");
+    expect(existsSync(join(dataDir, "devnet/state.json.chain-31337"))).toBe(true);
+    const chainId = await fetch(`http://127.0.0.1:${fourth.DEVNET_PORT}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+    });
+    expect(((await chainId.json()) as { result: string }).result).toBe("0x2105");
+    expect(await stop(run4)).toBe(0);
+  }, 900_000);
 });

@@ -319,13 +319,15 @@ describe("end to end through the gateway", () => {
       });
     const unknownTx = await finalize(`0x${"ab".repeat(32)}`);
     expect(unknownTx.status, JSON.stringify(unknownTx.body)).toBe(409);
-    expect(unknownTx.body.code).toBe("not_indexed");
-    expect(unknownTx.body.details).toEqual([{ field: "transaction_hash", reason: "receipt not yet visible" }]);
+    expect(unknownTx.body.error.code).toBe("not_indexed");
+    expect(unknownTx.body.error.details).toEqual([
+      { field: "transaction_hash", reason: "receipt not yet visible" },
+    ]);
     // The receipt exists but the indexer is not running yet.
     const notIndexed = await finalize(alphaLaunch.hash);
     expect(notIndexed.status, JSON.stringify(notIndexed.body)).toBe(409);
-    expect(notIndexed.body.code).toBe("not_indexed");
-    expect(notIndexed.body.request_id).toBeTypeOf("string");
+    expect(notIndexed.body.error.code).toBe("not_indexed");
+    expect(notIndexed.body.error.request_id).toBeTypeOf("string");
     // Unknown draft.
     const unknownDraft = await system.request(
       `/api/v1/token-metadata/${"0".repeat(8)}-0000-4000-8000-${"0".repeat(12)}/finalize`,
@@ -336,7 +338,7 @@ describe("end to end through the gateway", () => {
       },
     );
     expect(unknownDraft.status).toBe(404);
-    expect(unknownDraft.body.code).toBe("not_found");
+    expect(unknownDraft.body.error.code).toBe("not_found");
     // Nothing indexed yet: the token is unknown to the API.
     expect((await get(`/api/v1/tokens/${alpha}`)).status).toBe(404);
   });
@@ -408,7 +410,7 @@ describe("end to end through the gateway", () => {
         });
         return r.status === 200
           ? r
-          : r.body.code === "not_indexed"
+          : r.body.error.code === "not_indexed"
             ? false
             : Promise.reject(new Error(JSON.stringify(r.body)));
       },
@@ -661,7 +663,7 @@ describe("end to end through the gateway", () => {
     // Someone who never launched anything.
     const nobody = await get(`/api/v1/creators/${traders.dave!.address}`);
     if (nobody.status === 200) expect(nobody.body).toMatchObject({ token_count: 0, volume: "0", tokens: [] });
-    else expect(nobody.body.code).toBe("not_found");
+    else expect(nobody.body.error.code).toBe("not_found");
   });
 
   it("error: invalid requests answer with the error body", async () => {
@@ -684,20 +686,22 @@ describe("end to end through the gateway", () => {
       const response = await get(path);
       expect(response.status, path).toBe(status);
       expect(response.body, path).toMatchObject({
-        code,
-        message: expect.any(String),
-        request_id: expect.any(String),
+        error: {
+          code,
+          message: expect.any(String),
+          request_id: expect.any(String),
+        },
       });
-      expect(response.headers.get("x-request-id"), path).toBe(response.body.request_id);
+      expect(response.headers.get("x-request-id"), path).toBe(response.body.error.request_id);
     }
     // A cursor of one route is refused by another.
     const page = await get(`/api/v1/tokens/${alpha}/trades?limit=1`);
     const foreign = await get(`/api/v1/tokens?cursor=${encodeURIComponent(page.body.next_cursor)}`);
     expect(foreign.status).toBe(400);
-    expect(foreign.body.code).toBe("invalid_request");
+    expect(foreign.body.error.code).toBe("invalid_request");
     const wrongMethod = await system.request("/api/v1/tokens", { method: "DELETE" });
     expect(wrongMethod.status).toBe(405);
-    expect(wrongMethod.body.code).toBe("method_not_allowed");
+    expect(wrongMethod.body.error.code).toBe("method_not_allowed");
   });
 
   it("behavior: ETH/USD answers from the feed and 503 oracle_unavailable on stale, invalid or sequencer-down data", async () => {
@@ -728,7 +732,7 @@ describe("end to end through the gateway", () => {
     const expectUnavailable = async (why: string) => {
       const r = await get("/api/v1/prices/eth-usd");
       expect(r.status, why).toBe(503);
-      expect(r.body.code, why).toBe("oracle_unavailable");
+      expect(r.body.error.code, why).toBe("oracle_unavailable");
       expect(r.headers.get("x-request-id"), why).toBeTruthy();
     };
     await setRound(310_000_000_000n, now - 7_200n);
@@ -794,11 +798,11 @@ describe("end to end through the gateway", () => {
     await system.restartService("oracle-price", { ORACLE_CHAIN_ID: "8453" });
     const wrongChain = await get("/api/v1/prices/eth-usd");
     expect(wrongChain.status).toBe(503);
-    expect(wrongChain.body.code).toBe("oracle_unavailable");
+    expect(wrongChain.body.error.code).toBe("oracle_unavailable");
     await system.restartService("oracle-price", { ORACLE_ETH_USD_ADDRESS: "" });
     const unconfigured = await get("/api/v1/prices/eth-usd");
     expect(unconfigured.status).toBe(503);
-    expect(unconfigured.body.code).toBe("oracle_unavailable");
+    expect(unconfigured.body.error.code).toBe("oracle_unavailable");
   });
 
   it("error: an unreachable upstream gives 503 with the error body, not a hang", async () => {
@@ -808,18 +812,20 @@ describe("end to end through the gateway", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(response.status).toBe(503);
     expect(response.body).toMatchObject({
-      code: expect.any(String),
-      message: expect.any(String),
-      request_id: expect.any(String),
+      error: {
+        code: expect.any(String),
+        message: expect.any(String),
+        request_id: expect.any(String),
+      },
     });
-    expect(response.headers.get("x-request-id")).toBe(response.body.request_id);
+    expect(response.headers.get("x-request-id")).toBe(response.body.error.request_id);
     // The other routes are unaffected.
     expect((await get("/api/v1/tokens?limit=1")).status).toBe(200);
     // Without query-api, the gateway's /readyz and the read routes answer 503; /health stays 200.
     await system.processes.get("query-api")!.stop();
     const ready = await get("/readyz");
     expect(ready.status).toBe(503);
-    expect(ready.body.request_id).toBe(ready.headers.get("x-request-id"));
+    expect(ready.body.error.request_id).toBe(ready.headers.get("x-request-id"));
     expect((await get("/api/v1/tokens")).status).toBe(503);
     expect((await get("/health")).status).toBe(200);
   });

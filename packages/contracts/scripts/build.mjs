@@ -36,8 +36,14 @@ const SOLC_SETTINGS = {
 
 /** Solidity contracts compiled here: source path (relative to contracts/) → exported name prefix. */
 const COMPILED = [
-  { file: "Launchpad.sol", contract: "Launchpad", name: "launchpad" },
-  { file: "LaunchpadToken.sol", contract: "LaunchpadToken", name: "launchpadToken" },
+  { file: "v3/ZonkFactoryV3.sol", contract: "ZonkFactoryV3", name: "zonkFactoryV3" },
+  { file: "v3/ZonkDeployersV3.sol", contract: "ZonkTokenDeployerV3", name: "zonkTokenDeployerV3" },
+  { file: "v3/ZonkTokenV3.sol", contract: "ZonkTokenV3", name: "zonkTokenV3" },
+  { file: "v3/ZonkCurveV3.sol", contract: "ZonkCurveV3", name: "zonkCurveV3" },
+  { file: "v3/FeeManagerV3.sol", contract: "FeeManagerV3", name: "feeManagerV3" },
+  { file: "v3/GraduationManagerV3.sol", contract: "GraduationManagerV3", name: "graduationManagerV3" },
+  { file: "v3/LPCustodianV3.sol", contract: "LPCustodianV3", name: "lpCustodianV3" },
+  { file: "v3/ResidualEscrowV3.sol", contract: "ResidualEscrowV3", name: "residualEscrowV3" },
   { file: "test/DevnetAggregator.sol", contract: "DevnetAggregator", name: "devnetAggregator" },
   {
     file: "test/DevnetSequencerUptimeFeed.sol",

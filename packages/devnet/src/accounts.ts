@@ -1,7 +1,24 @@
 import { type Chain, defineChain } from "viem";
 
-/** Chain id of the devnet (anvil's default). */
+/**
+ * Default chain id of the devnet (anvil's default). `pnpm devnet` / `pnpm start` take another one
+ * from the `DEVNET_CHAIN_ID` setting (e.g. 8453, so that a client that accepts only Base runs
+ * against the devnet); see {@link parseDevnetChainId}.
+ */
 export const DEVNET_CHAIN_ID = 31337;
+
+/**
+ * The devnet chain id from a setting's text (`DEVNET_CHAIN_ID`, `--chain-id`): {@link DEVNET_CHAIN_ID}
+ * when unset or empty.
+ * @throws Error when the text is not a positive integer below 2^53.
+ */
+export function parseDevnetChainId(value: string | undefined, name = "DEVNET_CHAIN_ID"): number {
+  if (value === undefined || value.trim() === "") return DEVNET_CHAIN_ID;
+  const id = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(id) || id < 1)
+    throw new Error(`${name}: expected a positive integer chain id, got "${value}"`);
+  return id;
+}
 
 /** anvil's default mnemonic: its first accounts are funded with 10,000 ETH each. */
 export const DEVNET_MNEMONIC = "test test test test test test test test test test test junk";
@@ -45,7 +62,7 @@ export function devnetAccounts(): { address: `0x${string}`; privateKey: `0x${str
 export const DEPLOYER_ACCOUNT = 0;
 /** Index of the account that sends feed updates in {@link devnetAccounts}. */
 export const FEED_ACCOUNT = 9;
-/** Receives the launchpad's protocol fee on the devnet (an address nobody trades with). */
+/** Receives the protocol's fees on the devnet (the fee manager's treasury; an address nobody trades with). */
 export const DEVNET_PROTOCOL_FEE_RECIPIENT = "0x00000000000000000000000000000000000fee01" as const;
 
 /** A viem chain for the devnet at `rpcUrl`. */

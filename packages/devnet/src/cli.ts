@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `pnpm devnet`: anvil + deployment + traffic simulator (DESIGN.md §13). See --help.
+// `pnpm devnet`: anvil + deployment + traffic simulator (packages/devnet/README.md). See --help.
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { parseEther } from "viem";
+import { parseDevnetChainId } from "./accounts.js";
 import { rpc } from "./clients.js";
 import { type Deployment, isDeploymentLive, readDeployment } from "./deploy.js";
 import { startDevnet } from "./devnet.js";
@@ -12,16 +12,18 @@ import { runSimulator } from "./simulator.js";
 
 const HELP = `Usage: pnpm devnet [options]
 
-Starts anvil on 127.0.0.1 (chain id 31337, anvil's default mnemonic), deploys the launchpad,
-Uniswap V3, WETH9 and the feeds (or reuses them when --state resumes a chain), writes
+Starts anvil on 127.0.0.1 (chain id 31337 unless DEVNET_CHAIN_ID or --chain-id says otherwise;
+anvil's default mnemonic), deploys the zonk.fun V3 contracts (factory, graduation manager, fee
+manager), WETH9, Uniswap V3 and the feeds (or reuses them when --state resumes a chain), writes
 deployments/devnet.json and runs the traffic simulator until SIGINT/SIGTERM.
 
   --port <n>                  RPC port (default 8545; 0 = any free port)
+  --chain-id <n>              chain id (default DEVNET_CHAIN_ID, else 31337; 8453 looks like Base);
+                              a --state saved under another chain id is set aside, not resumed
   --block-time <seconds>      interval mining (default 1)
   --automine                  one block per transaction instead
   --state <file>              anvil state file: resume the same chain across restarts
   --deployment <file>         deployment JSON (default deployments/devnet.json at the workspace root)
-  --graduation-threshold <eth>  real reserve at which tokens graduate (default 5)
   --load-history <trades>     first mine this many trades quickly (benchmarks)
   --history-days <days>       spread that history over the last days (default 7; fresh chains only)
   --no-simulate               no simulated traders (also SIMULATE=false)
@@ -51,11 +53,11 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       port: { type: "string" },
+      "chain-id": { type: "string" },
       "block-time": { type: "string" },
       automine: { type: "boolean" },
       state: { type: "string" },
       deployment: { type: "string" },
-      "graduation-threshold": { type: "string" },
       "load-history": { type: "string" },
       "history-days": { type: "string" },
       "no-simulate": { type: "boolean" },
@@ -78,6 +80,10 @@ async function main(): Promise<void> {
   const duration = numberOption(values.duration, "duration", 0);
   const deploymentFile = values.deployment ?? join(WORKSPACE_ROOT, "deployments", "devnet.json");
   const historyTrades = numberOption(values["load-history"], "load-history", 0);
+  const chainId =
+    values["chain-id"] !== undefined
+      ? parseDevnetChainId(values["chain-id"], "--chain-id")
+      : parseDevnetChainId(process.env.DEVNET_CHAIN_ID);
 
   const controller = new AbortController();
   let devnet: { rpcUrl: string; deployment: Deployment; stop(): Promise<void> } | undefined;
@@ -106,13 +112,21 @@ async function main(): Promise<void> {
     existing.rpcUrl === `http://127.0.0.1:${port}` &&
     (await isDeploymentLive(existing.rpcUrl, existing))
   ) {
-    // DESIGN.md §13: never a second chain under the same deployment; reuse the running one.
+    // Without an explicit chain id, attach to whatever chain runs there.
+    const explicitChainId =
+      values["chain-id"] !== undefined || (process.env.DEVNET_CHAIN_ID ?? "").trim() !== "";
+    if (explicitChainId && existing.chainId !== chainId)
+      throw new Error(
+        `a devnet with chain id ${existing.chainId} already runs at ${existing.rpcUrl}: stop it before starting one with chain id ${chainId}`,
+      );
+    // Never a second chain under the same deployment: reuse the running one.
     devnet = { rpcUrl: existing.rpcUrl, deployment: existing, stop: async () => {} };
     attached = true;
     log(`a devnet with this deployment already runs at ${existing.rpcUrl}: attaching to it (no new anvil)`);
   } else {
     const fresh = await startDevnet({
       port,
+      chainId,
       blockTime: "automine",
       stateFile: values.state,
       deploymentFile,
@@ -120,11 +134,10 @@ async function main(): Promise<void> {
         historyTrades > 0
           ? Math.floor(Date.now() / 1000 - numberOption(values["history-days"], "history-days", 7) * 86_400)
           : undefined,
-      graduationThreshold: values["graduation-threshold"]
-        ? parseEther(values["graduation-threshold"])
-        : undefined,
     });
     devnet = fresh;
+    if (fresh.setAsideState)
+      log(`the saved chain had another chain id: set aside as ${fresh.setAsideState}; starting a new chain`);
     if (stopping) {
       await devnet.stop();
       log("anvil stopped");

@@ -1,16 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import {
-  DEFAULT_CREATOR_FEE_BPS,
-  DEFAULT_GRADUATION_THRESHOLD,
-  DEFAULT_INITIAL_VIRTUAL_RESERVE,
-  DEFAULT_PROTOCOL_FEE_BPS,
   devnetAggregatorAbi,
   devnetAggregatorBytecode,
   devnetSequencerUptimeFeedAbi,
   devnetSequencerUptimeFeedBytecode,
-  launchpadAbi,
-  launchpadBytecode,
+  feeManagerV3Abi,
+  feeManagerV3Bytecode,
+  graduationManagerV3Abi,
+  graduationManagerV3Bytecode,
   linkBytecode,
   nftDescriptorAbi,
   nftDescriptorBytecode,
@@ -25,19 +23,30 @@ import {
   uniswapV3FactoryBytecode,
   weth9Abi,
   weth9Bytecode,
+  zonkFactoryV3Abi,
+  zonkFactoryV3Bytecode,
 } from "@tmi/contracts";
 import { type Abi, type Address, type Hex, stringToHex } from "viem";
 import { DEPLOYER_ACCOUNT, DEVNET_PROTOCOL_FEE_RECIPIENT } from "./accounts.js";
 import { localPublicClient, localWalletClient, waitForReceipt } from "./clients.js";
 
-/** Addresses of the devnet contracts and where indexing starts (DESIGN.md §13, `deployments/devnet.json`). */
+/**
+ * Addresses of the devnet contracts and where indexing starts (`deployments/devnet.json`): the
+ * zonk.fun V3 system (factory, graduation manager, fee manager), WETH9, Uniswap V3 (factory,
+ * NonfungiblePositionManager, SwapRouter) and the feeds. Addresses lowercase.
+ */
 export interface Deployment {
   chainId: number;
   rpcUrl: string;
   /** Block of the first deployment transaction: nothing of ours exists before it. */
   startBlock: number;
   contracts: {
-    launchpad: `0x${string}`;
+    /** `ZonkFactoryV3`: `createToken`, `TokenLaunchedV3`. */
+    factory: `0x${string}`;
+    /** `GraduationManagerV3`: canonical pools, `LaunchRegistered`, `GraduatedV3`. */
+    graduationManager: `0x${string}`;
+    /** `FeeManagerV3`: `TokenRegistered`, `FeesDeposited`. */
+    feeManager: `0x${string}`;
     weth: `0x${string}`;
     uniswapV3Factory: `0x${string}`;
     nonfungiblePositionManager: `0x${string}`;
@@ -47,29 +56,28 @@ export interface Deployment {
   };
 }
 
-/** Options of {@link deployAll}. */
+/**
+ * Options of {@link deployAll}. The V3 economics (supply, curve, fees, graduation at 3 ETH) are
+ * constants of the contracts, as on the platform.
+ */
 export interface DeployOptions {
-  /** Real reserve (wei) at which tokens graduate (default 5 ETH). */
-  graduationThreshold?: bigint;
-  /** Protocol fee in bps (default 100). */
-  protocolFeeBps?: bigint;
-  /** Creator fee in bps (default 50). */
-  creatorFeeBps?: bigint;
-  /** Initial virtual ETH reserve of each token (default 1 ETH). */
-  initialVirtualReserve?: bigint;
-  /** Protocol fee recipient (default {@link DEVNET_PROTOCOL_FEE_RECIPIENT}). */
+  /**
+   * Treasury of the fee manager (protocol fees) and recipient of the graduation positions' trading
+   * fees (default {@link DEVNET_PROTOCOL_FEE_RECIPIENT}).
+   */
   protocolFeeRecipient?: Address;
   /** Deployer: index into devnetAccounts() or a private key (default account 0). */
   deployer?: number | `0x${string}`;
   /** First ETH/USD answer, 8 decimals (default 3,000 USD = 300000000000). */
   ethUsdAnswer?: bigint;
-  /** Write the deployment here (JSON, DESIGN.md §13 format). */
+  /** Write the deployment here (JSON, the {@link Deployment} shape). */
   deploymentFile?: string;
 }
 
 /**
  * Deploys WETH9, the Uniswap V3 factory, NFT descriptor (linked), NonfungiblePositionManager and
- * SwapRouter (npm bytecode), the launchpad, the ETH/USD feed (8 decimals, round 1 at
+ * SwapRouter (npm bytecode), the V3 system (fee manager, graduation manager, factory, each manager
+ * bound to the factory once), the ETH/USD feed (8 decimals, round 1 at
  * `ethUsdAnswer`) and the sequencer uptime feed (up since one day before the latest block), one
  * transaction after the other from the deployer. Fast on an automining chain (no sleeps).
  * @throws Error when a deployment transaction fails.
@@ -119,15 +127,17 @@ export async function deployAll(rpcUrl: string, options: DeployOptions = {}): Pr
     [uniswapV3Factory, weth, descriptor],
   );
   const swapRouter = await deploy(swapRouterAbi, swapRouterBytecode, [uniswapV3Factory, weth]);
-  const launchpad = await deploy(launchpadAbi, launchpadBytecode, [
+  const treasury = options.protocolFeeRecipient ?? DEVNET_PROTOCOL_FEE_RECIPIENT;
+  const feeManager = await deploy(feeManagerV3Abi, feeManagerV3Bytecode, [treasury]);
+  const graduationManager = await deploy(graduationManagerV3Abi, graduationManagerV3Bytecode, [
+    uniswapV3Factory,
     weth,
     nonfungiblePositionManager,
-    options.protocolFeeRecipient ?? DEVNET_PROTOCOL_FEE_RECIPIENT,
-    options.protocolFeeBps ?? DEFAULT_PROTOCOL_FEE_BPS,
-    options.creatorFeeBps ?? DEFAULT_CREATOR_FEE_BPS,
-    options.graduationThreshold ?? DEFAULT_GRADUATION_THRESHOLD,
-    options.initialVirtualReserve ?? DEFAULT_INITIAL_VIRTUAL_RESERVE,
+    treasury,
   ]);
+  const factory = await deploy(zonkFactoryV3Abi, zonkFactoryV3Bytecode, [feeManager, graduationManager]);
+  await send(feeManager, feeManagerV3Abi, "setFactoryOnce", [factory]);
+  await send(graduationManager, graduationManagerV3Abi, "setFactoryOnce", [factory]);
   const ethUsdFeed = await deploy(devnetAggregatorAbi, devnetAggregatorBytecode, [8, "ETH / USD"]);
   const latest = await publicClient.getBlock({ blockTag: "latest" });
   const now = latest.timestamp;
@@ -148,7 +158,9 @@ export async function deployAll(rpcUrl: string, options: DeployOptions = {}): Pr
     rpcUrl,
     startBlock: Number(startBlock ?? 0n),
     contracts: {
-      launchpad: lower(launchpad),
+      factory: lower(factory),
+      graduationManager: lower(graduationManager),
+      feeManager: lower(feeManager),
       weth: lower(weth),
       uniswapV3Factory: lower(uniswapV3Factory),
       nonfungiblePositionManager: lower(nonfungiblePositionManager),

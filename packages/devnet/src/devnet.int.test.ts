@@ -1,9 +1,19 @@
-// The devnet on a real anvil: boot + deployment, resume from state, feeds, simulator, history loader.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+// The devnet on a real anvil: boot + V3 deployment, chain id setting, resume from state, feeds, a
+// trader's launch/buy/sell/graduation/swaps, the simulator and the history loader.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { devnetAggregatorAbi, launchpadAbi, uniswapV3PoolAbi } from "@tmi/contracts";
-import { encodeEventTopics, parseEther } from "viem";
+import { devnetAggregatorAbi, uniswapV3PoolAbi } from "@tmi/contracts";
+import {
+  EXACT_GRADUATION_GROSS,
+  feeManagerV3Abi,
+  graduationManagerV3Abi,
+  LP_ALLOCATION,
+  TOTAL_SUPPLY,
+  zonkCurveV3Abi,
+  zonkFactoryV3Abi,
+} from "@tmi/shared/chain";
+import { encodeEventTopics, erc20Abi, parseEther, parseEventLogs } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEVNET_CHAIN_ID, devnetAccounts } from "./accounts.js";
 import { localPublicClient, rpc } from "./clients.js";
@@ -25,9 +35,14 @@ async function boot(options: Parameters<typeof startDevnet>[0]): Promise<Devnet>
   return devnet;
 }
 
-const topic = (eventName: "TokenCreated" | "TokensBought" | "TokensSold" | "TokenGraduated") =>
-  encodeEventTopics({ abi: launchpadAbi, eventName })[0];
-const SWAP_TOPIC = encodeEventTopics({ abi: uniswapV3PoolAbi, eventName: "Swap" })[0];
+const TOPICS = {
+  launched: encodeEventTopics({ abi: zonkFactoryV3Abi, eventName: "TokenLaunchedV3" })[0],
+  bought: encodeEventTopics({ abi: zonkCurveV3Abi, eventName: "TokensBought" })[0],
+  sold: encodeEventTopics({ abi: zonkCurveV3Abi, eventName: "TokensSold" })[0],
+  graduated: encodeEventTopics({ abi: zonkCurveV3Abi, eventName: "Graduated" })[0],
+  graduatedV3: encodeEventTopics({ abi: graduationManagerV3Abi, eventName: "GraduatedV3" })[0],
+  swap: encodeEventTopics({ abi: uniswapV3PoolAbi, eventName: "Swap" })[0],
+};
 
 async function countTopics(rpcUrl: string, fromBlock: number) {
   const logs = await rpc<{ topics: string[] }[]>(rpcUrl, "eth_getLogs", [
@@ -35,32 +50,63 @@ async function countTopics(rpcUrl: string, fromBlock: number) {
   ]);
   const count = (t: string | undefined) => logs.filter((l) => l.topics[0] === t).length;
   return {
-    created: count(topic("TokenCreated")),
-    bought: count(topic("TokensBought")),
-    sold: count(topic("TokensSold")),
-    graduated: count(topic("TokenGraduated")),
-    swaps: count(SWAP_TOPIC),
+    launched: count(TOPICS.launched),
+    bought: count(TOPICS.bought),
+    sold: count(TOPICS.sold),
+    graduated: count(TOPICS.graduated),
+    graduatedV3: count(TOPICS.graduatedV3),
+    swaps: count(TOPICS.swap),
   };
+}
+
+/** Resolves once `check` is true (polling every 100 ms); fails after `timeoutMs`. */
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 describe("devnet", () => {
   it("default", async () => {
     const deploymentFile = join(dir, "default.json");
-    const started = performance.now();
     const devnet = await boot({ blockTime: "automine", deploymentFile });
-    const seconds = (performance.now() - started) / 1000;
-    expect(seconds).toBeLessThan(20);
     expect(devnet.port).toBeGreaterThan(0);
     expect(devnet.chainId).toBe(DEVNET_CHAIN_ID);
     expect(devnet.rpcUrl).toBe(`http://127.0.0.1:${devnet.port}`);
     const client = localPublicClient(devnet.rpcUrl);
     expect(await client.getChainId()).toBe(31337);
+    // The deployment file's contract keys as documented for deployments/devnet.json.
+    expect(Object.keys(devnet.deployment.contracts).sort()).toEqual(
+      [
+        "factory",
+        "graduationManager",
+        "feeManager",
+        "weth",
+        "uniswapV3Factory",
+        "nonfungiblePositionManager",
+        "swapRouter",
+        "ethUsdFeed",
+        "sequencerUptimeFeed",
+      ].sort(),
+    );
     for (const address of Object.values(devnet.deployment.contracts)) {
       expect(address).toMatch(/^0x[0-9a-f]{40}$/);
       expect((await client.getCode({ address }))?.length ?? 0).toBeGreaterThan(2);
     }
     expect(JSON.parse(readFileSync(deploymentFile, "utf8"))).toEqual(devnet.deployment);
     expect(devnet.deployment.startBlock).toBeGreaterThanOrEqual(0);
+    const { factory, graduationManager } = devnet.deployment.contracts;
+    expect(
+      (
+        await client.readContract({
+          address: factory,
+          abi: zonkFactoryV3Abi,
+          functionName: "graduationManager",
+        })
+      ).toLowerCase(),
+    ).toBe(graduationManager);
     // Accounts are anvil's default ones, funded.
     const accounts = await rpc<string[]>(devnet.rpcUrl, "eth_accounts");
     expect(accounts.map((a) => a.toLowerCase())).toEqual(devnetAccounts().map((a) => a.address));
@@ -81,6 +127,27 @@ describe("devnet", () => {
     expect(status).toBe(0n);
     const now = (await client.getBlock()).timestamp;
     expect(now - statusStartedAt).toBeGreaterThanOrEqual(86_400n);
+  });
+
+  it("behavior: the chain id is a setting (8453 looks like Base to clients); trades sign for it", async () => {
+    const devnet = await boot({ blockTime: "automine", chainId: 8453 });
+    expect(devnet.chainId).toBe(8453);
+    expect(devnet.deployment.chainId).toBe(8453);
+    const client = localPublicClient(devnet.rpcUrl, 8453);
+    expect(await client.getChainId()).toBe(8453);
+    const trader = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 4 });
+    // With a value, the creator's first buy follows the launch as a second transaction.
+    const { token, hash, firstBuy } = await trader.createToken("Base Look", "BASE", {
+      value: parseEther("0.01"),
+    });
+    expect((await client.getTransaction({ hash })).chainId).toBe(8453);
+    const [first] = parseEventLogs({
+      abi: zonkCurveV3Abi,
+      logs: firstBuy!.receipt.logs,
+      eventName: "TokensBought",
+    });
+    expect(first!.args.acceptedGross).toBe(parseEther("0.01"));
+    expect(await trader.balanceOf(token)).toBe(first!.args.tokensOut);
   });
 
   it("behavior: feed setters store rounds and statuses", async () => {
@@ -114,12 +181,12 @@ describe("devnet", () => {
     const devnet = await boot({ blockTime: 1 });
     const client = localPublicClient(devnet.rpcUrl);
     const first = await client.getBlockNumber();
-    await new Promise((r) => setTimeout(r, 2_500));
-    expect(await client.getBlockNumber()).toBeGreaterThan(first);
-    // A trader's transaction is mined by the interval miner.
+    await waitFor(async () => (await client.getBlockNumber()) > first + 1n);
+    // A trader's transactions are mined by the interval miner.
     const trader = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 2 });
-    const { token, receipt } = await trader.createToken("Interval", "INT", { value: parseEther("0.01") });
+    const { token, receipt } = await trader.createToken("Interval", "INT");
     expect(receipt.status).toBe("success");
+    await trader.buy(token, parseEther("0.01"));
     expect(await trader.balanceOf(token)).toBeGreaterThan(0n);
   });
 
@@ -129,12 +196,13 @@ describe("devnet", () => {
     const first = await startDevnet({ blockTime: "automine", stateFile, deploymentFile });
     expect(first.resumed).toBe(false);
     const trader = createTrader({ rpcUrl: first.rpcUrl, deployment: first.deployment, account: 3 });
-    const { token } = await trader.createToken("Persist", "PST", { value: parseEther("0.02") });
+    const { token } = await trader.createToken("Persist", "PST");
+    await trader.buy(token, parseEther("0.02"));
     const client1 = localPublicClient(first.rpcUrl);
     const head = await client1.getBlock();
     await first.stop();
 
-    const second = await boot({ blockTime: "automine", stateFile, deploymentFile });
+    const second = await startDevnet({ blockTime: "automine", stateFile, deploymentFile });
     expect(second.resumed).toBe(true);
     expect(second.deployment.contracts).toEqual(first.deployment.contracts);
     expect(second.deployment.startBlock).toBe(first.deployment.startBlock);
@@ -143,10 +211,124 @@ describe("devnet", () => {
     expect(same.hash).toBe(head.hash);
     const again = createTrader({ rpcUrl: second.rpcUrl, deployment: second.deployment, account: 3 });
     expect(await again.balanceOf(token)).toBeGreaterThan(0n);
+    await second.stop();
+
+    // Another chain id: the saved chain is set aside (never loaded under the new id), a new chain starts.
+    const third = await boot({ blockTime: "automine", stateFile, deploymentFile, chainId: 8453 });
+    expect(third.resumed).toBe(false);
+    expect(third.setAsideState).toBe(`${stateFile}.chain-31337`);
+    expect(existsSync(`${stateFile}.chain-31337`)).toBe(true);
+    const client3 = localPublicClient(third.rpcUrl, 8453);
+    expect(await client3.getChainId()).toBe(8453);
+    expect((await client3.getBlock({ blockNumber: head.number }).catch(() => null))?.hash).not.toBe(
+      head.hash,
+    );
+    expect(JSON.parse(readFileSync(deploymentFile, "utf8")).chainId).toBe(8453);
+  });
+
+  it("behavior: a trader launches, buys, sells, graduates (exact gross, refund) and swaps both ways", async () => {
+    const devnet = await boot({ blockTime: "automine" });
+    const client = localPublicClient(devnet.rpcUrl);
+    const { factory, feeManager, graduationManager } = devnet.deployment.contracts;
+    const trader = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 5 });
+    const launch = await trader.createToken("Full Cycle", "CYC");
+    expect(await trader.curveOf(launch.token)).toBe(launch.curve);
+    expect(
+      (
+        await client.readContract({
+          address: factory,
+          abi: zonkFactoryV3Abi,
+          functionName: "curveOf",
+          args: [launch.token],
+        })
+      ).toLowerCase(),
+    ).toBe(launch.curve);
+    // TokenLaunchedV3 is the launch's last log; the whole supply went to the curve.
+    const lastLog = launch.receipt.logs.at(-1)!;
+    expect(lastLog.address.toLowerCase()).toBe(factory);
+    expect(lastLog.topics[0]).toBe(TOPICS.launched);
+    expect(
+      await client.readContract({
+        address: launch.token,
+        abi: erc20Abi,
+        functionName: "balanceOf",
+        args: [launch.curve],
+      }),
+    ).toBe(TOTAL_SUPPLY);
+    expect(await client.readContract({ address: launch.token, abi: erc20Abi, functionName: "name" })).toBe(
+      "Full Cycle",
+    );
+
+    const bought = await trader.buy(launch.token, parseEther("0.5"));
+    const [buyEvent] = parseEventLogs({
+      abi: zonkCurveV3Abi,
+      logs: bought.receipt.logs,
+      eventName: "TokensBought",
+    });
+    expect(buyEvent!.args.acceptedGross).toBe(parseEther("0.5"));
+    expect(buyEvent!.args.totalFee).toBe(parseEther("0.005"));
+    expect(
+      parseEventLogs({
+        abi: feeManagerV3Abi,
+        logs: bought.receipt.logs,
+        eventName: "FeesDeposited",
+      })[0]?.address.toLowerCase(),
+    ).toBe(feeManager);
+    const balance = await trader.balanceOf(launch.token);
+    expect(balance).toBe(buyEvent!.args.tokensOut);
+
+    const sold = await trader.sell(launch.token, balance / 4n);
+    const [sellEvent] = parseEventLogs({
+      abi: zonkCurveV3Abi,
+      logs: sold.receipt.logs,
+      eventName: "TokensSold",
+    });
+    expect(sellEvent!.args.tokensIn).toBe(balance / 4n);
+    expect(await trader.balanceOf(launch.token)).toBe(balance - balance / 4n);
+
+    // Graduation on a fresh curve: the exact gross is accepted, the overpayment refunded.
+    const other = await trader.createToken("Straight Up", "UP");
+    const graduation = await trader.graduate(other.token);
+    expect(graduation.pool).toBe(other.pool);
+    const [gradBuy] = parseEventLogs({
+      abi: zonkCurveV3Abi,
+      logs: graduation.receipt.logs,
+      eventName: "TokensBought",
+    });
+    expect(gradBuy!.args.acceptedGross).toBe(EXACT_GRADUATION_GROSS);
+    expect(gradBuy!.args.refund).toBe(gradBuy!.args.submittedGross - EXACT_GRADUATION_GROSS);
+    const [graduated] = parseEventLogs({
+      abi: zonkCurveV3Abi,
+      logs: graduation.receipt.logs,
+      eventName: "Graduated",
+    });
+    expect(graduated!.args.tokenAmount).toBe(LP_ALLOCATION);
+    expect(graduated!.args.graduationManager.toLowerCase()).toBe(graduationManager);
+    const [settled] = parseEventLogs({
+      abi: graduationManagerV3Abi,
+      logs: graduation.receipt.logs,
+      eventName: "GraduatedV3",
+    });
+    expect(settled!.address.toLowerCase()).toBe(graduationManager);
+    expect(settled!.args.liquidity).toBeGreaterThan(0n);
+    // The curve is closed: another buy reverts.
+    await expect(trader.buy(other.token, parseEther("0.01"))).rejects.toThrow();
+
+    // Pool swaps in both directions on the canonical pool.
+    const ethIn = await trader.swapExactEthForTokens(other.token, parseEther("0.2"));
+    const tokenIn = await trader.swapExactTokensForEth(
+      other.token,
+      (await trader.balanceOf(other.token)) / 10n,
+    );
+    for (const result of [ethIn, tokenIn]) {
+      const swaps = parseEventLogs({ abi: uniswapV3PoolAbi, logs: result.receipt.logs, eventName: "Swap" });
+      expect(swaps).toHaveLength(1);
+      expect(swaps[0]!.address.toLowerCase()).toBe(other.pool);
+    }
   });
 
   it("behavior: the simulator launches, trades, graduates and swaps on pools", async () => {
-    const devnet = await boot({ blockTime: "automine", graduationThreshold: parseEther("0.5") });
+    const devnet = await boot({ blockTime: "automine" });
     const stats = await runSimulator({
       rpcUrl: devnet.rpcUrl,
       deployment: devnet.deployment,
@@ -161,13 +343,15 @@ describe("devnet", () => {
     // Concurrent wallets sometimes race a graduation (the trade then reverts): rare, never systematic.
     expect(stats.failed).toBeLessThan(Math.max(5, stats.transactions / 10));
     const seen = await countTopics(devnet.rpcUrl, devnet.deployment.startBlock);
-    expect(seen.created).toBeGreaterThan(0);
+    expect(seen.launched).toBeGreaterThan(0);
     expect(seen.bought).toBeGreaterThan(0);
     expect(seen.sold).toBeGreaterThan(0);
     expect(seen.graduated).toBeGreaterThan(0);
+    expect(seen.graduatedV3).toBe(seen.graduated);
     expect(seen.swaps).toBeGreaterThan(0);
-    expect(seen.created).toBe(stats.launches);
+    expect(seen.launched).toBe(stats.launches);
     expect(seen.graduated).toBe(stats.graduations);
+    expect(seen.swaps).toBe(stats.swaps);
     expect(stats.feedUpdates).toBeGreaterThan(0);
   });
 
@@ -184,11 +368,15 @@ describe("devnet", () => {
     expect(result.trades).toBe(3_000);
     const seen = await countTopics(devnet.rpcUrl, result.fromBlock);
     expect(seen.bought + seen.sold + seen.swaps).toBe(3_000);
-    expect(seen.created).toBe(4);
+    expect(seen.launched).toBe(4);
     expect(seen.graduated).toBe(1);
+    expect(seen.graduatedV3).toBe(1);
+    expect(seen.swaps).toBe(10);
     expect(seen.sold).toBeGreaterThan(500);
     expect(result.blocks).toBeLessThan(60);
-    expect(result.events).toBeGreaterThan(6_000);
+    // Each curve trade also logs a Transfer and FeesDeposited.
+    expect(result.events).toBeGreaterThan(9_000);
+    expect(result.tokens).toHaveLength(4);
     // Automine is restored.
     expect(await rpc<boolean>(devnet.rpcUrl, "anvil_getAutomine")).toBe(true);
   });

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, renameSync } from "node:fs";
 import { DEVNET_CHAIN_ID } from "./accounts.js";
 import { type AnvilProcess, startAnvil } from "./anvil.js";
 import { rpc } from "./clients.js";
@@ -19,6 +19,11 @@ export interface Devnet {
   deployment: Deployment;
   /** True when the chain was resumed from `stateFile` with the deployment of `deploymentFile`. */
   resumed: boolean;
+  /**
+   * Set when `stateFile` held a chain with another chain id (per `deploymentFile`): that state was
+   * moved to this path and a new chain started instead.
+   */
+  setAsideState?: string;
   /** The anvil process. */
   anvil: AnvilProcess;
   /** Stops anvil (SIGTERM: it dumps `stateFile` first) and waits for its exit. */
@@ -29,6 +34,8 @@ export interface Devnet {
 export interface StartDevnetOptions extends Omit<DeployOptions, "deploymentFile"> {
   /** Port on 127.0.0.1 (default 0 = a free port; the CLI uses 8545). */
   port?: number;
+  /** anvil `--chain-id` (default {@link DEVNET_CHAIN_ID} = 31337; e.g. 8453 to look like Base). */
+  chainId?: number;
   /** Seconds between blocks (default 1) or "automine" (one block per transaction). */
   blockTime?: number | "automine";
   /** Deploy the contracts (default true). With false, `deployment` has zero addresses. */
@@ -37,7 +44,7 @@ export interface StartDevnetOptions extends Omit<DeployOptions, "deploymentFile"
   stateFile?: string;
   /** Seconds between periodic dumps of `stateFile` (default 120; it is always dumped on stop). */
   stateInterval?: number;
-  /** Deployment JSON (DESIGN.md §13) to write, or to reuse when the resumed chain has its contracts. */
+  /** Deployment JSON (`deployments/devnet.json` shape) to write, or to reuse when the resumed chain has its contracts. */
   deploymentFile?: string;
   /**
    * Genesis timestamp (Unix seconds) for a fresh chain whose clock starts in the past, e.g. so that
@@ -51,20 +58,37 @@ export interface StartDevnetOptions extends Omit<DeployOptions, "deploymentFile"
 const ZERO = "0x0000000000000000000000000000000000000000" as const;
 
 /**
- * Starts anvil from the npm package on 127.0.0.1 (chain id 31337, anvil's default mnemonic,
- * 10 accounts with 10,000 ETH) and deploys everything ({@link deployAll}) unless `deploy: false`.
- * Deployment runs under automine (fast); interval mining (`blockTime`) is switched on afterwards.
- * With `stateFile` + `deploymentFile`: when the state file exists and the resumed chain has the
- * contracts of the deployment file, the deployment is reused (same chain, nothing redeployed);
- * otherwise a fresh deployment is made and the file rewritten.
+ * Starts anvil from the npm package on 127.0.0.1 (chain id `chainId`, default 31337; anvil's
+ * default mnemonic, 10 accounts with 10,000 ETH) and deploys everything ({@link deployAll}) unless
+ * `deploy: false`. Deployment runs under automine (fast); interval mining (`blockTime`) is switched
+ * on afterwards. With `stateFile` + `deploymentFile`: when the state file exists and the resumed
+ * chain has the contracts of the deployment file, the deployment is reused (same chain, nothing
+ * redeployed); otherwise a fresh deployment is made and the file rewritten. A state file whose
+ * deployment names another chain id is not resumed (anvil would load the old blocks under the new
+ * id): it is moved aside to `<stateFile>.chain-<old id>` and a new chain starts.
  * @throws Error when anvil cannot start or a deployment fails (anvil is stopped then).
  */
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
   const blockTime = options.blockTime ?? 1;
-  const hadState = options.stateFile ? existsSync(options.stateFile) : false;
+  const chainId = options.chainId ?? DEVNET_CHAIN_ID;
+  let hadState = options.stateFile ? existsSync(options.stateFile) : false;
+  let setAsideState: string | undefined;
+  if (hadState && options.stateFile && options.deploymentFile) {
+    let previousChainId: number | undefined;
+    try {
+      previousChainId = readDeployment(options.deploymentFile)?.chainId;
+    } catch {
+      // A malformed deployment file: resumed below like a state without one (a fresh deployment).
+    }
+    if (previousChainId !== undefined && previousChainId !== chainId) {
+      setAsideState = `${options.stateFile}.chain-${previousChainId}`;
+      renameSync(options.stateFile, setAsideState);
+      hadState = false;
+    }
+  }
   const anvil = await startAnvil({
     port: options.port ?? 0,
-    chainId: DEVNET_CHAIN_ID,
+    chainId,
     stateFile: options.stateFile,
     stateInterval: options.stateInterval,
     timestamp: hadState ? undefined : options.timestamp,
@@ -74,7 +98,13 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     let deployment: Deployment | undefined;
     let resumed = false;
     if (hadState && options.deploymentFile) {
-      const previous = readDeployment(options.deploymentFile);
+      const previous = (() => {
+        try {
+          return readDeployment(options.deploymentFile!);
+        } catch {
+          return undefined;
+        }
+      })();
       if (previous && (await isDeploymentLive(anvil.rpcUrl, previous))) {
         deployment = { ...previous, rpcUrl: anvil.rpcUrl };
         resumed = true;
@@ -84,11 +114,13 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       deployment = await deployAll(anvil.rpcUrl, options);
     }
     deployment ??= {
-      chainId: DEVNET_CHAIN_ID,
+      chainId,
       rpcUrl: anvil.rpcUrl,
       startBlock: 0,
       contracts: {
-        launchpad: ZERO,
+        factory: ZERO,
+        graduationManager: ZERO,
+        feeManager: ZERO,
         weth: ZERO,
         uniswapV3Factory: ZERO,
         nonfungiblePositionManager: ZERO,
@@ -102,10 +134,11 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     if (blockTime !== "automine") await rpc(anvil.rpcUrl, "evm_setIntervalMining", [blockTime]);
     return {
       rpcUrl: anvil.rpcUrl,
-      chainId: DEVNET_CHAIN_ID,
+      chainId,
       port: anvil.port,
       deployment,
       resumed,
+      ...(setAsideState ? { setAsideState } : {}),
       anvil,
       stop: () => anvil.stop(),
     };

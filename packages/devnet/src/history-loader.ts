@@ -1,29 +1,46 @@
-import { computeBuy, computeSell, launchpadAbi, swapRouterAbi, uniswapV3PoolAbi } from "@tmi/contracts";
+import { swapRouterAbi, uniswapV3PoolAbi } from "@tmi/contracts";
+import {
+  applyBuy,
+  applySell,
+  CURVE_ALLOCATION,
+  type CurveState,
+  GRADUATION_NET_ETH,
+  grossRequiredForNet,
+  INITIAL_CURVE_STATE,
+  POOL_FEE,
+  quoteBuy,
+  quoteSell,
+  zonkCurveV3Abi,
+  zonkFactoryV3Abi,
+} from "@tmi/shared/chain";
 import {
   type Address,
   encodeEventTopics,
   encodeFunctionData,
+  erc20Abi,
   getAddress,
   type Hex,
   keccak256,
-  parseEventLogs,
+  maxUint256,
   slice,
   stringToHex,
 } from "viem";
 import { localPublicClient, rpc, rpcBatch } from "./clients.js";
 import type { Deployment } from "./deploy.js";
 import { Random, tokenName } from "./random.js";
-import { POOL_FEE } from "./trader.js";
 
 /** Options of {@link loadHistory}. */
 export interface LoadHistoryOptions {
   rpcUrl: string;
   deployment: Deployment;
-  /** Trades to produce: curve buys and sells plus pool swaps after graduation (exact count). */
+  /** Trades to produce: curve buys and sells plus canonical-pool swaps after graduation (exact count). */
   trades: number;
   /** Tokens to launch (default max(5, trades / 2000), at most 500). */
   tokens?: number;
-  /** Tokens pushed through graduation at the end, each followed by a few pool swaps (default 0). */
+  /**
+   * Tokens pushed through graduation at the end (3 ETH net each), each followed by 10 pool swaps
+   * in both directions (default 0; at most `tokens` − 1: one token keeps trading on its curve).
+   */
   graduations?: number;
   /** PRNG seed (default 1): wallets, sizes and the order of trades. */
   seed?: number;
@@ -37,9 +54,13 @@ export interface LoadHistoryOptions {
 
 /** What {@link loadHistory} produced. */
 export interface LoadHistoryResult {
-  /** Trades mined (TokensBought + TokensSold + pool Swap events). */
+  /** Trades mined (TokensBought + TokensSold + canonical-pool Swap events). */
   trades: number;
-  /** All logs emitted in the loaded blocks (trades, Transfer, TokenCreated, pool events, ...). */
+  /**
+   * All logs emitted in the loaded blocks: trades, Transfer, FeesDeposited, launch events
+   * (TokenRegistered, LaunchRegistered, TokenLaunchedV3, pool creation), graduation events, and the
+   * Approval logs of sellers' approvals (not indexed by the indexer).
+   */
   events: number;
   /** Blocks mined. */
   blocks: number;
@@ -52,6 +73,7 @@ export interface LoadHistoryResult {
 
 const WAD = 10n ** 18n;
 const GAS_PRICE = 1_000_000_000n; // 1 gwei; the base fee is pinned below it while loading
+const DEADLINE = 2n ** 40n;
 const hex = (n: bigint | number) => `0x${n.toString(16)}`;
 
 interface PendingTx {
@@ -62,58 +84,55 @@ interface PendingTx {
   gas: bigint;
 }
 
+interface HistoryToken {
+  address: `0x${string}`;
+  curve: `0x${string}`;
+  state: CurveState;
+  /** Tokens each holder is known to hold at least (credited at 95 % of what the mirror predicts). */
+  holders: Map<Address, bigint>;
+  graduated: boolean;
+}
+
 /**
- * Fast history for benchmarks: launches `tokens` tokens and mines `trades` trades in large blocks
- * (automine off, `tradesPerBlock` transactions per `evm_mine`, JSON-RPC batches of
- * `eth_sendTransaction` from impersonated wallets with locally managed nonces and fixed gas,
- * base fee pinned). Curve state is mirrored locally (`computeBuy`/`computeSell`) to keep tokens
- * below the graduation threshold and to size sells within balances (at most half of what the
- * seller is known to hold). Then graduates `graduations` tokens and swaps on their pools. Missing
- * trades (reverted transactions) are topped up, so the count is exact. Restores automine if it was
- * on. When the chain's clock is more than two minutes behind (a devnet started with a past
- * `timestamp`), the blocks are spread evenly from there to now (realistic candles), and the chain's
- * clock is set to now at the end. Anvil only (anvil_* methods).
- * @throws Error when the chain refuses transactions repeatedly.
+ * Fast history for benchmarks, on the zonk.fun V3 contracts: launches `tokens` tokens through the
+ * factory and mines `trades` trades in large blocks (automine off, `tradesPerBlock` transactions
+ * per `evm_mine`, JSON-RPC batches of `eth_sendTransaction` from impersonated wallets with locally
+ * managed nonces and fixed gas, base fee pinned). Each curve is mirrored locally with the shared
+ * curve math (`quoteBuy`/`quoteSell`) to keep it below graduation (at most 60 % of the 3 ETH net)
+ * and to size sells within balances (at most half of what the seller is known to hold; a seller
+ * approves the curve before its first sell of a token). Then graduates `graduations` tokens with
+ * one buy each and swaps on their canonical pools through the SwapRouter (ETH→token, then the
+ * graduating buyer sells token→WETH). Missing trades (reverted transactions) are topped up with
+ * curve trades, so the count is exact. Restores automine if it was on. When the chain's clock is
+ * more than two minutes behind (a devnet started with a past `timestamp`), the blocks are spread
+ * evenly from there to now (realistic candles), and the chain's clock is set to now at the end.
+ * Anvil only (anvil_* methods).
+ * @throws Error when the chain refuses transactions repeatedly or no token could be launched.
  */
 export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHistoryResult> {
   const { rpcUrl, deployment } = options;
   const started = performance.now();
-  const random = new Random(options.seed ?? 1);
+  const seed = options.seed ?? 1;
+  const random = new Random(seed);
   const client = localPublicClient(rpcUrl, deployment.chainId);
-  const launchpad = deployment.contracts.launchpad;
+  const { factory, swapRouter, weth } = deployment.contracts;
   const tokenCount = Math.min(
     500,
     Math.max(1, options.tokens ?? Math.max(5, Math.floor(options.trades / 2000))),
   );
-  const graduations = Math.min(tokenCount, options.graduations ?? 0);
+  const graduations = Math.max(0, Math.min(tokenCount - 1, options.graduations ?? 0));
   const perBlock = Math.max(1, options.tradesPerBlock ?? 250);
   const traders = Array.from({ length: Math.max(2, options.traders ?? 200) }, (_, i) =>
-    getAddress(slice(keccak256(stringToHex(`tmi-history:${options.seed ?? 1}:${i}`)), 12)),
+    getAddress(slice(keccak256(stringToHex(`tmi-history:${seed}:${i}`)), 12)),
   );
-
-  const [threshold, protocolFeeBps, creatorFeeBps, initialVirtualReserve] = await Promise.all([
-    client.readContract({ address: launchpad, abi: launchpadAbi, functionName: "graduationThreshold" }),
-    client.readContract({ address: launchpad, abi: launchpadAbi, functionName: "protocolFeeBps" }),
-    client.readContract({ address: launchpad, abi: launchpadAbi, functionName: "creatorFeeBps" }),
-    client.readContract({ address: launchpad, abi: launchpadAbi, functionName: "initialVirtualReserve" }),
-  ]);
-  const config = { protocolFeeBps, creatorFeeBps, graduationThreshold: threshold, initialVirtualReserve };
 
   const wasAutomine = await rpc<boolean>(rpcUrl, "anvil_getAutomine");
   if (wasAutomine) await rpc(rpcUrl, "evm_setAutomine", [false]);
   const baseFee = (await client.getBlock({ blockTag: "latest" })).baseFeePerGas ?? 0n;
   const pinnedBaseFee = baseFee < GAS_PRICE / 2n ? baseFee : GAS_PRICE / 2n;
   const head = await client.getBlock({ blockTag: "latest" });
+  const blockGasLimit = head.gasLimit;
   const fromBlock = Number(head.number) + 1;
-  // A chain whose clock is in the past (anvil --timestamp, see startDevnet's `timestamp`): spread the
-  // history's blocks evenly up to now, then set the chain's clock to now.
-  const now = Math.floor(Date.now() / 1000);
-  const spreadFrom = Number(head.timestamp);
-  const spread = now - spreadFrom > 120;
-  const expectedBlocks =
-    Math.ceil(options.trades / perBlock) + Math.ceil(tokenCount / 50) + 2 * graduations + 4;
-  const step = spread ? Math.max(1, Math.floor((now - 60 - spreadFrom) / expectedBlocks)) : 0;
-  let lastTimestamp = spreadFrom;
 
   const setup = traders.flatMap((address) => [
     { method: "anvil_setBalance", params: [address, hex(1_000_000n * WAD)] },
@@ -125,6 +144,39 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
     traders.map((address) => ({ method: "eth_getTransactionCount", params: [address, "pending"] })),
   );
   const nonces = new Map<Address, bigint>(traders.map((a, i) => [a, BigInt(nonceResults[i] as string)]));
+
+  // A launch deploys a token, a curve and a Uniswap V3 pool: measure its gas once.
+  const launchCall = (i: number) => {
+    const { name, symbol } = tokenName(random, i);
+    return {
+      from: traders[i % traders.length]!,
+      to: factory,
+      data: encodeFunctionData({
+        abi: zonkFactoryV3Abi,
+        functionName: "createToken",
+        // Names repeat across launches; (sender, name, symbol) stays unique with the index in the name.
+        args: [`${name} ${i + 1}`, symbol, keccak256(stringToHex(`tmi-history:${seed}:launch:${i}`))],
+      }),
+    };
+  };
+  const firstLaunch = launchCall(0);
+  const launchGasEstimate = BigInt(
+    await rpc<string>(rpcUrl, "eth_estimateGas", [
+      { from: firstLaunch.from, to: firstLaunch.to, data: firstLaunch.data },
+    ]),
+  );
+  const launchGas = min((launchGasEstimate * 3n) / 2n, blockGasLimit);
+
+  // A chain whose clock is in the past (anvil --timestamp, see startDevnet's `timestamp`): spread the
+  // history's blocks evenly up to now, then set the chain's clock to now.
+  const now = Math.floor(Date.now() / 1000);
+  const spreadFrom = Number(head.timestamp);
+  const spread = now - spreadFrom > 120;
+  const launchesPerBlock = Number(blockGasLimit / launchGas) || 1;
+  const expectedBlocks =
+    Math.ceil(options.trades / perBlock) + Math.ceil(tokenCount / launchesPerBlock) + 2 * graduations + 4;
+  const step = spread ? Math.max(1, Math.floor((now - 60 - spreadFrom) / expectedBlocks)) : 0;
+  let lastTimestamp = spreadFrom;
 
   let blocks = 0;
   let queue: PendingTx[] = [];
@@ -180,87 +232,91 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
     }
   };
 
-  // 1. Launches.
-  for (let i = 0; i < tokenCount; i++) {
-    const { name, symbol } = tokenName(random, i);
-    queue.push({
-      from: random.pick(traders),
-      to: launchpad,
-      data: encodeFunctionData({ abi: launchpadAbi, functionName: "createToken", args: [name, symbol] }),
-      gas: 1_500_000n,
-    });
+  // 1. Launches (each launch is the creator's: traders in turn).
+  queue.push({ ...firstLaunch, gas: launchGas });
+  for (let i = 1; i < tokenCount; i++) {
+    queue.push({ ...launchCall(i), gas: launchGas });
     if (queue.length >= 50) await send();
   }
   await send();
-  const createdLogs = await client.getLogs({
-    address: launchpad,
-    event: launchpadAbi.find((x) => x.type === "event" && x.name === "TokenCreated") as never,
+  const launchLogs = await client.getContractEvents({
+    address: factory,
+    abi: zonkFactoryV3Abi,
+    eventName: "TokenLaunchedV3",
     fromBlock: BigInt(fromBlock),
     toBlock: "latest",
   });
-  const tokens = parseEventLogs({ abi: launchpadAbi, logs: createdLogs, eventName: "TokenCreated" }).map(
-    (log) => ({
-      address: log.args.token.toLowerCase() as `0x${string}`,
-      reserveBalance: log.args.reserveBalance,
-      tokenBalance: log.args.tokenBalance,
-      holders: new Map<Address, bigint>(),
-      graduated: false,
-    }),
-  );
+  const tokens: HistoryToken[] = launchLogs.map((log) => ({
+    address: log.args.token!.toLowerCase() as `0x${string}`,
+    curve: log.args.curve!.toLowerCase() as `0x${string}`,
+    state: { ...INITIAL_CURVE_STATE },
+    holders: new Map<Address, bigint>(),
+    graduated: false,
+  }));
+  if (tokens.length === 0) throw new Error("loadHistory: no token was launched");
   const tradable = () => tokens.filter((t) => !t.graduated);
-  if (tokens.length === 0) throw new Error("loadHistory: no token was created");
+  const approved = new Set<string>();
+  const approve = (owner: Address, token: `0x${string}`, spender: Address) => {
+    const key = `${owner}:${token}:${spender}`;
+    if (approved.has(key)) return;
+    approved.add(key);
+    queue.push({
+      from: owner,
+      to: token,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] }),
+      gas: 80_000n,
+    });
+  };
 
   // 2. Curve trades (popular tokens get more trades: squared-uniform index).
   const swapsPerGraduation = 10;
   const curveTrades = Math.max(0, options.trades - graduations * (1 + swapsPerGraduation));
-  const limit = (threshold * 6n) / 10n;
+  const limit = (GRADUATION_NET_ETH * 6n) / 10n;
   let lastLog = performance.now();
   const pushCurveTrade = () => {
     const open = tradable();
     const token = open[Math.floor(random.next() ** 2 * open.length)]!;
-    const realReserve = token.reserveBalance - initialVirtualReserve;
-    const wantSell = token.holders.size > 0 && (realReserve > limit || random.chance(0.4));
+    const wantSell = token.holders.size > 0 && (token.state.reserveCoordinate > limit || random.chance(0.4));
     if (wantSell) {
       const holders = [...token.holders.keys()];
       const seller = random.pick(holders);
       const known = token.holders.get(seller)!;
       const amount = known / 2n <= 1000n ? known / 2n : random.fraction(known / 2n, 0.3, 1);
-      if (amount > 0n) {
-        const trade = computeSell(token, amount, config);
-        token.reserveBalance = trade.reserveBalance;
-        token.tokenBalance = trade.tokenBalance;
+      const quote = amount > 0n ? tryQuote(() => quoteSell(token.state, amount)) : undefined;
+      if (quote) {
+        token.state = applySell(token.state, quote);
         const left = known - amount;
         if (left < 10n ** 12n) token.holders.delete(seller);
         else token.holders.set(seller, left);
+        approve(seller, token.address, token.curve);
         queue.push({
           from: seller,
-          to: launchpad,
+          to: token.curve,
           data: encodeFunctionData({
-            abi: launchpadAbi,
+            abi: zonkCurveV3Abi,
             functionName: "sell",
-            args: [token.address, amount, 0n],
+            args: [amount, 0n, DEADLINE],
           }),
-          gas: 250_000n,
+          gas: 300_000n,
         });
         return;
       }
     }
     let value = random.ethAmount(0.02, 1.2, 0.0005, 0.3);
-    const room = limit - realReserve;
+    const room = limit - token.state.reserveCoordinate;
     if (room <= 0n) value = 10n ** 14n;
     else if (value > room) value = room / 2n + 10n ** 14n;
     const buyer = random.pick(traders);
-    const trade = computeBuy(token, value, config);
-    token.reserveBalance = trade.reserveBalance;
-    token.tokenBalance = trade.tokenBalance;
+    const quote = quoteBuy(token.state, value);
+    token.state = applyBuy(token.state, quote);
     // Credit 95% of the expected amount: sells stay within balances even if the mirror drifts.
-    token.holders.set(buyer, (token.holders.get(buyer) ?? 0n) + (trade.tokenAmount * 95n) / 100n);
+    token.holders.set(buyer, (token.holders.get(buyer) ?? 0n) + (quote.tokensOut * 95n) / 100n);
     queue.push({
       from: buyer,
-      to: launchpad,
-      data: encodeFunctionData({ abi: launchpadAbi, functionName: "buy", args: [token.address, 0n] }),
+      to: token.curve,
+      data: encodeFunctionData({ abi: zonkCurveV3Abi, functionName: "buy", args: [0n, DEADLINE] }),
       value,
-      gas: 250_000n,
+      gas: 300_000n,
     });
   };
   const pushTrades = async (count: number) => {
@@ -279,43 +335,72 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
   };
   await pushTrades(curveTrades);
 
-  // 3. Graduations, then swaps on the new pools.
+  // 3. Graduations (one buy each, from the chain's reserve: exact), then swaps on the pools.
   const graduated = tokens.slice(0, graduations);
+  const graduators = new Map<`0x${string}`, { buyer: Address; tokens: bigint }>();
   for (const token of graduated) {
     token.graduated = true;
-    const [, , , realReserve] = await client.readContract({
-      address: launchpad,
-      abi: launchpadAbi,
-      functionName: "curveOf",
-      args: [token.address],
-    });
-    const value =
-      ((threshold - realReserve) * 10_000n) / (10_000n - protocolFeeBps - creatorFeeBps) + 10n ** 16n;
-    queue.push({
-      from: random.pick(traders),
-      to: launchpad,
-      data: encodeFunctionData({ abi: launchpadAbi, functionName: "buy", args: [token.address, 0n] }),
-      value,
-      gas: 8_000_000n,
-    });
+    const [reserve, sold] = await Promise.all([
+      client.readContract({ address: token.curve, abi: zonkCurveV3Abi, functionName: "activeEthReserve" }),
+      client.readContract({ address: token.curve, abi: zonkCurveV3Abi, functionName: "soldSupply" }),
+    ]);
+    // Overpay by 0.01 ETH: the curve accepts the exact gross and refunds the rest.
+    const value = grossRequiredForNet(GRADUATION_NET_ETH - reserve) + 10n ** 16n;
+    const buyer = random.pick(traders);
+    const data = encodeFunctionData({ abi: zonkCurveV3Abi, functionName: "buy", args: [0n, DEADLINE] });
+    const estimate = BigInt(
+      await rpc<string>(rpcUrl, "eth_estimateGas", [
+        { from: buyer, to: token.curve, data, value: hex(value) },
+      ]),
+    );
+    queue.push({ from: buyer, to: token.curve, data, value, gas: min((estimate * 3n) / 2n, blockGasLimit) });
+    graduators.set(token.address, { buyer, tokens: CURVE_ALLOCATION - sold });
   }
   await send();
   for (const token of graduated) {
+    const graduator = graduators.get(token.address)!;
     for (let i = 0; i < swapsPerGraduation; i++) {
+      if (i % 3 === 2) {
+        // token → WETH: the graduating buyer sells 0.5–2 % of what the graduating buy gave it.
+        approve(graduator.buyer, token.address, swapRouter);
+        const amountIn = random.fraction(graduator.tokens, 0.005, 0.02);
+        queue.push({
+          from: graduator.buyer,
+          to: swapRouter,
+          data: encodeFunctionData({
+            abi: swapRouterAbi,
+            functionName: "exactInputSingle",
+            args: [
+              {
+                tokenIn: token.address,
+                tokenOut: weth,
+                fee: POOL_FEE,
+                recipient: graduator.buyer,
+                deadline: DEADLINE,
+                amountIn,
+                amountOutMinimum: 0n,
+                sqrtPriceLimitX96: 0n,
+              },
+            ],
+          }),
+          gas: 400_000n,
+        });
+        continue;
+      }
       const value = random.ethAmount(0.05, 1, 0.001, 0.5);
       queue.push({
         from: random.pick(traders),
-        to: deployment.contracts.swapRouter,
+        to: swapRouter,
         data: encodeFunctionData({
           abi: swapRouterAbi,
           functionName: "exactInputSingle",
           args: [
             {
-              tokenIn: deployment.contracts.weth,
+              tokenIn: weth,
               tokenOut: token.address,
               fee: POOL_FEE,
               recipient: random.pick(traders),
-              deadline: 2n ** 40n,
+              deadline: DEADLINE,
               amountIn: value,
               amountOutMinimum: 0n,
               sqrtPriceLimitX96: 0n,
@@ -362,6 +447,17 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
   return result;
 }
 
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+
+/** The quote, or undefined where the curve would revert (dust, reserve): the trade is not sent. */
+function tryQuote<T>(quote: () => T): T | undefined {
+  try {
+    return quote();
+  } catch {
+    return undefined;
+  }
+}
+
 async function checkedBatch(
   rpcUrl: string,
   calls: { method: string; params: unknown[] }[],
@@ -379,10 +475,10 @@ async function checkedBatch(
 
 const TRADE_TOPICS = new Set(
   [
-    encodeEventTopics({ abi: launchpadAbi, eventName: "TokensBought" })[0],
-    encodeEventTopics({ abi: launchpadAbi, eventName: "TokensSold" })[0],
+    encodeEventTopics({ abi: zonkCurveV3Abi, eventName: "TokensBought" })[0],
+    encodeEventTopics({ abi: zonkCurveV3Abi, eventName: "TokensSold" })[0],
     encodeEventTopics({ abi: uniswapV3PoolAbi, eventName: "Swap" })[0],
-  ].map((t) => t?.toLowerCase()),
+  ].map((t) => (t as string | undefined)?.toLowerCase()),
 );
 
 /** Counts all logs and trade logs (TokensBought, TokensSold, Swap) in [fromBlock, toBlock] (4 ranges in flight). */

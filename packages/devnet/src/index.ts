@@ -1,6 +1,7 @@
 /**
- * @tmi/devnet: a local chain for development and tests. anvil from npm, the reference launchpad,
- * Uniswap V3 and the Chainlink-style feeds deployed on it (DESIGN.md §13), wallet helpers, a
+ * @tmi/devnet: a local chain for development and tests. anvil from npm (chain id a setting,
+ * default 31337), the zonk.fun V3 contracts (factory, per-token curves, graduation manager, fee
+ * manager), WETH9, Uniswap V3 and the Chainlink-style feeds deployed on it, wallet helpers, a
  * traffic simulator and a fast history loader.
  */
 export {
@@ -11,6 +12,7 @@ export {
   devnetAccounts,
   devnetChain,
   FEED_ACCOUNT,
+  parseDevnetChainId,
 } from "./accounts.js";
 export { type AnvilOptions, type AnvilProcess, anvilBinaryPath, startAnvil } from "./anvil.js";
 export { localPublicClient, localWalletClient, rpc, rpcBatch, waitForReceipt } from "./clients.js";
@@ -37,4 +39,4 @@ export {
   type SimulatorStats,
   simulatorKeys,
 } from "./simulator.js";
-export { createTrader, POOL_FEE, type Trader, type TxResult } from "./trader.js";
+export { createTrader, type LaunchResult, POOL_FEE, type Trader, type TxResult } from "./trader.js";

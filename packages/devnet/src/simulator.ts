@@ -1,4 +1,5 @@
-import { devnetAggregatorAbi, launchpadAbi } from "@tmi/contracts";
+import { devnetAggregatorAbi } from "@tmi/contracts";
+import { zonkCurveV3Abi, zonkFactoryV3Abi } from "@tmi/shared/chain";
 import { type Address, keccak256, parseEventLogs, stringToHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { localPublicClient, rpc } from "./clients.js";
@@ -51,7 +52,10 @@ export interface SimulatorOptions {
   durationSeconds?: number;
   signal?: AbortSignal;
   logger?: SimulatorLogger;
-  /** Every n-th action pushes the most advanced curve token through graduation (default 100; 0 = never). */
+  /**
+   * Every n-th action pushes the most advanced curve token through graduation (one buy of the
+   * remaining ~3 ETH net; default 100; 0 = never).
+   */
   graduateEvery?: number;
   /** Seconds between ETH/USD feed updates (random walk around the last answer; default 30; 0 = never). */
   feedIntervalSeconds?: number;
@@ -59,6 +63,7 @@ export interface SimulatorOptions {
 
 interface SimToken {
   address: Address;
+  curve: Address;
   graduated: boolean;
 }
 
@@ -70,13 +75,16 @@ export function simulatorKeys(seed: number, count: number): `0x${string}`[] {
 }
 
 /**
- * Traffic simulator: funded wallets (derived from `seed`) launch tokens (some with a first buy), buy
- * and sell on the curve with log-normal sizes at Poisson-distributed times (`tps` actions per
- * second on average), transfer tokens, push tokens through graduation every `graduateEvery`
- * actions and then swap on their Uniswap V3 pools (SwapRouter `exactInputSingle`, WETH in/out),
- * and refresh the ETH/USD feed. Sells never exceed the seller's balance (read before selling; a
- * wallet runs one action at a time). Resolves with the counters when the duration is over or
- * `signal` aborts (in-flight actions are awaited).
+ * Traffic simulator: funded wallets (derived from `seed`) launch tokens through the factory's
+ * `createToken(name, symbol, userSalt)` (half of them followed by the creator's first buy), buy
+ * and sell on each token's curve with log-normal sizes at Poisson-distributed times (`tps` actions
+ * per second on average), transfer tokens, push tokens through graduation every `graduateEvery`
+ * actions (3 ETH net, as on Base) and then swap on their canonical Uniswap V3 pools (SwapRouter
+ * `exactInputSingle`, both directions), and refresh the ETH/USD feed. Sells never exceed the
+ * seller's balance (read before selling; a wallet runs one action at a time). A trade that loses a
+ * race with another wallet's graduation reverts (`TradingClosed`) and is counted in `failed`.
+ * Resolves with the counters when the duration is over or `signal` aborts (in-flight actions are
+ * awaited).
  */
 export async function runSimulator(options: SimulatorOptions): Promise<SimulatorStats> {
   const { rpcUrl, deployment } = options;
@@ -132,9 +140,9 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
   const noteReceipt = (result: TxResult) => {
     stats.transactions += 1;
     for (const log of parseEventLogs({
-      abi: launchpadAbi,
+      abi: zonkCurveV3Abi,
       logs: result.receipt.logs,
-      eventName: "TokenGraduated",
+      eventName: "Graduated",
     })) {
       const token = tokens.find((t) => t.address.toLowerCase() === log.args.token.toLowerCase());
       if (token) token.graduated = true;
@@ -151,27 +159,34 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
     const canLaunch = options.maxLaunches === undefined || tokens.length < options.maxLaunches;
     if (canLaunch && curveTokens.length < targetTokens && (curveTokens.length < 2 || random.chance(0.12))) {
       const { name, symbol } = tokenName(random, tokens.length);
+      const userSalt = keccak256(
+        stringToHex(`tmi-simulator:${options.seed ?? 1}:${trader.address}:${tokens.length}`),
+      );
       const value = random.chance(0.5) ? random.ethAmount(0.05, 0.8, 0.001, 0.5) : 0n;
-      const result = await trader.createToken(name, symbol, { value });
-      tokens.push({ address: result.token, graduated: false });
-      if (value > 0n) holdings[index]!.add(result.token);
+      // With a value, the creator's first buy follows (a second transaction: createToken is not payable).
+      const result = await trader.createToken(name, symbol, { userSalt, value });
+      tokens.push({ address: result.token, curve: result.curve, graduated: false });
       stats.launches += 1;
       noteReceipt(result);
+      if (result.firstBuy) {
+        noteReceipt(result.firstBuy);
+        holdings[index]!.add(result.token);
+        stats.buys += 1;
+      }
       return;
     }
     if (graduateEvery > 0 && actions % graduateEvery === 0 && curveTokens.length > 0) {
       let best = curveTokens[0]!;
       let bestReserve = -1n;
       for (const t of curveTokens) {
-        const [, , , realReserve] = await client.readContract({
-          address: deployment.contracts.launchpad,
-          abi: launchpadAbi,
-          functionName: "curveOf",
-          args: [t.address],
+        const reserve = await client.readContract({
+          address: t.curve,
+          abi: zonkCurveV3Abi,
+          functionName: "activeEthReserve",
         });
-        if (realReserve > bestReserve) {
+        if (reserve > bestReserve) {
           best = t;
-          bestReserve = realReserve;
+          bestReserve = reserve;
         }
       }
       const result = await trader.graduate(best.address);
@@ -230,39 +245,36 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
   async function refreshGraduations(): Promise<void> {
     for (const token of tokens) {
       if (token.graduated) continue;
-      const [, , , , graduated] = await client.readContract({
-        address: deployment.contracts.launchpad,
-        abi: launchpadAbi,
-        functionName: "curveOf",
-        args: [token.address],
+      const graduated = await client.readContract({
+        address: token.curve,
+        abi: zonkCurveV3Abi,
+        functionName: "graduated",
       });
       if (graduated) token.graduated = true;
     }
   }
 
-  /** Picks up tokens launched earlier (a resumed chain): the latest 24, and what the wallets hold. */
+  /**
+   * Picks up tokens launched earlier (a resumed chain, a loaded history): the latest 24
+   * `TokenLaunchedV3` of the factory, and what the wallets hold of them.
+   */
   async function discover(): Promise<void> {
-    const count = await client.readContract({
-      address: deployment.contracts.launchpad,
-      abi: launchpadAbi,
-      functionName: "tokenCount",
+    const launches = await client.getContractEvents({
+      address: deployment.contracts.factory,
+      abi: zonkFactoryV3Abi,
+      eventName: "TokenLaunchedV3",
+      fromBlock: BigInt(deployment.startBlock),
+      toBlock: "latest",
     });
-    for (let i = count > 24n ? count - 24n : 0n; i < count; i++) {
-      const address = (
-        await client.readContract({
-          address: deployment.contracts.launchpad,
-          abi: launchpadAbi,
-          functionName: "tokenAt",
-          args: [i],
-        })
-      ).toLowerCase() as Address;
-      const [, , , , graduated] = await client.readContract({
-        address: deployment.contracts.launchpad,
-        abi: launchpadAbi,
-        functionName: "curveOf",
-        args: [address],
+    for (const launch of launches.slice(-24)) {
+      const address = launch.args.token!.toLowerCase() as Address;
+      const curve = launch.args.curve!.toLowerCase() as Address;
+      const graduated = await client.readContract({
+        address: curve,
+        abi: zonkCurveV3Abi,
+        functionName: "graduated",
       });
-      tokens.push({ address, graduated });
+      tokens.push({ address, curve, graduated });
       for (const [index, trader] of traders.entries()) {
         if ((await trader.balanceOf(address)) > 0n) holdings[index]!.add(address);
       }

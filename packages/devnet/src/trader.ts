@@ -1,11 +1,16 @@
-import { launchpadTokenAbi as erc20Abi, launchpadAbi, swapRouterAbi } from "@tmi/contracts";
+import { randomBytes } from "node:crypto";
+import { swapRouterAbi, uniswapV3FactoryAbi } from "@tmi/contracts";
+import { GRADUATION_NET_ETH, POOL_FEE, zonkCurveV3Abi, zonkFactoryV3Abi } from "@tmi/shared/chain";
 import {
   type Address,
   encodeFunctionData,
+  erc20Abi,
   type Hash,
+  type Hex,
   maxUint256,
   parseEventLogs,
   type TransactionReceipt,
+  toHex,
 } from "viem";
 import { localPublicClient, localWalletClient, waitForReceipt } from "./clients.js";
 import type { Deployment } from "./deploy.js";
@@ -17,30 +22,50 @@ export interface TxResult {
   receipt: TransactionReceipt;
 }
 
-/** Uniswap V3 fee tier of the graduation pools (1%). */
-export const POOL_FEE = 10_000;
+/** A launch: the token, its curve and its canonical Uniswap V3 pool (from `TokenLaunchedV3`). */
+export interface LaunchResult extends TxResult {
+  token: `0x${string}`;
+  curve: `0x${string}`;
+  pool: `0x${string}`;
+}
+
+/** Uniswap V3 fee tier of the canonical token/WETH pools (1 %; the shared constant, re-exported). */
+export { POOL_FEE };
+
+/** Deadline passed to the curve and the router: far in the future (the devnet's clock may be set). */
+const DEADLINE = 2n ** 40n;
 
 /** A wallet that trades on the devnet; see {@link createTrader}. */
 export interface Trader {
   address: `0x${string}`;
-  /** Launches a token; `value` > 0 is the creator's first buy. */
+  /**
+   * Launches a token through the factory's `createToken(name, symbol, userSalt)`. `userSalt`
+   * defaults to 32 random bytes. `createToken` is not payable: with `value` > 0 the creator's first
+   * buy follows as a second transaction (`firstBuy`); `hash`/`receipt` are the launch's.
+   */
   createToken(
     name: string,
     symbol: string,
-    opts?: { value?: bigint },
-  ): Promise<TxResult & { token: `0x${string}` }>;
-  /** Curve buy paying `value` wei (gross). */
-  buy(token: Address, value: bigint, minTokenAmount?: bigint): Promise<TxResult>;
-  /** Curve sell of `amount` token base units. */
-  sell(token: Address, amount: bigint, minReserveAmount?: bigint): Promise<TxResult>;
+    opts?: { userSalt?: Hex; value?: bigint },
+  ): Promise<LaunchResult & { firstBuy?: TxResult }>;
+  /** Curve `buy(minTokensOut, deadline)` paying `value` wei (gross; an oversized graduating buy is refunded). */
+  buy(token: Address, value: bigint, minTokensOut?: bigint): Promise<TxResult>;
+  /** Curve `sell(tokensIn, minEthOut, deadline)` of `amount` base units (approves the curve once if needed). */
+  sell(token: Address, amount: bigint, minEthOut?: bigint): Promise<TxResult>;
   /** ERC-20 transfer. */
   transfer(token: Address, to: Address, amount: bigint): Promise<TxResult>;
   /** After graduation: SwapRouter `exactInputSingle` WETH→token paying `value` wei (wrapped by the router). */
   swapExactEthForTokens(token: Address, value: bigint): Promise<TxResult>;
   /** After graduation: token→WETH through SwapRouter, unwrapped to ETH (approves the router if needed). */
   swapExactTokensForEth(token: Address, amount: bigint): Promise<TxResult>;
-  /** Buys on the curve until the graduation threshold is crossed (one capped buy; excess refunded). */
+  /**
+   * One curve buy that completes graduation: pays 1 % more than the gross the remaining net reserve
+   * needs, the curve accepts the exact amount and refunds the rest. Resolves with the canonical pool.
+   * @throws Error when the buy did not graduate the token (e.g. another wallet graduated it first).
+   */
   graduate(token: Address): Promise<TxResult & { pool: `0x${string}` }>;
+  /** The token's curve (factory `curveOf`, cached). */
+  curveOf(token: Address): Promise<`0x${string}`>;
   /** Token balance of this wallet (base units). */
   balanceOf(token: Address): Promise<bigint>;
   /** ETH balance of this wallet (wei). */
@@ -63,7 +88,8 @@ export function createTrader(args: {
   const wallet = localWalletClient(rpcUrl, args.account, deployment.chainId);
   const client = localPublicClient(rpcUrl, deployment.chainId);
   const address = wallet.account.address.toLowerCase() as `0x${string}`;
-  const { launchpad, swapRouter, weth } = deployment.contracts;
+  const { factory, swapRouter, weth } = deployment.contracts;
+  const curves = new Map<string, `0x${string}`>();
 
   async function send(request: {
     address: Address;
@@ -88,39 +114,77 @@ export function createTrader(args: {
   const balanceOf = (token: Address) =>
     client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 
+  async function curveOf(token: Address): Promise<`0x${string}`> {
+    const key = token.toLowerCase();
+    let curve = curves.get(key);
+    if (!curve) {
+      curve = (
+        await client.readContract({
+          address: factory,
+          abi: zonkFactoryV3Abi,
+          functionName: "curveOf",
+          args: [token],
+        })
+      ).toLowerCase() as `0x${string}`;
+      if (/^0x0{40}$/.test(curve)) throw new Error(`${token} is not a token of the factory ${factory}`);
+      curves.set(key, curve);
+    }
+    return curve;
+  }
+
+  async function approveIfNeeded(token: Address, spender: Address, amount: bigint): Promise<void> {
+    const allowance = await client.readContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: "allowance",
+      args: [address, spender],
+    });
+    if (allowance < amount)
+      await send({ address: token, abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] });
+  }
+
+  async function buy(token: Address, value: bigint, minTokensOut = 0n): Promise<TxResult> {
+    return send({
+      address: await curveOf(token),
+      abi: zonkCurveV3Abi,
+      functionName: "buy",
+      args: [minTokensOut, DEADLINE],
+      value,
+    });
+  }
+
   return {
     address,
     async createToken(name, symbol, opts = {}) {
+      const userSalt = opts.userSalt ?? toHex(randomBytes(32));
       const result = await send({
-        address: launchpad,
-        abi: launchpadAbi,
+        address: factory,
+        abi: zonkFactoryV3Abi,
         functionName: "createToken",
-        args: [name, symbol],
-        value: opts.value ?? 0n,
+        args: [name, symbol, userSalt],
       });
-      const [created] = parseEventLogs({
-        abi: launchpadAbi,
+      const [launched] = parseEventLogs({
+        abi: zonkFactoryV3Abi,
         logs: result.receipt.logs,
-        eventName: "TokenCreated",
+        eventName: "TokenLaunchedV3",
       });
-      if (!created) throw new Error(`no TokenCreated in ${result.hash}`);
-      return { ...result, token: created.args.token.toLowerCase() as `0x${string}` };
+      if (!launched) throw new Error(`no TokenLaunchedV3 in ${result.hash}`);
+      const token = launched.args.token.toLowerCase() as `0x${string}`;
+      const curve = launched.args.curve.toLowerCase() as `0x${string}`;
+      curves.set(token, curve);
+      const pool = launched.args.canonicalPool.toLowerCase() as `0x${string}`;
+      const firstBuy = opts.value && opts.value > 0n ? await buy(token, opts.value) : undefined;
+      return { ...result, token, curve, pool, ...(firstBuy ? { firstBuy } : {}) };
     },
-    buy(token, value, minTokenAmount = 0n) {
+    buy,
+    async sell(token, amount, minEthOut = 0n) {
+      const curve = await curveOf(token);
+      await approveIfNeeded(token, curve, amount);
       return send({
-        address: launchpad,
-        abi: launchpadAbi,
-        functionName: "buy",
-        args: [token, minTokenAmount],
-        value,
-      });
-    },
-    sell(token, amount, minReserveAmount = 0n) {
-      return send({
-        address: launchpad,
-        abi: launchpadAbi,
+        address: curve,
+        abi: zonkCurveV3Abi,
         functionName: "sell",
-        args: [token, amount, minReserveAmount],
+        args: [amount, minEthOut, DEADLINE],
       });
     },
     transfer(token, to, amount) {
@@ -138,7 +202,7 @@ export function createTrader(args: {
             tokenOut: token,
             fee: POOL_FEE,
             recipient: address,
-            deadline: 2n ** 40n,
+            deadline: DEADLINE,
             amountIn: value,
             amountOutMinimum: 0n,
             sqrtPriceLimitX96: 0n,
@@ -147,20 +211,7 @@ export function createTrader(args: {
       });
     },
     async swapExactTokensForEth(token, amount) {
-      const allowance = await client.readContract({
-        address: token,
-        abi: erc20Abi,
-        functionName: "allowance",
-        args: [address, swapRouter],
-      });
-      if (allowance < amount) {
-        await send({
-          address: token,
-          abi: erc20Abi,
-          functionName: "approve",
-          args: [swapRouter, maxUint256],
-        });
-      }
+      await approveIfNeeded(token, swapRouter, amount);
       const swap = encodeFunctionData({
         abi: swapRouterAbi,
         functionName: "exactInputSingle",
@@ -170,7 +221,7 @@ export function createTrader(args: {
             tokenOut: weth,
             fee: POOL_FEE,
             recipient: swapRouter,
-            deadline: 2n ** 40n,
+            deadline: DEADLINE,
             amountIn: amount,
             amountOutMinimum: 0n,
             sqrtPriceLimitX96: 0n,
@@ -190,34 +241,35 @@ export function createTrader(args: {
       });
     },
     async graduate(token) {
-      const [, , , realReserve] = await client.readContract({
-        address: launchpad,
-        abi: launchpadAbi,
-        functionName: "curveOf",
-        args: [token],
+      const curve = await curveOf(token);
+      const reserve = await client.readContract({
+        address: curve,
+        abi: zonkCurveV3Abi,
+        functionName: "activeEthReserve",
       });
-      const [threshold, protocolFeeBps, creatorFeeBps] = await Promise.all([
-        client.readContract({ address: launchpad, abi: launchpadAbi, functionName: "graduationThreshold" }),
-        client.readContract({ address: launchpad, abi: launchpadAbi, functionName: "protocolFeeBps" }),
-        client.readContract({ address: launchpad, abi: launchpadAbi, functionName: "creatorFeeBps" }),
-      ]);
-      const needed = ((threshold - realReserve) * 10_000n) / (10_000n - protocolFeeBps - creatorFeeBps);
-      // Overpay a little: the launchpad caps the buy at the threshold and refunds the rest.
-      const result = await send({
-        address: launchpad,
-        abi: launchpadAbi,
-        functionName: "buy",
-        args: [token, 0n],
-        value: needed + needed / 10n + 10n ** 16n,
+      const gross = await client.readContract({
+        address: curve,
+        abi: zonkCurveV3Abi,
+        functionName: "grossRequiredForNet",
+        args: [GRADUATION_NET_ETH - reserve],
       });
+      // Overpay a little (other buys may land first): the curve accepts the exact gross and refunds the rest.
+      const result = await buy(token, gross + gross / 100n + 10n ** 15n);
       const [graduated] = parseEventLogs({
-        abi: launchpadAbi,
+        abi: zonkCurveV3Abi,
         logs: result.receipt.logs,
-        eventName: "TokenGraduated",
+        eventName: "Graduated",
       });
       if (!graduated) throw new Error(`buy ${result.hash} did not graduate ${token}`);
-      return { ...result, pool: graduated.args.pool.toLowerCase() as `0x${string}` };
+      const pool = await client.readContract({
+        address: deployment.contracts.uniswapV3Factory,
+        abi: uniswapV3FactoryAbi,
+        functionName: "getPool",
+        args: [token, weth, POOL_FEE],
+      });
+      return { ...result, pool: pool.toLowerCase() as `0x${string}` };
     },
+    curveOf,
     balanceOf,
     ethBalance: () => client.getBalance({ address }),
   };

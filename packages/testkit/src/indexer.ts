@@ -8,7 +8,8 @@ export interface StartIndexerOptions {
   databaseUrl: string;
   rpcUrl: string;
   chainId: number;
-  launchpadAddress: string;
+  /** The V3 factory (`FACTORY_ADDRESS`); the managers and WETH are read from the chain when not in `env`. */
+  factoryAddress: string;
   startBlock: number;
   /** ETH/USD feed to index (`AnswerUpdated` → `eth_usd_answers`); none when omitted. */
   ethUsdFeedAddress?: string;
@@ -19,7 +20,7 @@ export interface StartIndexerOptions {
 }
 
 /**
- * The {@link StartIndexerOptions} that index `devnet` (its chain id, launchpad and start block)
+ * The {@link StartIndexerOptions} that index `devnet` (its chain id, factory and start block)
  * into `databaseUrl`; `ethUsdFeed: true` also indexes the devnet's ETH/USD feed.
  */
 export function devnetIndexerOptions(
@@ -31,7 +32,7 @@ export function devnetIndexerOptions(
     databaseUrl,
     rpcUrl: devnet.rpcUrl,
     chainId: devnet.chainId,
-    launchpadAddress: devnet.deployment.contracts.launchpad,
+    factoryAddress: devnet.deployment.contracts.factory,
     startBlock: devnet.deployment.startBlock,
     ...(options.ethUsdFeed ? { ethUsdFeedAddress: devnet.deployment.contracts.ethUsdFeed } : {}),
   };
@@ -61,7 +62,9 @@ export function startIndexer(options: StartIndexerOptions): IndexerProcess {
       DATABASE_URL: options.databaseUrl,
       RPC_URL: options.rpcUrl,
       CHAIN_ID: String(options.chainId),
-      LAUNCHPAD_ADDRESS: options.launchpadAddress,
+      FACTORY_ADDRESS: options.factoryAddress,
+      // Never the workspace's devnet deployment file: only what the test passes.
+      DEPLOYMENT_FILE: "/nonexistent/deployment.json",
       START_BLOCK: String(options.startBlock),
       ETH_USD_FEED_ADDRESS: options.ethUsdFeedAddress,
       POLL_INTERVAL_MS: "100",

@@ -6,15 +6,26 @@ import { buildApp } from "./app.js";
 import { type IndexerConfig, loadIndexerConfig } from "./config.js";
 import { createMetrics } from "./metrics.js";
 import { createRpcClient } from "./rpc/rpc-client.js";
-import { FatalIndexerError, IndexerEngine } from "./sync/indexer-engine.js";
-import { acquireWriterLock } from "./sync/writer-lock.js";
+import { resolveChainContracts } from "./sync/chain-contracts.js";
+import { createIndexingCore } from "./sync/indexing-core.js";
+import {
+  createSyncScheduler,
+  DatabaseUnavailableError,
+  FatalIndexerError,
+  isDatabaseUnavailable,
+  type SyncScheduler,
+} from "./sync/sync-scheduler.js";
+import { acquireWriterLock, DatabaseUnreachableError } from "./sync/writer-lock.js";
 
-// Process entry: config, logger, HTTP probes, writer lock, then the sync loop.
+// Process entry: config, logger, HTTP probes, then (repeatedly, across PostgreSQL outages) the
+// writer lock and the sync loop. SIGTERM/SIGINT abort every RPC call in flight and exit 0.
 let config: IndexerConfig;
 try {
   config = loadIndexerConfig();
 } catch (error) {
-  process.stderr.write(`${error instanceof EnvError ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `${error instanceof EnvError ? error.message : String((error as Error).message ?? error)}\n`,
+  );
   process.exit(1);
 }
 
@@ -22,26 +33,28 @@ const logger = createLogger({ service: "indexer", level: config.LOG_LEVEL });
 const metrics = createMetrics(config.CHAIN_ID);
 const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4, application_name: "tmi-indexer" });
 pool.on("error", (error) =>
-  logger.error({ chain_id: config.CHAIN_ID, action: "db_error", err: error }, "idle database client error"),
+  logger.warn({ chain_id: config.CHAIN_ID, action: "db_error", err: error }, "idle database client error"),
 );
+const shutdown = new AbortController();
 const rpc = createRpcClient({
   url: config.RPC_URL,
   maxConcurrent: config.MAX_CONCURRENT_REQUESTS,
   timeoutMs: config.RPC_TIMEOUT_MS,
   onError: (error) => metrics.rpcErrors.inc({ method: error.method }),
+  signal: shutdown.signal,
 });
 
-let engine: IndexerEngine | null = null;
+let scheduler: SyncScheduler | null = null;
 let standby = true;
-const shutdown = new AbortController();
 
 const app = buildApp({
   logger,
   registry: metrics.registry,
   async readiness() {
-    if (standby || !engine) throw new Error("standby: another indexer holds the writer lock");
-    const lag = engine.head - engine.indexedBlock;
-    if (!engine.caughtUp || lag > config.READY_MAX_LAG_BLOCKS)
+    if (standby || !scheduler)
+      throw new Error("standby: another indexer holds the writer lock (or PostgreSQL is down)");
+    const lag = scheduler.head - scheduler.indexedBlock;
+    if (!scheduler.caughtUp || lag > config.READY_MAX_LAG_BLOCKS)
       throw new Error(`behind the head by ${lag} blocks`);
   },
 });
@@ -50,45 +63,134 @@ await serve(app as unknown as Parameters<typeof serve>[0], {
   host: config.HOST,
   port: config.PORT,
   logger,
+  // Aborting the RPC client ends a hung call at once; a write in flight finishes (milliseconds).
+  graceMs: 5_000,
   onClose: async () => {
-    shutdown.abort();
-    engine?.stop();
+    shutdown.abort(new Error("shutting down"));
+    scheduler?.stop();
     await done.catch(() => {});
     await rpc.close();
     await pool.end().catch(() => {});
   },
 });
 
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(finish, ms);
+    function finish() {
+      clearTimeout(timer);
+      shutdown.signal.removeEventListener("abort", finish);
+      resolve();
+    }
+    shutdown.signal.addEventListener("abort", finish, { once: true });
+  });
+
 const done = (async () => {
-  const lock = await acquireWriterLock({
-    databaseUrl: config.DATABASE_URL,
-    chainId: config.CHAIN_ID,
-    logger,
-    signal: shutdown.signal,
-    onStandby: (s) => {
-      standby = s;
-      metrics.standby.set(s ? 1 : 0);
+  logger.info(
+    {
+      chain_id: config.CHAIN_ID,
+      action: "config",
+      network: config.NETWORK ?? null,
+      factory: config.FACTORY_ADDRESS,
+      start_block: config.START_BLOCK,
+      sources: config.sources,
     },
-  });
-  engine = new IndexerEngine({ config, pool, rpc, logger, metrics });
-  void lock.lost.then((error) => {
-    if (shutdown.signal.aborted) return;
-    logger.fatal({ chain_id: config.CHAIN_ID, action: "lock_lost", err: error }, "writer lock lost; exiting");
-    process.exit(1);
-  });
-  try {
-    await engine.run();
-  } finally {
-    await lock.release();
+    "chain settings",
+  );
+  const contracts = await resolveChainContracts(rpc, config);
+  logger.info({ chain_id: config.CHAIN_ID, action: "contracts", ...contracts }, "platform contracts");
+  /** Start of the current PostgreSQL outage (ms since epoch), null while connected. */
+  let outageSince: number | null = null;
+  while (!shutdown.signal.aborted) {
+    const lock = await acquireWriterLock({
+      databaseUrl: config.DATABASE_URL,
+      chainId: config.CHAIN_ID,
+      logger,
+      signal: shutdown.signal,
+      retryMs: 1_000,
+      maxUnavailableMs: config.DB_OUTAGE_MAX_MS,
+      unavailableSince: outageSince,
+      onStandby: (s) => {
+        standby = s;
+        metrics.standby.set(s ? 1 : 0);
+      },
+    });
+    if (outageSince !== null) {
+      logger.info(
+        { chain_id: config.CHAIN_ID, action: "db_recovered", outage_ms: Date.now() - outageSince },
+        "PostgreSQL is back; resuming from the checkpoint",
+      );
+      outageSince = null;
+      metrics.databaseDown.set(0);
+    }
+    const current = createSyncScheduler({
+      config,
+      pool,
+      rpc,
+      logger,
+      metrics,
+      contracts,
+      core: createIndexingCore({
+        chainId: config.CHAIN_ID,
+        factory: contracts.factory,
+        weth: contracts.weth,
+        feed: contracts.feedEmitter,
+        keepBlocks: config.REORG_DEPTH + 1,
+      }),
+    });
+    scheduler = current;
+    const running = current.run();
+    running.catch(() => {});
+    // Losing the lock connection means PostgreSQL went away (or the session was killed): stop writing.
+    const lost = lock.lost.then((error) => {
+      throw new DatabaseUnavailableError(`writer lock connection lost: ${error.message}`, { cause: error });
+    });
+    lost.catch(() => {});
+    try {
+      await Promise.race([running, lost]);
+      break; // stopped
+    } catch (error) {
+      if (shutdown.signal.aborted) break;
+      if (!isDatabaseUnavailable(error)) throw error;
+      current.stop();
+      await running.catch(() => {});
+      standby = true;
+      outageSince = Date.now();
+      metrics.databaseDown.set(1);
+      if (config.DB_OUTAGE_MAX_MS === 0) {
+        throw new DatabaseUnreachableError(
+          `PostgreSQL connection lost and DB_OUTAGE_MAX_MS=0: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      logger.error(
+        {
+          chain_id: config.CHAIN_ID,
+          action: "db_outage",
+          err: error,
+          max_wait_ms: config.DB_OUTAGE_MAX_MS,
+        },
+        "PostgreSQL connection lost; waiting to reconnect (indexing resumes from the checkpoint)",
+      );
+    } finally {
+      scheduler = null;
+      await lock.release();
+    }
+    await sleep(500);
   }
 })();
 
 done.catch((error) => {
   if (shutdown.signal.aborted) return;
   const fatal = error instanceof FatalIndexerError;
+  const database = error instanceof DatabaseUnreachableError || isDatabaseUnavailable(error);
   logger.fatal(
-    { chain_id: config.CHAIN_ID, action: fatal ? "fatal" : "crash", err: error },
+    {
+      chain_id: config.CHAIN_ID,
+      action: fatal ? "fatal" : database ? "db_unavailable" : "crash",
+      err: error,
+    },
     error instanceof Error ? error.message : String(error),
   );
-  process.exit(fatal ? 2 : 1);
+  process.exit(fatal ? 2 : database ? 3 : 1);
 });

@@ -13,6 +13,16 @@ export interface IndexerMetrics {
   reorgs: Counter;
   reorgDepth: Gauge;
   standby: Gauge;
+  /** Tokens whose `Transfer`s the log filter fetches (size of the emitter set). */
+  knownTokens: Gauge;
+  /** `eth_getLogs` requests sent (after range splits). */
+  logRequests: Counter;
+  /** Logs that could not be indexed and were left out (recorded in `skipped_logs`). */
+  skippedLogs: Counter;
+  /** 1 while PostgreSQL is unreachable and the indexer waits for it. */
+  databaseDown: Gauge;
+  /** Immutable views read at the latest block because the node had no state at the log's block. */
+  latestFallbacks: Gauge;
 }
 
 /** Creates the registry and the indexer's metrics (labelled with `chain_id`). */
@@ -63,6 +73,31 @@ export function createMetrics(chainId: number): IndexerMetrics {
     standby: new Gauge({
       name: "indexer_standby",
       help: "1 while waiting for the writer lock",
+      registers: r,
+    }),
+    knownTokens: new Gauge({
+      name: "indexer_known_tokens",
+      help: "Tokens whose Transfer logs are fetched (the log filter's emitter set)",
+      registers: r,
+    }),
+    logRequests: new Counter({
+      name: "indexer_log_requests_total",
+      help: "eth_getLogs requests sent",
+      registers: r,
+    }),
+    skippedLogs: new Counter({
+      name: "indexer_skipped_logs_total",
+      help: "Logs that could not be indexed, recorded in skipped_logs and left out",
+      registers: r,
+    }),
+    databaseDown: new Gauge({
+      name: "indexer_database_down",
+      help: "1 while PostgreSQL is unreachable and the indexer waits to reconnect",
+      registers: r,
+    }),
+    latestFallbacks: new Gauge({
+      name: "indexer_latest_state_fallbacks",
+      help: "Immutable contract views read at the latest block because the node had no state at the log's block",
       registers: r,
     }),
   };

@@ -25,6 +25,18 @@ describe("oracleEnvSchema", () => {
     expect(missingOracleSettings(env)).toEqual([]);
   });
 
+  it("behavior: NETWORK=base fills the chain id and the Chainlink ETH/USD feed of Base mainnet", () => {
+    const env = parseEnv(oracleEnvSchema, { NETWORK: "base", ORACLE_RPC_URL: "https://base.example" });
+    expect(env.ORACLE_CHAIN_ID).toBe(8453);
+    expect(env.ORACLE_ETH_USD_ADDRESS).toBe("0x71041dddad3595f9ced3dccfbe3d1f4b0a16bb70");
+    expect(missingOracleSettings(env)).toEqual([]);
+    const own = parseEnv(oracleEnvSchema, {
+      NETWORK: "base",
+      ORACLE_ETH_USD_ADDRESS: "0x00000000000000000000000000000000000000AA",
+    });
+    expect(own.ORACLE_ETH_USD_ADDRESS).toBe("0x00000000000000000000000000000000000000aa");
+  });
+
   it("error: malformed values are rejected at start", () => {
     expect(() =>
       parseEnv(oracleEnvSchema, { ORACLE_RPC_URL: "ws://x", ORACLE_ETH_USD_ADDRESS: "0x12" }),

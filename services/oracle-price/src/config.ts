@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSetting } from "@tmi/shared/env";
+import { baseEnvSchema, NETWORK_NAMES, NETWORKS, portSetting } from "@tmi/shared/env";
 import { z } from "zod";
 
 /** Multicall3's address, the same on every chain where it is deployed (https://www.multicall3.com). */
@@ -30,8 +30,10 @@ const rpcUrl = z
  * service then starts and answers `/api/v1/prices/eth-usd` with 503 `oracle_unavailable`
  * (the spec's "configuration is missing" case). Malformed values stop the process at start.
  */
-export const oracleEnvSchema = baseEnvSchema.extend({
+const oracleSettings = baseEnvSchema.extend({
   PORT: portSetting(3003),
+  /** A public deployment (`base`) whose chain id and ETH/USD feed fill `ORACLE_CHAIN_ID`/`ORACLE_ETH_USD_ADDRESS` when unset. */
+  NETWORK: z.enum(NETWORK_NAMES).optional(),
   ORACLE_RPC_URL: rpcUrl.optional(),
   ORACLE_CHAIN_ID: z.coerce.number().int().positive().default(8453),
   ORACLE_ETH_USD_ADDRESS: address.optional(),
@@ -43,6 +45,24 @@ export const oracleEnvSchema = baseEnvSchema.extend({
   ORACLE_MULTICALL: z.enum(["auto", "off"]).default("auto"),
   ORACLE_MULTICALL3_ADDRESS: address.default(MULTICALL3_ADDRESS),
 });
+
+/**
+ * Settings of oracle-price: {@link oracleSettings} with `NETWORK`'s values (e.g. `base`: chain
+ * 8453, Chainlink ETH/USD `0x7104…Bb70`) filled in where `ORACLE_CHAIN_ID`/`ORACLE_ETH_USD_ADDRESS`
+ * are unset. The RPC URL is never implied.
+ */
+export const oracleEnvSchema = z.preprocess((raw) => {
+  if (typeof raw !== "object" || raw === null) return raw;
+  const input = raw as Record<string, unknown>;
+  const network =
+    typeof input.NETWORK === "string" ? NETWORKS[input.NETWORK as keyof typeof NETWORKS] : undefined;
+  if (!network) return raw;
+  return {
+    ...input,
+    ORACLE_CHAIN_ID: input.ORACLE_CHAIN_ID ?? String(network.chainId),
+    ORACLE_ETH_USD_ADDRESS: input.ORACLE_ETH_USD_ADDRESS ?? network.ethUsdFeed,
+  };
+}, oracleSettings);
 
 /** Parsed settings of oracle-price. */
 export type OracleEnv = z.output<typeof oracleEnvSchema>;

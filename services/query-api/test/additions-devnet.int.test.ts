@@ -333,7 +333,7 @@ describe("query-api as its own process (main.ts)", () => {
     const refused = await openSse(`${base}/api/v1/stream`, { "x-forwarded-for": "203.0.113.7" });
     clients.push(refused);
     expect(refused.status).toBe(429);
-    expect(JSON.parse(refused.body)).toMatchObject({ code: "rate_limited" });
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: "rate_limited" } });
     // Another client behind the same proxy (the same socket address) is not affected.
     const other = await openSse(`${base}/api/v1/stream`, { "x-forwarded-for": "198.51.100.9" });
     clients.push(other);

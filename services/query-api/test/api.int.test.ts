@@ -232,7 +232,7 @@ describe("token list", () => {
         `/api/v1/tokens?limit=${encodeURIComponent(limit).replace("%26", "&").replace("%3D", "=")}`,
       );
       expect(res.status, `limit=${limit}`).toBe(400);
-      expect(res.body.code).toBe("invalid_request");
+      expect(res.body.error.code).toBe("invalid_request");
       expect(res.headers["cache-control"]).toBe("no-store");
       h.validate("/api/v1/tokens", 400, res.body);
     }
@@ -271,7 +271,7 @@ describe("token list", () => {
       const sep = url.includes("?") ? "&" : "?";
       const res = await h.get(`${url}${sep}cursor=${encodeURIComponent(bad)}`);
       expect(res.status, `${url} ${bad}`).toBe(400);
-      expect(res.body.code).toBe("invalid_request");
+      expect(res.body.error.code).toBe("invalid_request");
     }
     // The search-bound cursor works with its own search.
     const ok = await h.get(
@@ -320,8 +320,8 @@ describe("search", () => {
     for (const q of ["a".repeat(65), "é".repeat(32) + "a", "日".repeat(22)]) {
       const res = await search(q);
       expect(res.status).toBe(400);
-      expect(res.body.code).toBe("invalid_request");
-      expect(res.body.details[0].field).toBe("search");
+      expect(res.body.error.code).toBe("invalid_request");
+      expect(res.body.error.details[0].field).toBe("search");
     }
   });
 
@@ -343,7 +343,7 @@ describe("search", () => {
     ]) {
       const res = await search(q);
       expect(res.status, q).toBe(400);
-      expect(res.body.code).toBe("invalid_request");
+      expect(res.body.error.code).toBe("invalid_request");
     }
   });
 
@@ -426,13 +426,13 @@ describe("token detail", () => {
       for (const suffix of ["", "/pricing", "/chart", "/trades", "/activity"]) {
         const res = await h.get(`/api/v1/tokens/${bad}${suffix}`);
         expect(res.status, `${bad}${suffix}`).toBe(400);
-        expect(res.body.code).toBe("invalid_address");
+        expect(res.body.error.code).toBe("invalid_address");
       }
     }
     for (const suffix of ["", "/pricing", "/chart", "/trades", "/activity"]) {
       const res = await h.get(`/api/v1/tokens/${UNKNOWN}${suffix}`);
       expect(res.status, suffix).toBe(404);
-      expect(res.body.code).toBe("not_found");
+      expect(res.body.error.code).toBe("not_found");
       expect(res.headers["cache-control"]).toBe("no-store");
       h.validate(`/api/v1/tokens/{address}${suffix}`, 404, res.body);
     }
@@ -539,12 +539,12 @@ describe("chart", () => {
     for (const interval of ["2m", "1H", "", "week", "60"]) {
       const res = await h.get(`/api/v1/tokens/${tokenAddress(1)}/chart?interval=${interval}`);
       expect(res.status, interval).toBe(400);
-      expect(res.body.code).toBe("invalid_interval");
+      expect(res.body.error.code).toBe("invalid_interval");
     }
     for (const limit of ["0", "1001", "abc", "2.5", ""]) {
       const res = await h.get(`/api/v1/tokens/${tokenAddress(1)}/chart?limit=${limit}`);
       expect(res.status, limit).toBe(400);
-      expect(res.body.code).toBe("invalid_request");
+      expect(res.body.error.code).toBe("invalid_request");
     }
     expect((await h.get(`/api/v1/tokens/${tokenAddress(1)}/chart?limit=1`)).body.candles).toHaveLength(1);
     expect((await h.get(`/api/v1/tokens/${tokenAddress(1)}/chart?limit=1000`)).status).toBe(200);
@@ -591,7 +591,7 @@ describe("trades and activity", () => {
       for (const q of ["limit=0", "limit=101", "limit=x", "limit=", "order=up"]) {
         const res = await h.get(`/api/v1/tokens/${tokenAddress(1)}/${kind}?${q}`);
         expect(res.status, q).toBe(400);
-        expect(res.body.code).toBe("invalid_request");
+        expect(res.body.error.code).toBe("invalid_request");
       }
       expect((await h.get(`/api/v1/tokens/${tokenAddress(1)}/${kind}?limit=100`)).body.items).toHaveLength(
         25,
@@ -665,7 +665,7 @@ describe("trending", () => {
     await h.admin.query("DELETE FROM trending_snapshots WHERE id = 1");
     const gone = await h.get(`/api/v1/trending?limit=2&cursor=${second.body.next_cursor}`);
     expect(gone.status).toBe(400);
-    expect(gone.body.code).toBe("invalid_request");
+    expect(gone.body.error.code).toBe("invalid_request");
     // Restore snapshot 1 as the latest for the other tests.
     await h.admin.query("DELETE FROM trending_snapshots WHERE id = 2");
     await h.admin.query(
@@ -682,7 +682,7 @@ describe("trending", () => {
 
   test("error: limit", async () => {
     for (const q of ["limit=0", "limit=101", "limit=1.5"]) {
-      expect((await h.get(`/api/v1/trending?${q}`)).body.code).toBe("invalid_request");
+      expect((await h.get(`/api/v1/trending?${q}`)).body.error.code).toBe("invalid_request");
     }
   });
 });
@@ -719,11 +719,13 @@ describe("creators", () => {
     for (const url of ["/api/v1/creators/0x1", "/api/v1/creators/nope/tokens"]) {
       const res = await h.get(url);
       expect(res.status).toBe(400);
-      expect(res.body.code).toBe("invalid_address");
+      expect(res.body.error.code).toBe("invalid_address");
     }
     for (const q of ["limit=0", "limit=101", "limit=abc"]) {
-      expect((await h.get(`/api/v1/creators/${CREATOR_A}?${q}`)).body.code).toBe("invalid_request");
-      expect((await h.get(`/api/v1/creators/${CREATOR_A}/tokens?${q}`)).body.code).toBe("invalid_request");
+      expect((await h.get(`/api/v1/creators/${CREATOR_A}?${q}`)).body.error.code).toBe("invalid_request");
+      expect((await h.get(`/api/v1/creators/${CREATOR_A}/tokens?${q}`)).body.error.code).toBe(
+        "invalid_request",
+      );
     }
   });
 });
@@ -820,13 +822,27 @@ describe("http", () => {
     expect(res.headers["x-request-id"]).toBe("client-id-1");
     const unknown = await h.get("/api/v1/unknown");
     expect(unknown.status).toBe(404);
-    expect(unknown.body.code).toBe("not_found");
-    expect(unknown.body.request_id).toBe(unknown.headers["x-request-id"]);
+    expect(unknown.body.error.code).toBe("not_found");
+    expect(unknown.body.error.request_id).toBe(unknown.headers["x-request-id"]);
     const post = await h.app.inject({ method: "POST", url: "/api/v1/tokens" });
     expect(post.statusCode).toBe(405);
-    expect(post.json().code).toBe("method_not_allowed");
+    expect(post.json().error.code).toBe("method_not_allowed");
     const del = await h.app.inject({ method: "DELETE", url: `/api/v1/tokens/${tokenAddress(1)}` });
     expect(del.statusCode).toBe(405);
+  });
+
+  test("error: the HTTP server's own errors answer in the envelope with a request id", async () => {
+    for (const [url, status, code] of [
+      ["/api/v1/tokens/%E0%A4%A", 400, "invalid_request"],
+      [`/api/v1/tokens/0x${"a".repeat(300)}`, 414, "uri_too_long"],
+      [`/api/v1/creators/${"%zz".repeat(3)}`, 400, "invalid_request"],
+    ] as const) {
+      const res = await h.app.inject({ url, headers: { "x-request-id": "own-1" } });
+      expect(res.statusCode, url).toBe(status);
+      expect(res.headers["x-request-id"], url).toBe("own-1");
+      expect(res.json(), url).toEqual({ error: { code, message: expect.any(String), request_id: "own-1" } });
+      h.validate("/api/v1/tokens/{address}", 400, { ...res.json() });
+    }
   });
 
   test("behavior: CORS with any origin", async () => {
@@ -894,15 +910,17 @@ describe("failures and configuration", () => {
         const res = await app.inject({ url });
         expect(res.statusCode, url).toBe(500);
         expect(res.json()).toEqual({
-          code: "internal_error",
-          message: "internal server error",
-          request_id: res.headers["x-request-id"],
+          error: {
+            code: "internal_error",
+            message: "internal server error",
+            request_id: res.headers["x-request-id"],
+          },
         });
         expect(res.headers["cache-control"]).toBe("no-store");
       }
       const ready = await app.inject({ url: "/readyz" });
       expect(ready.statusCode).toBe(503);
-      expect(ready.json().code).toBe("not_ready");
+      expect(ready.json().error.code).toBe("not_ready");
       expect((await app.inject({ url: "/health" })).statusCode).toBe(200);
     } finally {
       await app.close();
@@ -933,7 +951,7 @@ describe("failures and configuration", () => {
       expect(killed.rowCount).toBe(1);
       const res = await pending;
       expect(res.statusCode).toBe(500);
-      expect(res.json().code).toBe("internal_error");
+      expect(res.json().error.code).toBe("internal_error");
     } finally {
       await app.close();
       await pool.end();

@@ -1,19 +1,139 @@
 import { parseAbi } from "viem";
 
 /**
- * ABIs of the chain interface (DESIGN.md §2): the reference launchpad, ERC-20 `Transfer`,
- * the Uniswap V3 pool `Swap` and the Chainlink-style aggregator. Typed `as const` through
- * viem's `parseAbi`, so viem infers argument and result types.
+ * ABIs of the chain interface: the zonk.fun V3 contract set (factory, per-token
+ * curve, graduation manager, fee manager, with the LP custodian and residual escrow events),
+ * ERC-20 `Transfer`, the Uniswap V3 pool `Swap` and the Chainlink-style aggregator. Typed `as const`
+ * through viem's `parseAbi`, so viem infers argument and result types. Constants and the curve's
+ * integer math are in `zonk-v3-math.ts` (re-exported here).
  */
 
-/** Every token of the launchpad has this fixed supply (10^9 whole tokens, 18 decimals). */
-export const INITIAL_SUPPLY = 10n ** 27n;
-/** 10^18: one whole token in base units; prices are wei per whole token. */
-export const WAD = 10n ** 18n;
-/** 2^96, the fixed-point base of Uniswap V3 `sqrtPriceX96`. */
-export const Q96 = 1n << 96n;
+export * from "./zonk-v3-math.js";
 
-/** Launchpad events and functions (names and argument orders fixed by DESIGN.md §2). */
+import { TOTAL_SUPPLY } from "./zonk-v3-math.js";
+
+/** Every token has this fixed supply (10^9 whole tokens, 18 decimals); same as {@link TOTAL_SUPPLY}. */
+export const INITIAL_SUPPLY = TOTAL_SUPPLY;
+
+/**
+ * zonk.fun V3 factory (`ZonkFactoryV3`): `createToken` (selector `0x72c46e10`), the launch event
+ * (`TokenLaunchedV3`, the last log of a launch transaction), registry views and custom errors.
+ */
+export const zonkFactoryV3Abi = parseAbi([
+  "event TokenLaunchedV3(address indexed creator, address indexed token, address indexed curve, string protocolVersion, uint256 totalSupply, uint256 curveAllocation, uint256 lpAllocation, address initialCreatorPayout, address canonicalPool, bytes32 launchSeed, bytes32 candidateSalt, uint16 attemptIndex)",
+  "function createToken(string name, string symbol, bytes32 userSalt) returns (address token, address curve)",
+  "function tokenInfo(address token) view returns (address creator, address curve)",
+  "function isToken(address token) view returns (bool)",
+  "function curveOf(address token) view returns (address)",
+  "function tokensByCreator(address creator) view returns (address[])",
+  "function PROTOCOL_VERSION() view returns (string)",
+  "function protocolVersionHash() view returns (bytes32)",
+  "function graduationManager() view returns (address)",
+  "function feeManager() view returns (address)",
+  "function TOTAL_SUPPLY() view returns (uint256)",
+  "function CURVE_ALLOCATION() view returns (uint256)",
+  "function LP_ALLOCATION() view returns (uint256)",
+  "error DuplicateToken()",
+  "error InvalidTokenName()",
+  "error InvalidTokenSymbol()",
+  "error InvalidUserSalt()",
+  "error NoAcceptableTokenAddress(bytes32 launchSeed)",
+]);
+
+/**
+ * zonk.fun V3 per-token curve (`ZonkCurveV3`): trading, quotes (structs `BuyQuote`/`SellQuote` as
+ * the platform returns them), state views, events and custom errors. Every event's first, indexed
+ * argument is the token (except `GraduationReserveForwarded`, which has no token argument).
+ */
+export const zonkCurveV3Abi = parseAbi([
+  "struct BuyQuote { uint256 submittedGross; uint256 acceptedGross; uint256 totalFee; uint256 creatorFee; uint256 protocolFee; uint256 communityFee; uint256 traderRewardsFee; uint256 netCurveInput; uint256 refund; uint256 tokensOut; bool reachesGraduation; }",
+  "struct SellQuote { uint256 tokensIn; uint256 grossCurveOutput; uint256 totalFee; uint256 creatorFee; uint256 protocolFee; uint256 communityFee; uint256 traderRewardsFee; uint256 netSellerOutput; }",
+  "struct FeeSplit { uint256 totalFee; uint256 creatorFee; uint256 protocolFee; uint256 communityFee; uint256 traderRewardsFee; }",
+  "event TokensBought(address indexed token, address indexed buyer, uint256 submittedGross, uint256 acceptedGross, uint256 netCurveInput, uint256 tokensOut, uint256 totalFee, uint256 creatorFee, uint256 protocolFee, uint256 communityFee, uint256 traderRewardsFee, uint256 refund)",
+  "event TokensSold(address indexed token, address indexed seller, uint256 tokensIn, uint256 grossCurveOutput, uint256 netSellerOutput, uint256 totalFee, uint256 creatorFee, uint256 protocolFee, uint256 communityFee, uint256 traderRewardsFee)",
+  "event Graduated(address indexed token, address indexed graduationManager, uint256 tokenAmount, uint256 ethAmount, uint256 soldSupply)",
+  "event GraduationReserveForwarded(uint256 terminalReserveCoordinate, uint256 ethForwarded)",
+  "function buy(uint256 minTokensOut, uint256 deadline) payable returns (BuyQuote quote)",
+  "function sell(uint256 tokensIn, uint256 minEthOut, uint256 deadline) returns (SellQuote quote)",
+  "function quoteBuy(uint256 grossInput) view returns (BuyQuote quote)",
+  "function quoteSell(uint256 tokensIn) view returns (SellQuote quote)",
+  "function spotPrice() view returns (uint256)",
+  "function soldSupply() view returns (uint256)",
+  "function virtualTokenReserve() view returns (uint256)",
+  "function virtualEthReserve() view returns (uint256)",
+  "function reserveCoordinate() view returns (uint256)",
+  "function activeEthReserve() view returns (uint256)",
+  "function graduated() view returns (bool)",
+  "function token() view returns (address)",
+  "function creator() view returns (address)",
+  "function factory() view returns (address)",
+  "function feeManager() view returns (address)",
+  "function graduationManager() view returns (address)",
+  "function grossRequiredForNet(uint256 netAmount) pure returns (uint256)",
+  "function splitFee(uint256 grossAmount) pure returns (FeeSplit fees)",
+  "error DeadlineExpired()",
+  "error DustTrade()",
+  "error GraduationAccountingMismatch()",
+  "error InsufficientCurveInventory()",
+  "error InsufficientReserve()",
+  "error InvalidAmount()",
+  "error NativeTransferFailed()",
+  "error SlippageExceeded()",
+  "error TradingClosed()",
+  "error UnexpectedEther()",
+]);
+
+/**
+ * zonk.fun V3 graduation manager (`GraduationManagerV3`): `LaunchRegistered` (canonical pool created
+ * and initialized at launch), `graduate` (called by the curve with the ETH) and `GraduatedV3`
+ * (full-range position minted to the token's LP custodian), plus its views.
+ */
+export const graduationManagerV3Abi = parseAbi([
+  "event LaunchRegistered(address indexed token, address indexed curve, address indexed creator, address pool, bytes32 launchSeed, bytes32 candidateSalt, uint16 attemptIndex)",
+  "event GraduatedV3(address indexed token, address indexed custodian, uint256 indexed tokenId, uint128 liquidity)",
+  "function graduate(address token, address creator, uint256 tokenAmount, uint256 ethAmount) payable",
+  "function factory() view returns (address)",
+  "function weth() view returns (address)",
+  "function uniswapV3Factory() view returns (address)",
+  "function nonfungiblePositionManager() view returns (address)",
+  "function canonicalPoolOf(address token) view returns (address)",
+  "function expectedSqrtPriceX96(address token) view returns (uint160)",
+  "function custodianOf(address token) view returns (address)",
+  "function residualEscrowOf(address token) view returns (address)",
+  "function launchOf(address token) view returns (address curve, address creator, bool registered, bool graduated)",
+  "function POOL_FEE() view returns (uint24)",
+  "function POOL_TICK_SPACING() view returns (int24)",
+]);
+
+/** zonk.fun V3 fee manager (`FeeManagerV3`): fee custody events (not trades) and accrual views. */
+export const feeManagerV3Abi = parseAbi([
+  "event TokenRegistered(address indexed token, address indexed curve, address indexed creator, address payout)",
+  "event FeesDeposited(address indexed token, address indexed curve, bool indexed isBuy, uint256 totalFee, uint256 creatorFee, uint256 protocolFee, uint256 communityFee, uint256 traderRewardsFee)",
+  "function depositFees(address token, uint256 totalFee, uint256 creatorFee, uint256 protocolFee, uint256 communityFee, uint256 traderRewardsFee, bool isBuy) payable",
+  "function factory() view returns (address)",
+  "function treasury() view returns (address)",
+  "function curveOf(address token) view returns (address)",
+  "function creatorOf(address token) view returns (address)",
+  "function creatorPayoutOf(address token) view returns (address)",
+  "function protocolFeesAccrued() view returns (uint256)",
+  "function creatorFeesAccrued(address token) view returns (uint256)",
+  "function communityFeesAccruedByToken(address token) view returns (uint256)",
+  "function traderRewardsFeesAccruedByToken(address token) view returns (uint256)",
+]);
+
+/**
+ * Per-token contracts created at graduation: the ownerless LP custodian that holds the position NFT
+ * (`PermanentPositionRegistered`) and the residual escrow that keeps the mint's rounding remainder
+ * (`ResidualDeposited`; its address is the emitter). Both are platform contracts for holder counts.
+ */
+export const graduationCustodyV3Abi = parseAbi([
+  "event PermanentPositionRegistered(address indexed launchToken, uint256 indexed tokenId, address indexed positionManager, int24 tickLower, int24 tickUpper)",
+  "event ResidualDeposited(address indexed launchToken, address indexed asset, uint256 amount)",
+  "function launchToken() view returns (address)",
+  "function positionTokenId() view returns (uint256)",
+]);
+
+/** @deprecated Old reference launchpad (retired with the V3 contracts). Launchpad events and functions (names and argument orders fixed by DESIGN.md §2). */
 export const launchpadAbi = parseAbi([
   "event TokenCreated(address indexed token, address indexed creator, string name, string symbol, uint256 initialSupply, uint256 reserveBalance, uint256 tokenBalance, uint256 graduationThreshold)",
   "event TokensBought(address indexed token, address indexed buyer, uint256 reserveAmount, uint256 tokenAmount, uint256 curveValue, uint256 protocolFee, uint256 creatorFee, uint256 reserveBalance, uint256 tokenBalance)",

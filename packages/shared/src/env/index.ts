@@ -76,3 +76,4 @@ export function loadEnv<S extends z.ZodType>(schema: S): Readonly<z.output<S>> {
     throw error;
   }
 }
+export * from "./networks.js";

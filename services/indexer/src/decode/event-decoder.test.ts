@@ -1,4 +1,12 @@
-import { aggregatorV3Abi, erc20Abi, launchpadAbi, uniswapV3PoolAbi } from "@tmi/shared/chain";
+import {
+  aggregatorV3Abi,
+  erc20Abi,
+  feeManagerV3Abi,
+  graduationManagerV3Abi,
+  uniswapV3PoolAbi,
+  zonkCurveV3Abi,
+  zonkFactoryV3Abi,
+} from "@tmi/shared/chain";
 import { encodeAbiParameters, encodeEventTopics, getAddress, type Hex, toEventSelector } from "viem";
 import { describe, expect, it } from "vitest";
 import { ALL_TOPIC0, decodedJson, decodedJsonText, decodeLog, type RpcLog, TOPIC0 } from "./event-decoder.js";
@@ -24,13 +32,13 @@ function log(topics: (Hex | null)[], data: Hex, extra: Partial<RpcLog> = {}): Rp
 describe("decodeLog", () => {
   it("default", () => {
     const topics = encodeEventTopics({
-      abi: launchpadAbi,
+      abi: zonkCurveV3Abi,
       eventName: "TokensBought",
       args: { token: TOKEN, buyer: USER },
     });
     const data = encodeAbiParameters(
-      Array.from({ length: 7 }, () => ({ type: "uint256" })),
-      [1n, 2n, 3n, 4n, 5n, 10n ** 30n, 2n ** 256n - 1n],
+      Array.from({ length: 10 }, () => ({ type: "uint256" })),
+      [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 10n ** 30n, 2n ** 256n - 1n],
     );
     const e = decodeLog(log(topics, data))!;
     expect(e).toMatchObject({
@@ -46,43 +54,101 @@ describe("decodeLog", () => {
     expect(e.args).toEqual({
       token: TOKEN,
       buyer: USER.toLowerCase(),
-      reserveAmount: 1n,
-      tokenAmount: 2n,
-      curveValue: 3n,
-      protocolFee: 4n,
-      creatorFee: 5n,
-      reserveBalance: 10n ** 30n,
-      tokenBalance: 2n ** 256n - 1n,
+      submittedGross: 1n,
+      acceptedGross: 2n,
+      netCurveInput: 3n,
+      tokensOut: 4n,
+      totalFee: 5n,
+      creatorFee: 6n,
+      protocolFee: 7n,
+      communityFee: 8n,
+      traderRewardsFee: 10n ** 30n,
+      refund: 2n ** 256n - 1n,
     });
-    expect(decodedJson(e.args)).toMatchObject({ token: TOKEN, tokenBalance: (2n ** 256n - 1n).toString() });
+    expect(decodedJson(e.args)).toMatchObject({ token: TOKEN, refund: (2n ** 256n - 1n).toString() });
   });
 
-  it("behavior: dynamic strings of TokenCreated decode through the ABI", () => {
+  it("behavior: TokenLaunchedV3 decodes its string through the ABI, sanitized", () => {
     const topics = encodeEventTopics({
-      abi: launchpadAbi,
-      eventName: "TokenCreated",
-      args: { token: TOKEN, creator: USER },
+      abi: zonkFactoryV3Abi,
+      eventName: "TokenLaunchedV3",
+      args: { creator: USER, token: TOKEN, curve: TOKEN },
     });
     const data = encodeAbiParameters(
       [
         { type: "string" },
-        { type: "string" },
         { type: "uint256" },
         { type: "uint256" },
         { type: "uint256" },
-        { type: "uint256" },
+        { type: "address" },
+        { type: "address" },
+        { type: "bytes32" },
+        { type: "bytes32" },
+        { type: "uint16" },
       ],
-      ["Ünïcode \t name", "SYM", 10n ** 27n, 1n, 2n, 3n],
+      [
+        "endpoint\u0000-cp-v3",
+        10n ** 27n,
+        8n * 10n ** 26n,
+        2n * 10n ** 26n,
+        USER,
+        USER,
+        `0x${"AB".repeat(32)}`,
+        `0x${"00".repeat(31)}01`,
+        7,
+      ],
     );
     expect(decodeLog(log(topics, data))!.args).toEqual({
-      token: TOKEN,
       creator: USER.toLowerCase(),
-      name: "Ünïcode \t name",
-      symbol: "SYM",
-      initialSupply: 10n ** 27n,
-      reserveBalance: 1n,
-      tokenBalance: 2n,
-      graduationThreshold: 3n,
+      token: TOKEN,
+      curve: TOKEN,
+      protocolVersion: "endpoint\uFFFD-cp-v3",
+      totalSupply: 10n ** 27n,
+      curveAllocation: 8n * 10n ** 26n,
+      lpAllocation: 2n * 10n ** 26n,
+      initialCreatorPayout: USER.toLowerCase(),
+      canonicalPool: USER.toLowerCase(),
+      launchSeed: `0x${"ab".repeat(32)}`,
+      candidateSalt: `0x${"00".repeat(31)}01`,
+      attemptIndex: 7n,
+    });
+  });
+
+  it("behavior: manager and fee manager events decode", () => {
+    const v3 = encodeEventTopics({
+      abi: graduationManagerV3Abi,
+      eventName: "GraduatedV3",
+      args: { token: TOKEN, custodian: USER, tokenId: 12n },
+    });
+    expect(decodeLog(log(v3, encodeAbiParameters([{ type: "uint128" }], [99n])))!).toMatchObject({
+      name: "GraduatedV3",
+      args: { token: TOKEN, custodian: USER.toLowerCase(), tokenId: 12n, liquidity: 99n },
+    });
+    const fees = encodeEventTopics({
+      abi: feeManagerV3Abi,
+      eventName: "FeesDeposited",
+      args: { token: TOKEN, curve: USER, isBuy: true },
+    });
+    const data = encodeAbiParameters(
+      Array.from({ length: 5 }, () => ({ type: "uint256" })),
+      [100n, 35n, 30n, 20n, 15n],
+    );
+    expect(decodeLog(log(fees, data))!.args).toEqual({
+      token: TOKEN,
+      curve: USER.toLowerCase(),
+      isBuy: true,
+      totalFee: 100n,
+      creatorFee: 35n,
+      protocolFee: 30n,
+      communityFee: 20n,
+      traderRewardsFee: 15n,
+    });
+    const fwd = encodeEventTopics({ abi: zonkCurveV3Abi, eventName: "GraduationReserveForwarded" });
+    expect(
+      decodeLog(log(fwd, encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }], [3n, 4n])))!.args,
+    ).toEqual({
+      terminalReserveCoordinate: 3n,
+      ethForwarded: 4n,
     });
   });
 
@@ -107,7 +173,7 @@ describe("decodeLog", () => {
     });
   });
 
-  it("behavior: Transfer, TokenGraduated and AnswerUpdated (all indexed) decode", () => {
+  it("behavior: Transfer and AnswerUpdated (all indexed) decode", () => {
     const transfer = encodeEventTopics({
       abi: erc20Abi,
       eventName: "Transfer",
@@ -128,7 +194,8 @@ describe("decodeLog", () => {
       roundId: 9n,
       updatedAt: 1700n,
     });
-    expect(ALL_TOPIC0).toContain(TOPIC0.TokenGraduated);
+    expect(ALL_TOPIC0).toContain(TOPIC0.Graduated);
+    expect(ALL_TOPIC0).toHaveLength(12);
   });
 
   it("error: unknown topic0, missing topics and short data give null", () => {

@@ -1,12 +1,31 @@
-import { aggregatorV3Abi, erc20Abi, launchpadAbi, uniswapV3PoolAbi } from "@tmi/shared/chain";
+import {
+  aggregatorV3Abi,
+  erc20Abi,
+  feeManagerV3Abi,
+  graduationManagerV3Abi,
+  uniswapV3PoolAbi,
+  zonkCurveV3Abi,
+  zonkFactoryV3Abi,
+} from "@tmi/shared/chain";
+import { sanitizeChainString } from "@tmi/shared/codec";
 import { type AbiEvent, type AbiParameter, decodeAbiParameters, type Hex, toEventSelector } from "viem";
 
-/** Event names the indexer stores in `chain_events.event_name`. */
+/**
+ * Event names the indexer decodes, stored as is in `chain_events.event_name` (the on-chain
+ * names): the V3 factory's launch, the graduation manager's and fee manager's launch
+ * registrations, fee deposits, the curve's trades and graduation, the manager's settlement, the
+ * token's `Transfer`, the canonical pool's `Swap`, and the ETH/USD feed's `AnswerUpdated`.
+ */
 export type EventName =
-  | "TokenCreated"
+  | "TokenLaunchedV3"
+  | "LaunchRegistered"
+  | "TokenRegistered"
+  | "FeesDeposited"
   | "TokensBought"
   | "TokensSold"
-  | "TokenGraduated"
+  | "Graduated"
+  | "GraduationReserveForwarded"
+  | "GraduatedV3"
   | "Transfer"
   | "Swap"
   | "AnswerUpdated";
@@ -25,7 +44,7 @@ export interface RpcLog {
   removed?: boolean;
 }
 
-/** Decoded argument values: addresses lowercase hex, integers bigint, strings as is. */
+/** Decoded argument values: addresses and bytes32 lowercase hex, integers bigint, strings sanitized. */
 export type DecodedArgs = Record<string, string | bigint | boolean>;
 
 /** A decoded log with its position fields (numbers fit in JS numbers: block numbers < 2^53). */
@@ -73,10 +92,15 @@ function findEvent(abi: readonly unknown[], name: string): AbiEvent {
 }
 
 const PREPARED: PreparedEvent[] = [
-  prepare(findEvent(launchpadAbi, "TokenCreated")),
-  prepare(findEvent(launchpadAbi, "TokensBought")),
-  prepare(findEvent(launchpadAbi, "TokensSold")),
-  prepare(findEvent(launchpadAbi, "TokenGraduated")),
+  prepare(findEvent(zonkFactoryV3Abi, "TokenLaunchedV3")),
+  prepare(findEvent(graduationManagerV3Abi, "LaunchRegistered")),
+  prepare(findEvent(feeManagerV3Abi, "TokenRegistered")),
+  prepare(findEvent(feeManagerV3Abi, "FeesDeposited")),
+  prepare(findEvent(zonkCurveV3Abi, "TokensBought")),
+  prepare(findEvent(zonkCurveV3Abi, "TokensSold")),
+  prepare(findEvent(zonkCurveV3Abi, "Graduated")),
+  prepare(findEvent(zonkCurveV3Abi, "GraduationReserveForwarded")),
+  prepare(findEvent(graduationManagerV3Abi, "GraduatedV3")),
   prepare(findEvent(erc20Abi, "Transfer")),
   prepare(findEvent(uniswapV3PoolAbi, "Swap")),
   prepare(findEvent(aggregatorV3Abi, "AnswerUpdated")),
@@ -109,8 +133,9 @@ function hexToNumber(hex: string): number {
   return Number.parseInt(hex, 16);
 }
 
-function normalise(value: unknown): string | bigint | boolean {
-  if (typeof value === "string") return value.startsWith("0x") ? value.toLowerCase() : value;
+function normalise(type: string, value: unknown): string | bigint | boolean {
+  if (type === "string") return sanitizeChainString(String(value));
+  if (typeof value === "string") return value.toLowerCase();
   if (typeof value === "bigint" || typeof value === "boolean") return value;
   if (typeof value === "number") return BigInt(value);
   return String(value);
@@ -118,8 +143,9 @@ function normalise(value: unknown): string | bigint | boolean {
 
 /**
  * Decodes a raw log with a prepared topic0 → ABI item table: indexed arguments from the topics,
- * static data by slicing 32-byte words, dynamic data (strings of `TokenCreated`) through viem's
- * `decodeAbiParameters`. Returns null for a log whose topic0 is not one of {@link TOPIC0}
+ * static data by slicing 32-byte words, dynamic data (the `string` of `TokenLaunchedV3`) through
+ * viem's `decodeAbiParameters` (invalid UTF-8 → U+FFFD), strings made storable with
+ * `sanitizeChainString`. Returns null for a log whose topic0 is not one of {@link TOPIC0}
  * or whose topics/data do not fit the event (a different event with the same signature).
  */
 export function decodeLog(log: RpcLog): DecodedEvent | null {
@@ -148,7 +174,7 @@ export function decodeLog(log: RpcLog): DecodedEvent | null {
       return null;
     }
     prepared.data.forEach((param, i) => {
-      args[param.name!] = normalise(values[i]);
+      args[param.name!] = normalise(param.type, values[i]);
     });
   }
   return {

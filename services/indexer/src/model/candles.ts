@@ -1,11 +1,14 @@
-import { bucketStart, INTERVALS } from "./market-math.js";
+import { bucketStart, CANDLE_INTERVALS, INTERVAL_SECONDS } from "@tmi/shared/market";
+
+const INTERVALS = CANDLE_INTERVALS.map((i) => [i, INTERVAL_SECONDS[i]] as const);
 
 /** The fields of a trade the candle aggregation needs. */
 export interface CandleInput {
   tokenAddress: string;
   trader: string;
   side: "buy" | "sell";
-  reserveAmount: bigint;
+  /** Volume of the trade: its `curve_value`. */
+  curveValue: bigint;
   price: bigint | null;
   blockTimestamp: number;
 }
@@ -18,6 +21,7 @@ export interface CandleDelta {
   tradeCount: number;
   buyCount: number;
   sellCount: number;
+  /** Σ curve_value. */
   volume: bigint;
   open: bigint | null;
   high: bigint | null;
@@ -89,7 +93,7 @@ export function aggregateCandles(trades: Iterable<CandleInput>): {
       c.tradeCount++;
       if (buy) c.buyCount++;
       else c.sellCount++;
-      c.volume += trade.reserveAmount;
+      c.volume += trade.curveValue;
       if (p !== null) {
         if (c.open === null) c.open = p;
         c.close = p;

@@ -1,108 +1,242 @@
+import { CURVE_ALLOCATION, type CurveState, isToken0, TOTAL_SUPPLY } from "@tmi/shared/chain";
 import type { DecodedEvent } from "../decode/event-decoder.js";
 
-/** What the indexer keeps in memory about a launched token (reloaded from `tokens` on start and after rollbacks). */
-export interface TokenInfo {
-  address: string;
-  creator: string;
-  initialSupply: bigint;
-  /** Pool address once graduated. */
-  pool: string | null;
-  /** True when the token is token0 of its pool; null until known. */
-  tokenIsToken0: boolean | null;
+/** The zero address (mints and burns; never a holder). */
+export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
+
+/** A chain position of a log (block number, log index). */
+export interface LogPosition {
+  blockNumber: number;
+  logIndex: number;
 }
 
 /**
- * The address set that decides which logs belong to the indexer: launched tokens (their
- * `Transfer`s) and graduated pools (their `Swap`s). Discovered from the launchpad's own events.
+ * What the indexer keeps in memory about a launched token: its platform contracts (discovered
+ * from the launch and graduation logs, never listed by hand), the running curve state and the
+ * graduation position. Reloaded from `tokens` on start and after every failed write or reorg.
+ */
+export interface TokenInfo {
+  address: string;
+  creator: string;
+  /** The token's own curve (TokenLaunchedV3.curve). */
+  curve: string;
+  /** Canonical Uniswap V3 pool (TokenLaunchedV3.canonicalPool). */
+  pool: string;
+  /** The token sorts below WETH: token0 of its pool. */
+  tokenIsToken0: boolean;
+  initialSupply: bigint;
+  graduationThreshold: bigint;
+  /** Fee manager that registered the token in its launch transaction (TokenRegistered's emitter); null: unknown. */
+  feeManager: string | null;
+  /** Graduation manager named by the token's `Graduated`; null before graduation. */
+  graduationManager: string | null;
+  /** LP custodian from `GraduatedV3`. */
+  custodian: string | null;
+  /** Residual escrow: receiver of the graduation manager's token transfers other than the pool. */
+  escrow: string | null;
+  /** Position of the token's `Graduated`; null before. Pool swaps count only after it. */
+  graduatedAt: LogPosition | null;
+  /** Curve state after the last applied event (soldSupply, reserveCoordinate, graduated). */
+  curveState: CurveState;
+}
+
+/**
+ * The address book that decides which logs belong to the platform: the factory (configured), and
+ * per token its curve, canonical pool, fee manager and graduation manager, all learned from logs.
  */
 export class KnownState {
+  /** token address → info */
   readonly tokens = new Map<string, TokenInfo>();
+  /** curve address → token address */
+  readonly curves = new Map<string, string>();
   /** pool address → token address */
   readonly pools = new Map<string, string>();
 
+  /**
+   * @param factory the V3 factory (lowercase): the only accepted emitter of `TokenLaunchedV3`.
+   * @param weth wrapped ether (lowercase): decides each token's order in its pool.
+   * @param feed the ETH/USD feed whose `AnswerUpdated` is recorded, or null.
+   */
   constructor(
-    readonly launchpad: string,
+    readonly factory: string,
+    readonly weth: string,
     readonly feed: string | null,
   ) {}
 
+  /** Registers a token (launch, or reload from `tokens`). */
   addToken(info: TokenInfo): void {
     this.tokens.set(info.address, info);
-    if (info.pool) this.pools.set(info.pool, info.address);
+    this.curves.set(info.curve, info.address);
+    this.pools.set(info.pool, info.address);
   }
 
+  /** Forgets everything (before a reload). */
   clear(): void {
     this.tokens.clear();
+    this.curves.clear();
     this.pools.clear();
   }
+
+  /**
+   * The platform's own contracts for `token`, not counted as holders: the zero address, the
+   * token, its curve, its pool, its fee and graduation managers, LP custodian and residual escrow.
+   */
+  isPlatformAddress(info: TokenInfo, holder: string): boolean {
+    return (
+      holder === ZERO_ADDRESS ||
+      holder === info.address ||
+      holder === info.curve ||
+      holder === info.pool ||
+      holder === info.graduationManager ||
+      holder === info.feeManager ||
+      holder === info.custodian ||
+      holder === info.escrow ||
+      holder === this.factory
+    );
+  }
+}
+
+/** A launch found in a range: the token row to insert once its name and symbol are read. */
+export interface Launch {
+  token: string;
+  /** The launch event (TokenLaunchedV3). */
+  event: DecodedEvent;
 }
 
 /** Result of {@link selectEvents}. */
 export interface Selection {
-  /** The events to store, in chain order. */
+  /** The accepted events, in chain order. */
   events: DecodedEvent[];
-  /** Pools graduated in this range whose token order is not yet known (pool → token). */
-  newPools: Map<string, string>;
-  /** Transaction hashes of the selected pool Swaps (their senders are the traders). */
+  /** Tokens launched in the range (their `name()`/`symbol()` must be read before building). */
+  launches: Launch[];
+  /** Transaction hashes of accepted pool Swaps (their senders are the traders). */
   swapTransactions: Set<string>;
 }
 
+const before = (a: LogPosition, b: LogPosition) =>
+  a.blockNumber < b.blockNumber || (a.blockNumber === b.blockNumber && a.logIndex < b.logIndex);
+
 /**
- * Keeps the logs of a block range that concern the indexer and registers the tokens and pools
- * it discovers in `state` (two passes, so that a token's `Transfer`s that precede its
- * `TokenCreated` in the same transaction, and pools graduated in the range, are kept):
- * launchpad events of the launchpad, `AnswerUpdated` of the feed, `Transfer`s of known
- * tokens, `Swap`s of known pools. `events` must be in chain order.
+ * Keeps the logs of a block range that come from the platform, registering in `state` the tokens
+ * and contracts it discovers. `events` must be in chain order. Two passes, because the logs that
+ * name a contract can follow the logs it emits in the same transaction (the launch's `Transfer`
+ * mint, `LaunchRegistered` and `TokenRegistered` precede `TokenLaunchedV3`; a graduation's
+ * `GraduatedV3` precedes the `Graduated` that names its manager).
+ *
+ * Acceptance (an impostor emitting the same signatures from another address changes nothing):
+ * - `TokenLaunchedV3` only from the factory;
+ * - `LaunchRegistered`/`TokenRegistered` only in the launch transaction of the token they name;
+ * - curve events only from a known curve, for that curve's token;
+ * - `GraduatedV3` only from the manager named in the token's `Graduated`;
+ * - `FeesDeposited` only from the fee manager that registered the token, for its curve;
+ * - `Swap` only from a canonical pool, after its token's `Graduated`;
+ * - `Transfer` only from a known token; `AnswerUpdated` only from the configured feed.
+ * @dev mutates `state` (tokens launched, managers, graduation positions); the caller reloads
+ * state from the database when the range is not committed.
  */
 export function selectEvents(events: DecodedEvent[], state: KnownState): Selection {
-  const newPools = new Map<string, string>();
-  for (const event of events) {
-    if (event.address !== state.launchpad) continue;
-    if (event.name === "TokenCreated") {
-      const token = event.args.token as string;
-      if (!state.tokens.has(token)) {
-        state.addToken({
-          address: token,
-          creator: event.args.creator as string,
-          initialSupply: event.args.initialSupply as bigint,
-          pool: null,
-          tokenIsToken0: null,
-        });
-      }
-    } else if (event.name === "TokenGraduated") {
-      const token = event.args.token as string;
-      const pool = event.args.pool as string;
-      const info = state.tokens.get(token);
-      if (info && info.pool !== pool) {
-        info.pool = pool;
-        info.tokenIsToken0 = null;
-        state.pools.set(pool, token);
-        newPools.set(pool, token);
-      }
+  const launches: Launch[] = [];
+  const launchTx = new Map<string, string>(); // transaction hash → token launched in it
+  // Pass 1: launches and graduations (the logs that name the contracts).
+  for (const e of events) {
+    if (e.name === "TokenLaunchedV3") {
+      if (e.address !== state.factory) continue;
+      const token = e.args.token as string;
+      if (state.tokens.has(token)) continue;
+      const curve = e.args.curve as string;
+      const pool = e.args.canonicalPool as string;
+      if (state.curves.has(curve) || state.pools.has(pool)) continue;
+      state.addToken({
+        address: token,
+        creator: e.args.creator as string,
+        curve,
+        pool,
+        tokenIsToken0: isToken0(token, state.weth),
+        initialSupply: (e.args.totalSupply as bigint) ?? TOTAL_SUPPLY,
+        graduationThreshold: (e.args.curveAllocation as bigint) ?? CURVE_ALLOCATION,
+        feeManager: null,
+        graduationManager: null,
+        custodian: null,
+        escrow: null,
+        graduatedAt: null,
+        curveState: { soldSupply: 0n, reserveCoordinate: 0n, graduated: false },
+      });
+      launches.push({ token, event: e });
+      launchTx.set(e.transactionHash, token);
+    } else if (e.name === "Graduated") {
+      const token = state.curves.get(e.address);
+      if (token === undefined || token !== e.args.token) continue;
+      const info = state.tokens.get(token)!;
+      if (info.graduatedAt !== null) continue;
+      info.graduationManager = e.args.graduationManager as string;
+      info.graduatedAt = { blockNumber: e.blockNumber, logIndex: e.logIndex };
     }
   }
+  for (const e of events) {
+    if (e.name === "TokenRegistered" && launchTx.get(e.transactionHash) === e.args.token) {
+      const info = state.tokens.get(e.args.token as string)!;
+      if (info.feeManager === null && e.args.curve === info.curve) info.feeManager = e.address;
+    }
+  }
+
+  // Pass 2: accept.
   const selected: DecodedEvent[] = [];
   const swapTransactions = new Set<string>();
-  for (const event of events) {
-    switch (event.name) {
-      case "TokenCreated":
+  for (const e of events) {
+    switch (e.name) {
+      case "TokenLaunchedV3":
+        if (e.address === state.factory && launchTx.get(e.transactionHash) === e.args.token) selected.push(e);
+        break;
+      case "LaunchRegistered": {
+        const token = e.args.token as string;
+        const info = state.tokens.get(token);
+        if (info && launchTx.get(e.transactionHash) === token && e.args.curve === info.curve)
+          selected.push(e);
+        break;
+      }
+      case "TokenRegistered": {
+        const info = state.tokens.get(e.args.token as string);
+        if (info && info.feeManager === e.address && launchTx.get(e.transactionHash) === info.address)
+          selected.push(e);
+        break;
+      }
+      case "FeesDeposited": {
+        const info = state.tokens.get(e.args.token as string);
+        if (info && info.feeManager === e.address && e.args.curve === info.curve) selected.push(e);
+        break;
+      }
       case "TokensBought":
       case "TokensSold":
-      case "TokenGraduated":
-        if (event.address === state.launchpad) selected.push(event);
+      case "Graduated": {
+        const token = state.curves.get(e.address);
+        if (token !== undefined && token === e.args.token) selected.push(e);
         break;
+      }
+      case "GraduationReserveForwarded":
+        if (state.curves.has(e.address)) selected.push(e);
+        break;
+      case "GraduatedV3": {
+        const info = state.tokens.get(e.args.token as string);
+        if (info && info.graduationManager !== null && info.graduationManager === e.address) selected.push(e);
+        break;
+      }
       case "Transfer":
-        if (state.tokens.has(event.address)) selected.push(event);
+        if (state.tokens.has(e.address)) selected.push(e);
         break;
-      case "Swap":
-        if (state.pools.has(event.address)) {
-          selected.push(event);
-          swapTransactions.add(event.transactionHash);
+      case "Swap": {
+        const token = state.pools.get(e.address);
+        if (token === undefined) break;
+        const graduatedAt = state.tokens.get(token)!.graduatedAt;
+        if (graduatedAt !== null && before(graduatedAt, e)) {
+          selected.push(e);
+          swapTransactions.add(e.transactionHash);
         }
         break;
+      }
       case "AnswerUpdated":
-        if (state.feed !== null && event.address === state.feed) selected.push(event);
+        if (state.feed !== null && e.address === state.feed) selected.push(e);
         break;
     }
   }
-  return { events: selected, newPools, swapTransactions };
+  return { events: selected, launches, swapTransactions };
 }

@@ -11,6 +11,8 @@ export class RpcError extends Error {
       status?: number;
       retryable: boolean;
       rangeError: boolean;
+      /** The client's `signal` aborted the call (shutdown): never retried. */
+      aborted?: boolean;
       cause?: unknown;
     },
   ) {
@@ -23,12 +25,31 @@ export class RpcError extends Error {
   get rangeError(): boolean {
     return this.options.rangeError;
   }
+  get aborted(): boolean {
+    return this.options.aborted === true;
+  }
 }
+
+/** One call of a JSON-RPC batch ({@link RpcClient.batch}). */
+export interface RpcCall {
+  method: string;
+  params: unknown[];
+}
+
+/** The outcome of one call of a batch: its result, or its error (classified as for `request`). */
+export type RpcOutcome<T = unknown> = { ok: true; result: T } | { ok: false; error: RpcError };
 
 /** Raw JSON-RPC access (results unformatted: hex quantities). */
 export interface RpcClient {
   /** Sends one request with retries (backoff on transport errors, 429, 5xx, timeouts); never retries range errors. */
   request<T = unknown>(method: string, params: unknown[]): Promise<T>;
+  /**
+   * Sends `calls` as one JSON-RPC batch (http) or concurrently (websocket) and returns one outcome
+   * per call, in order. The batch as a whole is retried like `request` on transport failures; the
+   * per-call errors are returned, not thrown (the caller decides, e.g. a historical read falling
+   * back to the latest block).
+   */
+  batch<T = unknown>(calls: RpcCall[]): Promise<RpcOutcome<T>[]>;
   /** Subscribes to new heads when the transport supports it (websocket); returns an unsubscribe or null. */
   subscribeNewHeads(onHead: () => void): Promise<(() => void) | null>;
   close(): Promise<void>;
@@ -42,24 +63,86 @@ export interface RpcClientOptions {
   maxAttempts?: number;
   /** Called on every failed attempt (metrics). */
   onError?: (error: RpcError) => void;
+  /**
+   * Aborts every call in flight or waiting (shutdown): they reject at once with an
+   * {@link RpcError} whose `aborted` is true, and no new call starts.
+   */
+  signal?: AbortSignal;
 }
 
 class Semaphore {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   constructor(private readonly limit: number) {}
-  async acquire(): Promise<void> {
+  async acquire(signal?: AbortSignal): Promise<void> {
     if (this.active < this.limit) {
       this.active++;
       return;
     }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const i = this.waiting.indexOf(grant);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(signal!.reason);
+      };
+      const grant = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.waiting.push(grant);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
   }
   release(): void {
     const next = this.waiting.shift();
     if (next) next();
     else this.active--;
   }
+}
+
+function abortedError(method: string, cause?: unknown): RpcError {
+  return new RpcError(`${method}: aborted (shutting down)`, method, {
+    retryable: false,
+    rangeError: false,
+    aborted: true,
+    cause,
+  });
+}
+
+/** Sleeps `ms`, or rejects as soon as `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (the listener is removed when `promise` settles). */
+function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function classify(method: string, error: unknown): RpcError {
@@ -81,28 +164,62 @@ function classify(method: string, error: unknown): RpcError {
 
 let nextId = 1;
 
-async function httpRequest(
+/** Classifies a JSON-RPC error object of a response. */
+function errorOfBody(method: string, error: { code?: number; message?: string; data?: unknown }): RpcError {
+  const message = `${error.message ?? "error"}${error.data ? ` ${JSON.stringify(error.data)}` : ""}`;
+  const code = error.code;
+  const rangeError = method === "eth_getLogs" && isRangeError(message, code);
+  return new RpcError(`${method}: ${message}`, method, {
+    code,
+    rangeError,
+    retryable:
+      !rangeError &&
+      (code === 429 || code === -32603 || code === -32000 || /rate|limit|busy|timeout/i.test(message)),
+  });
+}
+
+interface JsonRpcResponse {
+  id?: number;
+  result?: unknown;
+  error?: { code?: number; message?: string; data?: unknown };
+}
+
+/** POSTs `body` and returns the parsed JSON; transport, HTTP and JSON failures throw a classified {@link RpcError}. */
+async function httpPost(
   url: string,
   method: string,
-  params: unknown[],
+  body: unknown,
   timeoutMs: number,
+  signal: AbortSignal | undefined,
 ): Promise<unknown> {
+  // One controller per request, linked to the client's signal and a timer (the listener is removed
+  // afterwards: the client's signal lives as long as the process).
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  const onAbort = () => controller.abort(signal!.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
   let response: Response;
+  let text: string;
   try {
     response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params }),
-      signal: AbortSignal.timeout(timeoutMs),
+      body: JSON.stringify(body),
+      signal: controller.signal,
     });
+    text = await response.text();
   } catch (error) {
-    throw new RpcError(`${method}: ${(error as Error).message}`, method, {
+    if (signal?.aborted) throw abortedError(method, error);
+    const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (error as Error);
+    throw new RpcError(`${method}: ${reason?.message ?? String(reason)}`, method, {
       retryable: true,
       rangeError: false,
       cause: error,
     });
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
   }
-  const text = await response.text();
   if (!response.ok) {
     const rangeError = method === "eth_getLogs" && (response.status === 413 || isRangeError(text));
     throw new RpcError(`${method}: HTTP ${response.status} ${text.slice(0, 300)}`, method, {
@@ -112,9 +229,8 @@ async function httpRequest(
         !rangeError && (response.status === 429 || response.status >= 500 || response.status === 408),
     });
   }
-  let body: { result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
   try {
-    body = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new RpcError(`${method}: invalid JSON response`, method, {
       retryable: true,
@@ -122,19 +238,64 @@ async function httpRequest(
       cause: error,
     });
   }
-  if (body.error) {
-    const message = `${body.error.message ?? "error"}${body.error.data ? ` ${JSON.stringify(body.error.data)}` : ""}`;
-    const code = body.error.code;
-    const rangeError = method === "eth_getLogs" && isRangeError(message, code);
-    throw new RpcError(`${method}: ${message}`, method, {
-      code,
-      rangeError,
-      retryable:
-        !rangeError &&
-        (code === 429 || code === -32603 || code === -32000 || /rate|limit|busy|timeout/i.test(message)),
-    });
-  }
+}
+
+async function httpRequest(
+  url: string,
+  method: string,
+  params: unknown[],
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  const body = (await httpPost(
+    url,
+    method,
+    { jsonrpc: "2.0", id: nextId++, method, params },
+    timeoutMs,
+    signal,
+  )) as JsonRpcResponse;
+  if (body.error) throw errorOfBody(method, body.error);
   return body.result;
+}
+
+async function httpBatch(
+  url: string,
+  calls: RpcCall[],
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<RpcOutcome[]> {
+  const first = nextId;
+  nextId += calls.length;
+  const label = `batch(${calls[0]?.method ?? ""}×${calls.length})`;
+  const body = await httpPost(
+    url,
+    label,
+    calls.map((c, i) => ({ jsonrpc: "2.0", id: first + i, method: c.method, params: c.params })),
+    timeoutMs,
+    signal,
+  );
+  if (!Array.isArray(body)) {
+    // A node without batch support answers one error object for the whole request.
+    const error = (body as JsonRpcResponse).error;
+    throw error
+      ? errorOfBody(label, error)
+      : new RpcError(`${label}: not a batch response`, label, { retryable: false, rangeError: false });
+  }
+  const byId = new Map<number, JsonRpcResponse>();
+  for (const item of body as JsonRpcResponse[]) if (typeof item.id === "number") byId.set(item.id, item);
+  return calls.map((c, i): RpcOutcome => {
+    const item = byId.get(first + i);
+    if (!item)
+      return {
+        ok: false,
+        error: new RpcError(`${c.method}: missing from the batch response`, c.method, {
+          retryable: true,
+          rangeError: false,
+        }),
+      };
+    if (item.error) return { ok: false, error: errorOfBody(c.method, item.error) };
+    return { ok: true, result: item.result };
+  });
 }
 
 /**
@@ -152,34 +313,70 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     ? webSocket(options.url, { retryCount: 0, timeout: timeoutMs, keepAlive: true, reconnect: true })({})
     : null;
 
+  const signal = options.signal;
   const once = async (method: string, params: unknown[]): Promise<unknown> => {
     if (ws) {
       try {
-        return await ws.request({ method: method as "eth_chainId", params: params as [] });
+        // viem's websocket transport takes no signal: race it (the socket is closed on shutdown).
+        return await raceAbort(ws.request({ method: method as "eth_chainId", params: params as [] }), signal);
       } catch (error) {
+        if (signal?.aborted) throw abortedError(method, error);
         throw classify(method, error);
       }
     }
-    return httpRequest(options.url, method, params, timeoutMs);
+    return httpRequest(options.url, method, params, timeoutMs, signal);
+  };
+
+  /** Runs `attempt` under the semaphore with retries and backoff; aborts with `signal`. */
+  const withRetries = async <T>(label: string, attempt: () => Promise<T>): Promise<T> => {
+    let delay = 100;
+    for (let n = 1; ; n++) {
+      if (signal?.aborted) throw abortedError(label);
+      try {
+        await semaphore.acquire(signal);
+      } catch (error) {
+        throw abortedError(label, error);
+      }
+      try {
+        return await attempt();
+      } catch (raw) {
+        const error = signal?.aborted ? abortedError(label, raw) : classify(label, raw);
+        if (!error.aborted) options.onError?.(error);
+        if (!error.retryable || n >= maxAttempts) throw error;
+      } finally {
+        semaphore.release();
+      }
+      try {
+        await sleep(delay + Math.floor(Math.random() * delay * 0.2), signal);
+      } catch (error) {
+        throw abortedError(label, error);
+      }
+      delay = Math.min(5_000, delay * 2);
+    }
   };
 
   return {
-    async request<T>(method: string, params: unknown[]): Promise<T> {
-      let delay = 100;
-      for (let attempt = 1; ; attempt++) {
-        await semaphore.acquire();
-        try {
-          return (await once(method, params)) as T;
-        } catch (raw) {
-          const error = classify(method, raw);
-          options.onError?.(error);
-          if (!error.retryable || attempt >= maxAttempts) throw error;
-        } finally {
-          semaphore.release();
-        }
-        await new Promise((r) => setTimeout(r, delay + Math.floor(Math.random() * delay * 0.2)));
-        delay = Math.min(5_000, delay * 2);
+    request<T>(method: string, params: unknown[]): Promise<T> {
+      return withRetries(method, () => once(method, params) as Promise<T>);
+    },
+    async batch<T>(calls: RpcCall[]): Promise<RpcOutcome<T>[]> {
+      if (calls.length === 0) return [];
+      if (ws) {
+        return Promise.all(
+          calls.map((c) =>
+            withRetries(c.method, () => once(c.method, c.params)).then(
+              (result): RpcOutcome<T> => ({ ok: true, result: result as T }),
+              (error): RpcOutcome<T> => {
+                if ((error as RpcError).aborted) throw error;
+                return { ok: false, error: classify(c.method, error) };
+              },
+            ),
+          ),
+        );
       }
+      return withRetries(`batch(${calls[0]!.method}×${calls.length})`, () =>
+        httpBatch(options.url, calls, timeoutMs, signal),
+      ) as Promise<RpcOutcome<T>[]>;
     },
     async subscribeNewHeads(onHead) {
       if (!ws) return null;

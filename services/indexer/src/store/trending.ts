@@ -17,7 +17,7 @@ export async function refreshTrending(
        INSERT INTO trending_snapshots (window_seconds, as_of_block_number, as_of_timestamp)
        SELECT $2, block_number, block_timestamp FROM cp RETURNING id, as_of_block_number),
      agg AS (
-       SELECT t.token_address, sum(t.reserve_amount) AS v, count(*)::int AS c, count(DISTINCT t.trader)::int AS u
+       SELECT t.token_address, sum(t.curve_value) AS v, count(*)::int AS c, count(DISTINCT t.trader)::int AS u
        FROM trades t, cp
        WHERE t.block_timestamp > cp.block_timestamp - $2 AND t.block_timestamp <= cp.block_timestamp
          AND t.block_number <= cp.block_number

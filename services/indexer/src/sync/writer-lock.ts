@@ -1,6 +1,11 @@
 import pg from "pg";
 import type { Logger } from "pino";
 
+/** PostgreSQL stayed unreachable longer than allowed while (re)acquiring the writer lock. */
+export class DatabaseUnreachableError extends Error {
+  override name = "DatabaseUnreachableError";
+}
+
 /** First key of the advisory lock pair (`'tmi'`); the second is the chain id. */
 export const LOCK_NAMESPACE = 0x746d69;
 
@@ -23,15 +28,25 @@ export async function acquireWriterLock(options: {
   retryMs?: number;
   signal?: AbortSignal;
   onStandby?: (standby: boolean) => void;
+  /**
+   * Give up when PostgreSQL has been unreachable this long (ms, counted from `unavailableSince`
+   * or from the first failed connection); undefined: retry forever.
+   */
+  maxUnavailableMs?: number;
+  /** When the outage began (ms since epoch), if it began before this call. */
+  unavailableSince?: number | null;
 }): Promise<WriterLock> {
   const { logger, chainId } = options;
   let announced = false;
+  let unavailableSince = options.unavailableSince ?? null;
   for (;;) {
     if (options.signal?.aborted) throw new Error("aborted while waiting for the writer lock");
     const client = new pg.Client({
       connectionString: options.databaseUrl,
       application_name: "tmi-indexer-lock",
     });
+    // Connection errors reject the pending call; an "error" event without a listener would crash.
+    client.on("error", () => {});
     try {
       await client.connect();
       const res = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS ok", [
@@ -70,10 +85,30 @@ export async function acquireWriterLock(options: {
           "another indexer holds the writer lock; standing by",
         );
       }
+      unavailableSince = null;
     } catch (error) {
       await client.end().catch(() => {});
-      logger.warn({ chain_id: chainId, action: "lock_error", err: error }, "could not try the writer lock");
+      unavailableSince ??= Date.now();
+      const waited = Date.now() - unavailableSince;
+      if (options.maxUnavailableMs !== undefined && waited >= options.maxUnavailableMs) {
+        throw new DatabaseUnreachableError(
+          `PostgreSQL unreachable for ${Math.round(waited / 1000)} s (limit DB_OUTAGE_MAX_MS=${options.maxUnavailableMs}): ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      logger.warn(
+        { chain_id: chainId, action: "lock_error", err: error, unavailable_ms: waited },
+        "could not try the writer lock; retrying",
+      );
     }
-    await new Promise((r) => setTimeout(r, options.retryMs ?? 2_000));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, options.retryMs ?? 2_000);
+      function done() {
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", done);
+        resolve();
+      }
+      options.signal?.addEventListener("abort", done, { once: true });
+    });
   }
 }

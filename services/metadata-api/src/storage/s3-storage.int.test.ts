@@ -48,7 +48,7 @@ describe("s3 storage driver (s3rver)", () => {
     await h.s3!.stop();
     const down = await h.app.inject({ url: body.image_url });
     expect(down.statusCode).toBe(404);
-    expect(down.json().code).toBe("not_found");
+    expect(errorOf(down.json()).code).toBe("not_found");
     const conditional = await h.app.inject({
       url: body.image_url,
       headers: { "if-none-match": `"${body.image_url.slice(15, 79)}"` },

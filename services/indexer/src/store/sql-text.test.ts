@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { copyValue, pgArray } from "./batch-writer.js";
+import { copyValue, pgArray } from "./sql-text.js";
 
 describe("pgArray", () => {
   it("default", () => {

@@ -1,0 +1,25 @@
+import type { EventName } from "../decode/event-decoder.js";
+import type { EventHandler } from "../model/batch-builder.js";
+import { onGraduated, onGraduationReserveForwarded, onTokensBought, onTokensSold } from "./curve-handlers.js";
+import { onTokenLaunched } from "./factory-handlers.js";
+import { onFeeManagerEvent } from "./fee-manager-handlers.js";
+import { onAnswerUpdated } from "./feed-handlers.js";
+import { onGraduatedV3, onLaunchRegistered } from "./graduation-manager-handlers.js";
+import { onSwap } from "./pool-handlers.js";
+import { onTransfer } from "./token-handlers.js";
+
+/** The handler of every event kind, by on-chain name (events reach them only after `selectEvents`). */
+export const HANDLERS: Readonly<Record<EventName, EventHandler>> = Object.freeze({
+  TokenLaunchedV3: onTokenLaunched,
+  LaunchRegistered: onLaunchRegistered,
+  TokenRegistered: onFeeManagerEvent,
+  FeesDeposited: onFeeManagerEvent,
+  TokensBought: onTokensBought,
+  TokensSold: onTokensSold,
+  Graduated: onGraduated,
+  GraduationReserveForwarded: onGraduationReserveForwarded,
+  GraduatedV3: onGraduatedV3,
+  Transfer: onTransfer,
+  Swap: onSwap,
+  AnswerUpdated: onAnswerUpdated,
+});

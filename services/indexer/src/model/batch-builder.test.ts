@@ -1,0 +1,263 @@
+import {
+  curveSpotPrice,
+  EXACT_GRADUATION_GROSS,
+  INITIAL_PRICE,
+  poolPriceFromSqrtPriceX96,
+  TERMINAL_PRICE,
+  TERMINAL_SQRT_PRICE_X96_TOKEN0,
+  TOTAL_SUPPLY,
+  WAD,
+} from "@tmi/shared/chain";
+import { describe, expect, test } from "vitest";
+import { addr, SyntheticChain } from "../testing/synthetic-chain.js";
+import { type Batch, buildBatch, type TokenLabelInput } from "./batch-builder.js";
+import { KnownState, selectEvents } from "./known-state.js";
+
+const PLATFORM = { factory: addr(0xfac), weth: addr(0xffff), feeManager: addr(0xfee), manager: addr(0x3a9) };
+// Tokens sort below WETH (0x…ffff): token0 of their pools.
+const TOKEN = addr(0x70c);
+const CURVE = addr(0xc0e);
+const POOL = addr(0x900);
+const CREATOR = addr(0xc1);
+const ALICE = addr(0xa1);
+const BOB = addr(0xb0);
+
+async function build(
+  chain: SyntheticChain,
+  state: KnownState,
+  from: number,
+  to: number,
+  labels = new Map<string, TokenLabelInput>(),
+): Promise<Batch> {
+  const selection = selectEvents(chain.events(from, to), state);
+  for (const l of selection.launches)
+    if (!labels.has(l.token)) labels.set(l.token, { name: "Zonk", symbol: "ZNK" });
+  const headers = chain.headers(from, to);
+  return buildBatch(selection.events, state, {
+    fromBlock: from,
+    toBlock: to,
+    endHeader: headers.at(-1)!,
+    headers,
+    senders: chain.senders,
+    timestamps: new Map(),
+    labels,
+  });
+}
+
+describe("buildBatch", () => {
+  test("default: launch and curve trades with the platform's field mapping and post-trade prices", async () => {
+    const chain = new SyntheticChain(PLATFORM)
+      .block(1)
+      .launch(CREATOR, TOKEN, CURVE, POOL)
+      .block(2)
+      .buy(TOKEN, ALICE, WAD / 10n)
+      .block(3)
+      .sell(TOKEN, ALICE, 1_000_000n * WAD);
+    const state = new KnownState(PLATFORM.factory, PLATFORM.weth, null);
+    const batch = await build(chain, state, 1, 3);
+
+    expect(batch.newTokens).toHaveLength(1);
+    expect(batch.newTokens[0]).toMatchObject({
+      address: TOKEN,
+      creator: CREATOR,
+      name: "Zonk",
+      curve: CURVE,
+      pool: POOL,
+      tokenIsToken0: true,
+      feeManager: PLATFORM.feeManager,
+      graduationThreshold: 800_000_000n * WAD,
+      initialSupply: TOTAL_SUPPLY,
+      price: INITIAL_PRICE,
+    });
+    const [buy, sell] = batch.trades;
+    const bought = chain.events(2, 2).find((e) => e.name === "TokensBought")!.args;
+    expect(buy).toMatchObject({
+      side: "buy",
+      source: "curve",
+      trader: ALICE,
+      reserveAmount: bought.acceptedGross,
+      curveValue: bought.netCurveInput,
+      tokenAmount: bought.tokensOut,
+      protocolFee: bought.protocolFee,
+      creatorFee: bought.creatorFee,
+    });
+    const sold = chain.events(3, 3).find((e) => e.name === "TokensSold")!.args;
+    expect(sell).toMatchObject({
+      side: "sell",
+      reserveAmount: sold.netSellerOutput,
+      curveValue: sold.grossCurveOutput,
+      tokenAmount: 1_000_000n * WAD,
+    });
+    const s = chain.curveState(TOKEN);
+    expect(sell!.price).toBe(curveSpotPrice(s.soldSupply, s.reserveCoordinate));
+    const d = batch.tokenDeltas.get(TOKEN)!;
+    expect(d.curve).toEqual({ soldSupply: s.soldSupply, reserveCoordinate: s.reserveCoordinate });
+    expect(d.price).toBe(sell!.price);
+    expect(d.volume).toBe((bought.netCurveInput as bigint) + (sold.grossCurveOutput as bigint));
+    expect(d.fees).toBe(
+      (bought.protocolFee as bigint) +
+        (bought.creatorFee as bigint) +
+        (sold.protocolFee as bigint) +
+        (sold.creatorFee as bigint),
+    );
+    expect(d.latestTradeTimestamp).toBe(chain.headers(3, 3)[0]!.timestamp);
+    // Holders: the curve is a platform contract, Alice holds what she kept.
+    expect(batch.balances).toEqual([
+      { tokenAddress: TOKEN, holder: ALICE, delta: (bought.tokensOut as bigint) - 1_000_000n * WAD },
+    ]);
+    // Activity: every event under its on-chain name, exact args, token present.
+    expect(batch.events.map((e) => e.eventName)).toEqual([
+      "Transfer",
+      "TokenRegistered",
+      "LaunchRegistered",
+      "TokenLaunchedV3",
+      "Transfer",
+      "FeesDeposited",
+      "TokensBought",
+      "Transfer",
+      "FeesDeposited",
+      "TokensSold",
+    ]);
+    expect(JSON.parse(batch.events[0]!.decoded)).toEqual({
+      token: TOKEN,
+      from: addr(0),
+      to: CURVE,
+      value: TOTAL_SUPPLY.toString(),
+    });
+    expect(batch.creators.get(CREATOR)).toMatchObject({ tokenCount: 1, volume: d.volume });
+  });
+
+  test("behavior: graduation, settlement, escrow, then pool swaps priced from sqrtPriceX96 with the sender as trader", async () => {
+    const chain = new SyntheticChain(PLATFORM)
+      .block(1)
+      .launch(CREATOR, TOKEN, CURVE, POOL)
+      .block(2)
+      .buy(TOKEN, ALICE, EXACT_GRADUATION_GROSS + WAD)
+      .block(3)
+      .swap(TOKEN, BOB, -5n * WAD, WAD / 10n, TERMINAL_SQRT_PRICE_X96_TOKEN0 + 10n ** 20n, true);
+    const state = new KnownState(PLATFORM.factory, PLATFORM.weth, null);
+    const batch = await build(chain, state, 1, 3);
+    const d = batch.tokenDeltas.get(TOKEN)!;
+    expect(d.graduation).toMatchObject({
+      manager: PLATFORM.manager,
+      tokenAmount: 200_000_000n * WAD,
+      soldSupply: 800_000_000n * WAD,
+    });
+    expect(d.settlement).toMatchObject({
+      custodian: addr(0xc057),
+      positionTokenId: 42n,
+      liquidity: 123_456n,
+    });
+    expect(d.escrow).toBe(addr(0xe5c0));
+    const [grad, swap] = batch.trades;
+    expect(grad!.reserveAmount).toBe(EXACT_GRADUATION_GROSS);
+    expect(grad!.price).toBe(TERMINAL_PRICE);
+    expect(swap).toMatchObject({
+      source: "uniswap_v3",
+      side: "buy",
+      trader: BOB,
+      tokenAmount: 5n * WAD,
+      reserveAmount: WAD / 10n,
+      curveValue: WAD / 10n,
+      protocolFee: 0n,
+      creatorFee: 0n,
+      price: poolPriceFromSqrtPriceX96(TERMINAL_SQRT_PRICE_X96_TOKEN0 + 10n ** 20n, true),
+    });
+    expect(d.price).toBe(swap!.price);
+    expect(d.lastTradeSource).toBe("uniswap_v3");
+    // Manager, pool and escrow are not holders; Alice and Bob are.
+    expect(batch.balances.map((b) => b.holder).sort()).toEqual([ALICE, BOB].sort());
+    expect(batch.events.find((e) => e.eventName === "GraduationReserveForwarded")!.tokenAddress).toBe(TOKEN);
+    expect(JSON.parse(batch.events.find((e) => e.eventName === "Swap")!.decoded).token).toBe(TOKEN);
+  });
+
+  test("behavior: impostor contracts emitting the platform's signatures change nothing", async () => {
+    const FAKE = addr(0xbad1);
+    const chain = new SyntheticChain(PLATFORM)
+      .block(1)
+      .launch(CREATOR, TOKEN, CURVE, POOL)
+      // A launch from another "factory".
+      .launch(CREATOR, addr(0x71), addr(0xc1e), addr(0x901), FAKE)
+      .block(2)
+      // Curve events from an impostor naming the real token.
+      .raw(FAKE, "TokensBought", {
+        token: TOKEN,
+        buyer: ALICE,
+        submittedGross: 1n,
+        acceptedGross: 1n,
+        netCurveInput: 1n,
+        tokensOut: 10n ** 30n,
+        totalFee: 0n,
+        creatorFee: 0n,
+        protocolFee: 0n,
+        communityFee: 0n,
+        traderRewardsFee: 0n,
+        refund: 0n,
+      })
+      .raw(FAKE, "Graduated", {
+        token: TOKEN,
+        graduationManager: FAKE,
+        tokenAmount: 1n,
+        ethAmount: 1n,
+        soldSupply: 1n,
+      })
+      .raw(FAKE, "GraduatedV3", { token: TOKEN, custodian: FAKE, tokenId: 1n, liquidity: 1n })
+      .raw(FAKE, "FeesDeposited", {
+        token: TOKEN,
+        curve: CURVE,
+        isBuy: true,
+        totalFee: 1n,
+        creatorFee: 1n,
+        protocolFee: 0n,
+        communityFee: 0n,
+        traderRewardsFee: 0n,
+      })
+      .raw(FAKE, "Transfer", { from: CURVE, to: ALICE, value: 5n })
+      // The real curve naming another token.
+      .raw(CURVE, "TokensSold", {
+        token: addr(0x71),
+        seller: ALICE,
+        tokensIn: 1n,
+        grossCurveOutput: 1n,
+        netSellerOutput: 1n,
+        totalFee: 0n,
+        creatorFee: 0n,
+        protocolFee: 0n,
+        communityFee: 0n,
+        traderRewardsFee: 0n,
+      })
+      // The canonical pool before graduation.
+      .swap(TOKEN, BOB, -5n, 1n, 2n ** 96n, true)
+      // A GraduatedV3 from the platform manager before any Graduated.
+      .raw(PLATFORM.manager, "GraduatedV3", { token: TOKEN, custodian: FAKE, tokenId: 1n, liquidity: 1n });
+    const state = new KnownState(PLATFORM.factory, PLATFORM.weth, null);
+    const batch = await build(chain, state, 1, 2);
+    expect([...state.tokens.keys()]).toEqual([TOKEN]);
+    expect(batch.trades).toEqual([]);
+    expect(batch.newTokens.map((t) => t.address)).toEqual([TOKEN]);
+    const d = batch.tokenDeltas.get(TOKEN)!;
+    expect(d.graduation).toBeNull();
+    expect(d.settlement).toBeNull();
+    // Only the real launch's logs and the real token's own Transfer (the pool pays Bob) are kept.
+    expect(
+      batch.events.filter((e) => e.blockNumber === 2).map((e) => `${e.eventName}@${e.contractAddress}`),
+    ).toEqual([`Transfer@${TOKEN}`]);
+  });
+
+  test("behavior: hostile names are stored sanitized, unreadable ones empty", async () => {
+    const chain = new SyntheticChain(PLATFORM)
+      .block(1)
+      .launch(CREATOR, TOKEN, CURVE, POOL)
+      .launch(CREATOR, addr(0x70d), addr(0xc0f), addr(0x902));
+    const state = new KnownState(PLATFORM.factory, PLATFORM.weth, null);
+    const labels = new Map<string, TokenLabelInput>([
+      [TOKEN, { name: "Evil\u0000Name\uD800", symbol: "\u202Eevil" }],
+      [addr(0x70d), { name: null, symbol: null }],
+    ]);
+    const batch = await build(chain, state, 1, 1, labels);
+    expect(batch.newTokens.map((t) => [t.name, t.symbol])).toEqual([
+      ["Evil\uFFFDName\uFFFD", "\u202Eevil"],
+      ["", ""],
+    ]);
+  });
+});

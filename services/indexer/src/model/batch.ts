@@ -1,0 +1,169 @@
+import type { TradeSide, TradeSource } from "@tmi/shared/market";
+import type { BlockHeader } from "../rpc/rpc-client.js";
+import type { CandleDelta, CandleTraderRow } from "./candles.js";
+
+/** One row of `trades` (amounts in wei / token base units, price in wei per whole token). */
+export interface TradeRow {
+  blockNumber: number;
+  logIndex: number;
+  transactionIndex: number;
+  transactionHash: string;
+  blockTimestamp: number;
+  tokenAddress: string;
+  trader: string;
+  side: TradeSide;
+  source: TradeSource;
+  tokenAmount: bigint;
+  reserveAmount: bigint;
+  curveValue: bigint;
+  protocolFee: bigint;
+  creatorFee: bigint;
+  /** Post-trade price (curve: spotPrice() after the trade; pool: the swap's sqrtPriceX96 price). */
+  price: bigint | null;
+}
+
+/** One row of `chain_events` (the activity log). `decoded` is the JSON text of the exact arguments. */
+export interface ChainEventRow {
+  blockNumber: number;
+  logIndex: number;
+  blockHash: string;
+  blockTimestamp: number;
+  transactionIndex: number;
+  transactionHash: string;
+  contractAddress: string;
+  eventName: string;
+  tokenAddress: string | null;
+  decoded: string;
+}
+
+/** A launch: the new `tokens` row (curve state at launch, metrics zero). */
+export interface NewTokenRow {
+  address: string;
+  creator: string;
+  /** `name()` of the token, sanitized. */
+  name: string;
+  /** `symbol()` of the token, sanitized. */
+  symbol: string;
+  initialSupply: bigint;
+  blockNumber: number;
+  transactionIndex: number;
+  transactionHash: string;
+  logIndex: number;
+  timestamp: number;
+  curve: string;
+  pool: string;
+  tokenIsToken0: boolean;
+  feeManager: string | null;
+  graduationThreshold: bigint;
+  /** spotPrice() at launch. */
+  price: bigint;
+}
+
+/** `Graduated`: the curve closed (position = the API's `curve_terminal_at`). */
+export interface GraduationChange {
+  manager: string;
+  tokenAmount: bigint;
+  ethAmount: bigint;
+  soldSupply: bigint;
+  blockNumber: number;
+  transactionHash: string;
+  logIndex: number;
+  timestamp: number;
+}
+
+/** `GraduatedV3`: the LP position minted (position = the API's `settled_at`). */
+export interface SettlementChange {
+  custodian: string;
+  positionTokenId: bigint;
+  liquidity: bigint;
+  blockNumber: number;
+  transactionHash: string;
+  logIndex: number;
+}
+
+/** What a range changes on one token (counters add; the rest replace when set). */
+export interface TokenDelta {
+  tradeCount: number;
+  buyCount: number;
+  sellCount: number;
+  /** Σ curve_value of the range's trades. */
+  volume: bigint;
+  /** Σ (protocol_fee + creator_fee). */
+  fees: bigint;
+  /** Curve state after the range's last curve trade (absolute). */
+  curve: { soldSupply: bigint; reserveCoordinate: bigint } | null;
+  /** Price after the range's last price-setting event (undefined: unchanged). */
+  price: bigint | null | undefined;
+  graduation: GraduationChange | null;
+  settlement: SettlementChange | null;
+  escrow: string | null;
+  lastTradeSource: TradeSource | null;
+  lastTradeBlock: number | null;
+  latestTradeTimestamp: number | null;
+  updatedBlock: number;
+}
+
+/** Per-creator change of a range. */
+export interface CreatorDelta {
+  tokenCount: number;
+  /** Σ curve_value of the creator's tokens' trades. */
+  volume: bigint;
+  updatedBlock: number;
+}
+
+/** A net balance change of one holder (never a platform contract) of one token over the range. */
+export interface BalanceDelta {
+  tokenAddress: string;
+  holder: string;
+  delta: bigint;
+}
+
+/** An `AnswerUpdated` of the ETH/USD feed. */
+export interface EthUsdRow {
+  blockNumber: number;
+  logIndex: number;
+  roundId: bigint;
+  answer: bigint;
+  updatedAt: bigint;
+}
+
+/** Everything one committed block range writes. */
+export interface Batch {
+  fromBlock: number;
+  toBlock: number;
+  /** Header of `toBlock`: the new checkpoint. */
+  endHeader: BlockHeader;
+  /** Headers to keep in `blocks` (reorg checks). */
+  headers: BlockHeader[];
+  events: ChainEventRow[];
+  trades: TradeRow[];
+  newTokens: NewTokenRow[];
+  tokenDeltas: Map<string, TokenDelta>;
+  balances: BalanceDelta[];
+  /** token|trader → first block in the range */
+  tokenTraders: Map<string, { tokenAddress: string; trader: string; firstBlock: number }>;
+  candles: CandleDelta[];
+  candleTraders: CandleTraderRow[];
+  creators: Map<string, CreatorDelta>;
+  ethUsd: EthUsdRow[];
+}
+
+/** A fresh token delta. */
+export function emptyTokenDelta(block: number): TokenDelta {
+  return {
+    tradeCount: 0,
+    buyCount: 0,
+    sellCount: 0,
+    volume: 0n,
+    fees: 0n,
+    curve: null,
+    price: undefined,
+    graduation: null,
+    settlement: null,
+    escrow: null,
+    lastTradeSource: null,
+    lastTradeBlock: null,
+    latestTradeTimestamp: null,
+    updatedBlock: block,
+  };
+}

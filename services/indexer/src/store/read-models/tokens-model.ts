@@ -1,0 +1,228 @@
+import { virtualEthReserve, virtualTokenReserve } from "@tmi/shared/chain";
+import { fullyDilutedValue } from "@tmi/shared/market";
+import type { Batch } from "../../model/batch.js";
+import type { KnownState } from "../../model/known-state.js";
+import { type SqlParams, str } from "../sql-text.js";
+
+/**
+ * The insert of the range's launches (`tokens`): identity, name/symbol read from the token
+ * (sanitized), curve and canonical pool, the curve at launch (nothing sold, virtual reserves as
+ * the curve's views return them, price = spotPrice() at launch, FDV), metrics zero. Null when the
+ * range launched nothing. A separate statement: the metrics update of the same range must see it.
+ */
+export function newTokensStatement(
+  batch: Batch,
+  chainId: number,
+): { text: string; values: unknown[] } | null {
+  const n = batch.newTokens;
+  if (n.length === 0) return null;
+  return {
+    text: `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
+       created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at,
+       curve_address, pool_address, pool_token_is_token0, fee_manager_address, state, sold_supply, reserve_balance,
+       virtual_token_reserve, virtual_eth_reserve, graduation_threshold, current_price, fully_diluted_value,
+       updated_block_number)
+     SELECT a, $1, c, nm, sy, lower(nm_n), lower(sy_n), sup, bn, ti, th, li, ts, cu, po, is0, fm, 'curve', 0, 0,
+            vtr, ver, gt, pr, fdv, bn
+     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::bigint[],
+                 $10::int[], $11::text[], $12::int[], $13::bigint[], $14::text[], $15::text[], $16::bool[], $17::text[],
+                 $18::numeric[], $19::numeric[], $20::numeric[], $21::numeric[], $22::numeric[])
+       AS d(a, c, nm, sy, nm_n, sy_n, sup, bn, ti, th, li, ts, cu, po, is0, fm, vtr, ver, gt, pr, fdv)`,
+    values: [
+      chainId,
+      n.map((t) => t.address),
+      n.map((t) => t.creator),
+      n.map((t) => t.name),
+      n.map((t) => t.symbol),
+      n.map((t) => t.name.normalize("NFC")),
+      n.map((t) => t.symbol.normalize("NFC")),
+      n.map((t) => t.initialSupply.toString()),
+      n.map((t) => t.blockNumber),
+      n.map((t) => t.transactionIndex),
+      n.map((t) => t.transactionHash),
+      n.map((t) => t.logIndex),
+      n.map((t) => t.timestamp),
+      n.map((t) => t.curve),
+      n.map((t) => t.pool),
+      n.map((t) => t.tokenIsToken0),
+      n.map((t) => t.feeManager),
+      n.map(() => virtualTokenReserve(0n).toString()),
+      n.map(() => virtualEthReserve(0n).toString()),
+      n.map((t) => t.graduationThreshold.toString()),
+      n.map((t) => t.price.toString()),
+      n.map((t) => str(fullyDilutedValue(t.price, t.initialSupply))),
+    ],
+  };
+}
+
+/**
+ * The update of every token the range touched (`tokens`): counters and sums add (trades, buys,
+ * sells, volume = Σ curve_value, fees, unique traders from `ttn`, holders from `hd`); the curve
+ * state (sold supply, reserve, virtual reserves), price and FDV, graduation (`Graduated`),
+ * settlement (`GraduatedV3`), residual escrow and latest trade are replaced when the range set
+ * them. Needs the CTEs `ttn` and `hd`.
+ */
+export function tokensUpdateCtes(batch: Batch, state: KnownState, q: SqlParams): string[] {
+  const e = [...batch.tokenDeltas.entries()];
+  const supply = (a: string) => state.tokens.get(a)?.initialSupply ?? 0n;
+  const g = (f: (d: (typeof e)[number][1]) => unknown) => e.map(([, d]) => f(d));
+  return [
+    `tu AS (
+    UPDATE tokens t SET
+      trade_count = t.trade_count + d.tc,
+      buy_count = t.buy_count + d.bc,
+      sell_count = t.sell_count + d.sc,
+      volume = t.volume + d.vol,
+      fees = t.fees + d.fee,
+      unique_trader_count = t.unique_trader_count + coalesce(ttn.n, 0),
+      holder_count = t.holder_count + coalesce(hd.n, 0),
+      sold_supply = CASE WHEN d.has_curve THEN d.sold ELSE t.sold_supply END,
+      reserve_balance = CASE WHEN d.has_curve THEN d.res ELSE t.reserve_balance END,
+      virtual_token_reserve = CASE WHEN d.has_curve THEN d.vtr ELSE t.virtual_token_reserve END,
+      virtual_eth_reserve = CASE WHEN d.has_curve THEN d.ver ELSE t.virtual_eth_reserve END,
+      current_price = CASE WHEN d.price_set THEN d.pr ELSE t.current_price END,
+      fully_diluted_value = CASE WHEN d.price_set THEN d.fdv ELSE t.fully_diluted_value END,
+      state = CASE WHEN d.grad THEN 'graduated' ELSE t.state END,
+      graduation_manager_address = CASE WHEN d.grad THEN d.gm ELSE t.graduation_manager_address END,
+      graduation_token_amount = CASE WHEN d.grad THEN d.gta ELSE t.graduation_token_amount END,
+      graduation_eth_amount = CASE WHEN d.grad THEN d.gea ELSE t.graduation_eth_amount END,
+      graduation_sold_supply = CASE WHEN d.grad THEN d.gss ELSE t.graduation_sold_supply END,
+      graduated_block_number = CASE WHEN d.grad THEN d.gbn ELSE t.graduated_block_number END,
+      graduated_transaction_hash = CASE WHEN d.grad THEN d.gth ELSE t.graduated_transaction_hash END,
+      graduated_log_index = CASE WHEN d.grad THEN d.gli ELSE t.graduated_log_index END,
+      graduated_at = CASE WHEN d.grad THEN d.gts ELSE t.graduated_at END,
+      lp_custodian_address = CASE WHEN d.settled THEN d.cus ELSE t.lp_custodian_address END,
+      position_token_id = CASE WHEN d.settled THEN d.pid ELSE t.position_token_id END,
+      graduation_liquidity = CASE WHEN d.settled THEN d.liq ELSE t.graduation_liquidity END,
+      settled_block_number = CASE WHEN d.settled THEN d.sbn ELSE t.settled_block_number END,
+      settled_transaction_hash = CASE WHEN d.settled THEN d.sth ELSE t.settled_transaction_hash END,
+      settled_log_index = CASE WHEN d.settled THEN d.sli ELSE t.settled_log_index END,
+      residual_escrow_address = coalesce(d.esc, t.residual_escrow_address),
+      last_trade_source = coalesce(d.lts, t.last_trade_source),
+      last_trade_block_number = coalesce(d.ltb, t.last_trade_block_number),
+      latest_trade_timestamp = coalesce(d.ltt, t.latest_trade_timestamp),
+      updated_block_number = greatest(t.updated_block_number, d.ub)
+    FROM unnest(
+      ${q.p(
+        e.map(([a]) => a),
+        "text[]",
+      )}, ${q.p(
+        g((d) => d.tradeCount),
+        "int[]",
+      )}, ${q.p(
+        g((d) => d.buyCount),
+        "int[]",
+      )}, ${q.p(
+        g((d) => d.sellCount),
+        "int[]",
+      )},
+      ${q.p(
+        g((d) => d.volume.toString()),
+        "numeric[]",
+      )}, ${q.p(
+        g((d) => d.fees.toString()),
+        "numeric[]",
+      )}, ${q.p(
+        g((d) => d.curve !== null),
+        "bool[]",
+      )},
+      ${q.p(
+        g((d) => str(d.curve?.soldSupply)),
+        "numeric[]",
+      )}, ${q.p(
+        g((d) => str(d.curve?.reserveCoordinate)),
+        "numeric[]",
+      )},
+      ${q.p(
+        g((d) => (d.curve ? virtualTokenReserve(d.curve.soldSupply).toString() : null)),
+        "numeric[]",
+      )}, ${q.p(
+        g((d) => (d.curve ? virtualEthReserve(d.curve.reserveCoordinate).toString() : null)),
+        "numeric[]",
+      )},
+      ${q.p(
+        g((d) => d.price !== undefined),
+        "bool[]",
+      )}, ${q.p(
+        g((d) => str(d.price)),
+        "numeric[]",
+      )}, ${q.p(
+        e.map(([a, d]) => str(d.price === undefined ? null : fullyDilutedValue(d.price, supply(a)))),
+        "numeric[]",
+      )},
+      ${q.p(
+        g((d) => d.graduation !== null),
+        "bool[]",
+      )}, ${q.p(
+        g((d) => d.graduation?.manager ?? null),
+        "text[]",
+      )}, ${q.p(
+        g((d) => str(d.graduation?.tokenAmount)),
+        "numeric[]",
+      )}, ${q.p(
+        g((d) => str(d.graduation?.ethAmount)),
+        "numeric[]",
+      )}, ${q.p(
+        g((d) => str(d.graduation?.soldSupply)),
+        "numeric[]",
+      )},
+      ${q.p(
+        g((d) => d.graduation?.blockNumber ?? null),
+        "bigint[]",
+      )}, ${q.p(
+        g((d) => d.graduation?.transactionHash ?? null),
+        "text[]",
+      )}, ${q.p(
+        g((d) => d.graduation?.logIndex ?? null),
+        "int[]",
+      )}, ${q.p(
+        g((d) => d.graduation?.timestamp ?? null),
+        "bigint[]",
+      )},
+      ${q.p(
+        g((d) => d.settlement !== null),
+        "bool[]",
+      )}, ${q.p(
+        g((d) => d.settlement?.custodian ?? null),
+        "text[]",
+      )}, ${q.p(
+        g((d) => str(d.settlement?.positionTokenId)),
+        "numeric[]",
+      )}, ${q.p(
+        g((d) => str(d.settlement?.liquidity)),
+        "numeric[]",
+      )},
+      ${q.p(
+        g((d) => d.settlement?.blockNumber ?? null),
+        "bigint[]",
+      )}, ${q.p(
+        g((d) => d.settlement?.transactionHash ?? null),
+        "text[]",
+      )}, ${q.p(
+        g((d) => d.settlement?.logIndex ?? null),
+        "int[]",
+      )},
+      ${q.p(
+        g((d) => d.escrow),
+        "text[]",
+      )}, ${q.p(
+        g((d) => d.lastTradeSource),
+        "text[]",
+      )}, ${q.p(
+        g((d) => d.lastTradeBlock),
+        "bigint[]",
+      )}, ${q.p(
+        g((d) => d.latestTradeTimestamp),
+        "bigint[]",
+      )}, ${q.p(
+        g((d) => d.updatedBlock),
+        "bigint[]",
+      )})
+      AS d(a, tc, bc, sc, vol, fee, has_curve, sold, res, vtr, ver, price_set, pr, fdv,
+           grad, gm, gta, gea, gss, gbn, gth, gli, gts, settled, cus, pid, liq, sbn, sth, sli,
+           esc, lts, ltb, ltt, ub)
+    LEFT JOIN ttn ON ttn.token_address = d.a
+    LEFT JOIN hd ON hd.token_address = d.a
+    WHERE t.address = d.a)`,
+  ];
+}

@@ -1,0 +1,196 @@
+import { EXACT_GRADUATION_GROSS, TERMINAL_SQRT_PRICE_X96_TOKEN0, WAD } from "@tmi/shared/chain";
+import { createTestDatabase, dumpIndexedTables, type TestDatabase } from "@tmi/testkit";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { buildBatch } from "../model/batch-builder.js";
+import { type KnownState, selectEvents } from "../model/known-state.js";
+import { addr, SyntheticChain } from "../testing/synthetic-chain.js";
+import { executeWrite, prepareWrite } from "./batch-writer.js";
+import { loadKnownState } from "./known-state-loader.js";
+import { revertTo } from "./reorg-journal.js";
+
+const PLATFORM = { factory: addr(0xfac), weth: addr(0xffff), feeManager: addr(0xfee), manager: addr(0x3a9) };
+const ADDRESSES = { factory: PLATFORM.factory, weth: PLATFORM.weth, feed: null };
+const CHAIN_ID = 31337;
+const [T1, T2, T3, T4] = [addr(0x701), addr(0x702), addr(0x703), addr(0x704)];
+const curveOf = (t: string) => addr(Number(BigInt(t)) + 0x1000);
+const poolOf = (t: string) => addr(Number(BigInt(t)) + 0x2000);
+const [CREATOR, ALICE, BOB, CAROL] = [addr(0xc1), addr(0xa1), addr(0xb0), addr(0xca)];
+
+/** Blocks 1–6 shared by both branches: launches, trades, transfers, a graduation. */
+function commonPrefix(): SyntheticChain {
+  return new SyntheticChain(PLATFORM, 1)
+    .block(1)
+    .launch(CREATOR, T1, curveOf(T1), poolOf(T1))
+    .launch(ALICE, T2, curveOf(T2), poolOf(T2))
+    .block(2)
+    .buy(T1, ALICE, WAD / 2n)
+    .buy(T2, BOB, WAD / 5n)
+    .block(3)
+    .sell(T1, ALICE, 10_000_000n * WAD)
+    .transfer(T1, ALICE, CAROL, 1_000_000n * WAD)
+    .block(4, 1_800_003_700) // another hour bucket
+    .buy(T1, BOB, WAD)
+    .block(5)
+    .buy(T1, CAROL, EXACT_GRADUATION_GROSS) // graduates T1
+    .block(6)
+    .swap(T1, BOB, -3n * WAD, WAD / 20n, TERMINAL_SQRT_PRICE_X96_TOKEN0 + 10n ** 21n, true);
+}
+
+function branchA(): SyntheticChain {
+  return commonPrefix()
+    .fork(2)
+    .block(7)
+    .swap(T1, CAROL, 2n * WAD, WAD / 30n, TERMINAL_SQRT_PRICE_X96_TOKEN0 - 10n ** 21n, true)
+    .buy(T2, CAROL, WAD / 3n)
+    .block(8)
+    .launch(BOB, T3, curveOf(T3), poolOf(T3))
+    .buy(T3, BOB, WAD / 7n)
+    .block(9)
+    .sell(T2, BOB, 1_000n * WAD)
+    .transfer(T1, CAROL, ALICE, 1n)
+    .block(10, 1_800_090_000) // another day bucket
+    .buy(T2, ALICE, WAD / 9n);
+}
+
+function branchB(): SyntheticChain {
+  return commonPrefix()
+    .fork(3)
+    .block(7)
+    .buy(T2, ALICE, WAD / 4n)
+    .block(8)
+    .launch(CAROL, T4, curveOf(T4), poolOf(T4))
+    .block(9)
+    .buy(T4, CAROL, WAD / 11n)
+    .swap(T1, ALICE, -WAD, WAD / 50n, TERMINAL_SQRT_PRICE_X96_TOKEN0 + 2n * 10n ** 21n, true);
+}
+
+async function index(
+  pool: pg.Pool,
+  chain: SyntheticChain,
+  ranges: [number, number][],
+  state: KnownState,
+  headBlock: number,
+): Promise<void> {
+  const client = await pool.connect();
+  try {
+    for (const [from, to] of ranges) {
+      const selection = selectEvents(chain.events(from, to), state);
+      const headers = chain.headers(from, to);
+      const batch = await buildBatch(selection.events, state, {
+        fromBlock: from,
+        toBlock: to,
+        endHeader: headers.at(-1)!,
+        headers,
+        senders: chain.senders,
+        timestamps: new Map(),
+        labels: new Map(
+          selection.launches.map((l) => [l.token, { name: `N${l.token.slice(-3)}`, symbol: "S" }]),
+        ),
+      });
+      const prepared = await prepareWrite(batch, state, { chainId: CHAIN_ID, headBlock, keepBlocks: 65 });
+      await client.query("BEGIN");
+      await executeWrite(client, prepared);
+      await client.query("COMMIT");
+    }
+  } finally {
+    client.release();
+  }
+}
+
+describe("reorg journal", () => {
+  let reorged: TestDatabase;
+  let fresh: TestDatabase;
+  let poolR: pg.Pool;
+  let poolF: pg.Pool;
+
+  beforeAll(async () => {
+    [reorged, fresh] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+    poolR = new pg.Pool({ connectionString: reorged.url, max: 2 });
+    poolF = new pg.Pool({ connectionString: fresh.url, max: 2 });
+  });
+
+  afterAll(async () => {
+    await Promise.all([poolR?.end(), poolF?.end()]);
+    await Promise.all([reorged?.drop(), fresh?.drop()]);
+  });
+
+  test("default: index branch A, reorg to block 6 (a write straddles it), index branch B ≡ a fresh index of B", async () => {
+    const a = branchA();
+    const b = branchB();
+    let state = await loadKnownState(poolR, ADDRESSES);
+    await index(
+      poolR,
+      a,
+      [
+        [1, 3],
+        [4, 8],
+        [9, 10],
+      ],
+      state,
+      10,
+    );
+
+    const client = await poolR.connect();
+    let result: Awaited<ReturnType<typeof revertTo>>;
+    try {
+      await client.query("BEGIN");
+      result = await revertTo(client, a.headers(6, 6)[0]!, { chainId: CHAIN_ID, oldTip: 10 });
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    // The write of blocks 4–8 touched orphaned blocks: undone whole, the read models are as of block 3.
+    expect(result.revertedTo).toBe(3);
+    expect(result.removedTokens).toBe(1); // T3
+    const cp = await poolR.query("SELECT block_number::int AS n, block_hash FROM indexer_checkpoints");
+    expect(cp.rows[0]).toEqual({ n: 3, block_hash: a.headers(3, 3)[0]!.hash });
+    expect(
+      (await poolR.query("SELECT count(*)::int AS n FROM reorg_journal WHERE to_block > 3")).rows[0].n,
+    ).toBe(0);
+
+    state = await loadKnownState(poolR, ADDRESSES);
+    await index(
+      poolR,
+      b,
+      [
+        [4, 6],
+        [7, 9],
+      ],
+      state,
+      9,
+    );
+
+    const stateF = await loadKnownState(poolF, ADDRESSES);
+    await index(
+      poolF,
+      b,
+      [
+        [1, 5],
+        [6, 9],
+      ],
+      stateF,
+      9,
+    );
+
+    const [dumpR, dumpF] = await Promise.all([dumpIndexedTables(reorged.url), dumpIndexedTables(fresh.url)]);
+    expect(dumpR).toEqual(dumpF);
+    expect(dumpF.tokens).toHaveLength(3);
+    expect(dumpF.trades!.length).toBeGreaterThan(5);
+  });
+
+  test("behavior: writes outside the reorg window are not journaled", async () => {
+    const state = await loadKnownState(poolF, ADDRESSES);
+    const c = new SyntheticChain(PLATFORM, 4)
+      .block(500)
+      .launch(BOB, addr(0x7ff), curveOf(addr(0x7ff)), poolOf(addr(0x7ff)));
+    await index(poolF, c, [[500, 500]], state, 10_000);
+    expect(
+      (await poolF.query("SELECT count(*)::int AS n FROM reorg_journal WHERE to_block = 500")).rows[0].n,
+    ).toBe(0);
+    expect(
+      (await poolF.query("SELECT count(*)::int AS n FROM tokens WHERE address = $1", [addr(0x7ff)])).rows[0]
+        .n,
+    ).toBe(1);
+  });
+});

@@ -1,0 +1,102 @@
+import { finished } from "node:stream/promises";
+import type { PoolClient } from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+
+const COPY_SPECIAL = /[\\\t\n\r]/;
+
+/** Escapes a value for PostgreSQL COPY text format (`\N` for null). */
+export function copyValue(value: string | number | bigint | null): string {
+  if (value === null) return "\\N";
+  const s = typeof value === "string" ? value : value.toString();
+  if (!COPY_SPECIAL.test(s)) return s;
+  return s.replace(/[\\\t\n\r]/g, (c) =>
+    c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r",
+  );
+}
+
+/**
+ * Formats rows as COPY text in ~256 kB chunks (done before the write, off the database's critical
+ * path), yielding to the event loop after each chunk so that the write in flight keeps moving.
+ */
+export async function copyChunks<T>(rows: T[], line: (row: T) => string): Promise<string[]> {
+  const chunks: string[] = [];
+  let chunk = "";
+  for (const row of rows) {
+    chunk += line(row);
+    if (chunk.length > 256_000) {
+      chunks.push(chunk);
+      chunk = "";
+      await new Promise<void>((r) => setImmediate(r));
+    }
+  }
+  if (chunk) chunks.push(chunk);
+  return chunks;
+}
+
+/** Hands every chunk to the socket at once (no event-loop turn per chunk), then waits for the COPY to complete. */
+export async function copyIn(client: PoolClient, sql: string, chunks: string[]): Promise<void> {
+  if (chunks.length === 0) return;
+  const stream = client.query(copyFrom(sql));
+  const done = finished(stream);
+  for (const chunk of chunks) stream.write(chunk);
+  stream.end();
+  await done;
+}
+
+const SAFE_ELEMENT = /^[0-9A-Za-z_.x-]+$/;
+
+/**
+ * A PostgreSQL array literal of `values` (what `pg` would send, without its per-element quoting
+ * and escaping when not needed): `{1,2,NULL}`, `{0xab,"a \"b\""}`.
+ */
+export function pgArray(values: readonly (string | number | bigint | boolean | null | undefined)[]): string {
+  let out = "{";
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) out += ",";
+    const v = values[i];
+    if (v === null || v === undefined) out += "NULL";
+    else if (typeof v === "boolean") out += v ? "t" : "f";
+    else if (typeof v !== "string") out += v.toString();
+    else if (SAFE_ELEMENT.test(v) && v.toUpperCase() !== "NULL") out += v;
+    else out += `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+  }
+  return `${out}}`;
+}
+
+/** Decimal text of an optional bigint (null stays null). */
+export const str = (v: bigint | null | undefined): string | null =>
+  v === null || v === undefined ? null : v.toString(10);
+
+/**
+ * Parameters of one statement being assembled: `p(value, type)` appends a parameter (arrays as
+ * array literals) and returns its typed placeholder (`$3::numeric[]`).
+ */
+export interface SqlParams {
+  readonly values: unknown[];
+  p(value: unknown, type: string): string;
+}
+
+/** A fresh {@link SqlParams}. */
+export function sqlParams(): SqlParams {
+  const values: unknown[] = [];
+  return {
+    values,
+    p(value, type) {
+      values.push(Array.isArray(value) ? pgArray(value) : value);
+      return `$${values.length}::${type}`;
+    },
+  };
+}
+
+/** Accumulated milliseconds per write statement since start (logged with the catch-up stats). */
+export const statementMs: Record<string, number> = {};
+
+/** Runs `fn`, adding its duration to {@link statementMs}`[name]`. */
+export async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await fn();
+  } finally {
+    statementMs[name] = (statementMs[name] ?? 0) + (performance.now() - started);
+  }
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { findFirstFailing, isDataError } from "./failed-log-isolation.js";
+
+describe("findFirstFailing", () => {
+  it("default", async () => {
+    const items = Array.from({ length: 1000 }, (_, i) => i);
+    const tried: number[] = [];
+    const found = await findFirstFailing(items, async (prefix) => {
+      tried.push(prefix.length);
+      if (prefix.includes(617)) throw new Error("invalid byte sequence");
+    });
+    expect(found).not.toBeNull();
+    expect(found!.index).toBe(617);
+    expect((found!.error as Error).message).toBe("invalid byte sequence");
+    expect(tried.length).toBeLessThanOrEqual(12); // whole + ⌈log2 1000⌉
+  });
+
+  it("behavior: the first and the last item", async () => {
+    const items = [1, 2, 3, 4, 5];
+    expect((await findFirstFailing(items, async (p) => void (p.includes(1) && fail())))?.index).toBe(0);
+    expect((await findFirstFailing(items, async (p) => void (p.includes(5) && fail())))?.index).toBe(4);
+  });
+
+  it("behavior: a failure that is not the items' own blames none", async () => {
+    expect(await findFirstFailing([1, 2, 3], async () => fail())).toBeNull();
+    expect(await findFirstFailing([1, 2, 3], async () => {})).toBeNull();
+    expect(await findFirstFailing([], async () => fail())).toBeNull();
+  });
+});
+
+describe("isDataError", () => {
+  it("default", () => {
+    expect(
+      isDataError(Object.assign(new Error("unsupported Unicode escape sequence"), { code: "22P05" })),
+    ).toBe(true);
+    expect(isDataError(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(true);
+    expect(isDataError(new RangeError("Invalid array length"))).toBe(true);
+  });
+
+  it("error: connection, RPC and chain failures are not the logs' fault", () => {
+    expect(isDataError(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }))).toBe(false);
+    expect(isDataError(Object.assign(new Error("terminating connection"), { code: "57P01" }))).toBe(false);
+    expect(isDataError(Object.assign(new Error("eth_getLogs: 502"), { name: "RpcError" }))).toBe(false);
+    const mismatch = new Error("block 5 changed");
+    mismatch.name = "ChainMismatchError";
+    expect(isDataError(mismatch)).toBe(false);
+    expect(isDataError(null)).toBe(false);
+  });
+});
+
+function fail(): never {
+  throw new Error("bad log");
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { type DecodedEvent, TOPIC0 } from "../decode/event-decoder.js";
+import { EmitterSet, emitterFilters, GENERIC_TOPICS, PLATFORM_TOPICS, platformFilter } from "./log-filter.js";
+
+const FACTORY = "0x00000000000000000000000000000000000000fa";
+const FEED = "0x00000000000000000000000000000000000000fe";
+const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
+
+function event(
+  name: DecodedEvent["name"],
+  address: string,
+  args: DecodedEvent["args"],
+  logIndex = 0,
+): DecodedEvent {
+  return {
+    name,
+    address,
+    blockNumber: 10,
+    blockHash: `0x${"ab".repeat(32)}`,
+    blockTimestamp: 1,
+    transactionHash: `0x${"cd".repeat(32)}`,
+    transactionIndex: 0,
+    logIndex,
+    args,
+  };
+}
+
+const launch = (emitter: string, token: string, curve: string, pool: string) =>
+  event("TokenLaunchedV3", emitter, { creator: addr(1), token, curve, canonicalPool: pool });
+
+describe("log filter", () => {
+  it("default", () => {
+    // The generic signatures are never fetched without an address; every other one is.
+    expect(PLATFORM_TOPICS).not.toContain(TOPIC0.Transfer);
+    expect(PLATFORM_TOPICS).not.toContain(TOPIC0.Swap);
+    expect(PLATFORM_TOPICS).not.toContain(TOPIC0.AnswerUpdated);
+    expect(PLATFORM_TOPICS).toEqual(
+      expect.arrayContaining([
+        TOPIC0.TokenLaunchedV3,
+        TOPIC0.TokensBought,
+        TOPIC0.Graduated,
+        TOPIC0.GraduatedV3,
+      ]),
+    );
+    expect(platformFilter()).toEqual({ topics: [PLATFORM_TOPICS] });
+    expect(GENERIC_TOPICS).toEqual([TOPIC0.Transfer, TOPIC0.Swap, TOPIC0.AnswerUpdated]);
+
+    // Requests per range: one platform query + ⌈addresses / chunk⌉ generic ones.
+    for (const [tokens, expected] of [
+      [1_000, 2],
+      [10_000, 11],
+      [100_000, 101],
+    ] as const) {
+      const set = new EmitterSet(FACTORY, FEED);
+      for (let i = 0; i < tokens; i++)
+        set.add({
+          token: addr(i + 100),
+          curve: addr(i + 10_000_000),
+          pool: addr(i + 20_000_000),
+          graduated: false,
+        });
+      const filters = emitterFilters(set.addresses(), 1_000);
+      expect(filters).toHaveLength(expected);
+      expect(Math.max(...filters.map((f) => f.address!.length))).toBeLessThanOrEqual(1_000);
+      expect(filters.flatMap((f) => f.address)).toHaveLength(tokens + 1);
+    }
+    expect(emitterFilters([], 1_000)).toEqual([]);
+  });
+
+  it("behavior: launches from the factory and graduations from known curves grow the set", () => {
+    const set = new EmitterSet(FACTORY, null);
+    const [token, curve, pool] = [addr(0xa1), addr(0xc1), addr(0xb1)];
+    expect(set.discover([launch(FACTORY, token, curve, pool)])).toEqual([token]);
+    expect(set.tokens.has(token)).toBe(true);
+    expect(set.pools.has(pool)).toBe(false); // pool swaps only after graduation
+    const graduated = event("Graduated", curve, { token, graduationManager: addr(0x99) }, 5);
+    expect(set.discover([graduated])).toEqual([pool]);
+    expect(set.addresses()).toEqual([token, pool]);
+    // Idempotent.
+    expect(set.discover([launch(FACTORY, token, curve, pool), graduated])).toEqual([]);
+    // A launch and its graduation in the same range.
+    const other = new EmitterSet(FACTORY, null);
+    expect(other.discover([launch(FACTORY, token, curve, pool), graduated])).toEqual([token, pool]);
+  });
+
+  it("behavior: an impostor cannot make the indexer pull other contracts' logs", () => {
+    const set = new EmitterSet(FACTORY, null);
+    const impostor = addr(0xbad);
+    const popular = addr(0x4200); // e.g. a busy ERC-20
+    expect(set.discover([launch(impostor, popular, addr(0xc2), addr(0xb2))])).toEqual([]);
+    const [token, curve, pool] = [addr(0xa1), addr(0xc1), addr(0xb1)];
+    set.discover([launch(FACTORY, token, curve, pool)]);
+    // Graduated from a contract that is not the token's curve, or for another token: ignored.
+    expect(set.discover([event("Graduated", impostor, { token, graduationManager: addr(1) })])).toEqual([]);
+    expect(set.discover([event("Graduated", curve, { token: popular, graduationManager: addr(1) })])).toEqual(
+      [],
+    );
+    expect(set.addresses()).toEqual([token]);
+  });
+});

@@ -1,0 +1,139 @@
+import { type DecodedEvent, type EventName, TOPIC0 } from "../decode/event-decoder.js";
+
+/**
+ * The log filter scheme (docs/indexer.md, "Log filter"). Two kinds of `eth_getLogs` per block range:
+ *
+ * 1. **Platform topics, no address**: every event whose signature only the platform's contracts
+ *    emit (launch, registrations, fee deposits, curve trades and graduation, settlement). Their
+ *    emitters are many (one curve per token) but their volume is the platform's own activity, so
+ *    one topic-only query per range fetches them all, whatever the number of tokens; the handlers'
+ *    emitter checks drop an impostor's copies.
+ * 2. **Generic topics by emitter**: `Transfer` (every ERC-20 of the chain emits it), `Swap` (every
+ *    Uniswap V3 pool) and `AnswerUpdated` (every Chainlink aggregator) are fetched only from the
+ *    platform's own emitters: known tokens, canonical pools of graduated tokens, the ETH/USD feed,
+ *    in address chunks of `LOG_ADDRESS_CHUNK`. One query per chunk carries all three topic0s
+ *    (a token emits no `Swap`, a pool no `Transfer`: nothing extra is fetched).
+ *
+ * The emitter set grows from the range's own platform logs before its generic query (a token's
+ * mint `Transfer` is in its launch transaction; a pool's first swaps may follow its graduation in
+ * the same range), and from ranges dispatched earlier (see {@link EmitterSet}).
+ */
+
+/** Events fetched by emitter address (their signatures are not the platform's alone). */
+export const GENERIC_EVENTS: readonly EventName[] = ["Transfer", "Swap", "AnswerUpdated"];
+
+/** topic0 of every event fetched without an address filter. */
+export const PLATFORM_TOPICS: readonly string[] = (Object.keys(TOPIC0) as EventName[])
+  .filter((name) => !GENERIC_EVENTS.includes(name))
+  .map((name) => TOPIC0[name]);
+
+/** topic0 of the events fetched by emitter address. */
+export const GENERIC_TOPICS: readonly string[] = GENERIC_EVENTS.map((name) => TOPIC0[name]);
+
+/** An `eth_getLogs` filter without its block range. */
+export interface LogFilter {
+  address?: string[];
+  topics: (string[] | string | null)[];
+}
+
+/** The platform-topic filter (kind 1). */
+export function platformFilter(): LogFilter {
+  return { topics: [[...PLATFORM_TOPICS]] };
+}
+
+/** The generic-topic filters (kind 2) for `addresses`, `chunk` addresses each (none when empty). */
+export function emitterFilters(addresses: Iterable<string>, chunk: number): LogFilter[] {
+  const list = [...addresses];
+  const out: LogFilter[] = [];
+  for (let i = 0; i < list.length; i += chunk) {
+    out.push({ address: list.slice(i, i + chunk), topics: [[...GENERIC_TOPICS]] });
+  }
+  return out;
+}
+
+/** A token as the emitter set knows it. */
+export interface EmitterToken {
+  token: string;
+  curve: string;
+  pool: string;
+  graduated: boolean;
+}
+
+/**
+ * The addresses whose generic events are fetched: tokens (their `Transfer`s), the canonical pools
+ * of graduated tokens (their `Swap`s) and the feed. Seeded from the indexed tokens, then grown in
+ * dispatch order by every fetched range's platform logs:
+ * - `TokenLaunchedV3` from the factory adds the token (and remembers its curve and pool);
+ * - `Graduated` from a known curve, for that curve's token, adds the token's pool.
+ * Only these emitter checks matter here: an impostor's `TokenLaunchedV3` naming a popular token
+ * must not make the indexer pull that token's transfers. The full acceptance rules are the
+ * handlers' (`selectEvents`).
+ */
+export class EmitterSet {
+  readonly tokens = new Set<string>();
+  readonly pools = new Set<string>();
+  /** curve → token, pool (to resolve `Graduated`). */
+  private readonly curves = new Map<string, { token: string; pool: string }>();
+
+  constructor(
+    readonly factory: string,
+    readonly feed: string | null,
+  ) {}
+
+  /** Adds an indexed (or discovered) token. */
+  add(t: EmitterToken): void {
+    this.tokens.add(t.token);
+    this.curves.set(t.curve, { token: t.token, pool: t.pool });
+    if (t.graduated) this.pools.add(t.pool);
+  }
+
+  /** Number of addresses a generic query covers. */
+  get size(): number {
+    return this.tokens.size + this.pools.size + (this.feed ? 1 : 0);
+  }
+
+  /** Every address of the generic queries: tokens, graduated pools, the feed. */
+  addresses(): string[] {
+    const out = [...this.tokens, ...this.pools];
+    if (this.feed) out.push(this.feed);
+    return out;
+  }
+
+  /**
+   * Grows the set from a range's platform events (chain order); returns the addresses added.
+   * @dev idempotent: the same range seen twice adds nothing the second time.
+   */
+  discover(events: readonly DecodedEvent[]): string[] {
+    const added: string[] = [];
+    for (const e of events) {
+      if (e.name === "TokenLaunchedV3" && e.address === this.factory) {
+        const token = e.args.token as string;
+        if (this.tokens.has(token)) continue;
+        this.add({
+          token,
+          curve: e.args.curve as string,
+          pool: e.args.canonicalPool as string,
+          graduated: false,
+        });
+        added.push(token);
+      }
+    }
+    for (const e of events) {
+      if (e.name !== "Graduated") continue;
+      const known = this.curves.get(e.address);
+      if (!known || known.token !== e.args.token || this.pools.has(known.pool)) continue;
+      this.pools.add(known.pool);
+      added.push(known.pool);
+    }
+    return added;
+  }
+
+  /** A copy (a fetch pipeline grows its own; the committed state seeds the next). */
+  clone(): EmitterSet {
+    const copy = new EmitterSet(this.factory, this.feed);
+    for (const t of this.tokens) copy.tokens.add(t);
+    for (const p of this.pools) copy.pools.add(p);
+    for (const [c, v] of this.curves) copy.curves.set(c, v);
+    return copy;
+  }
+}
