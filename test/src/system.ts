@@ -36,11 +36,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** `LAUNCHPAD_ADDRESS` and/or `FACTORY_ADDRESS` from a deployment's contracts (those it has). */
+/**
+ * `FACTORY_ADDRESS` (and `LAUNCHPAD_ADDRESS`) from a deployment's contracts. While metadata-api
+ * still requires `LAUNCHPAD_ADDRESS` it gets the V3 factory there, so that the system starts.
+ */
 function chainEntryEnv(contracts: object): Record<string, string> {
   const { launchpad, factory } = contracts as { launchpad?: string; factory?: string };
+  const entry = launchpad ?? factory;
   return {
-    ...(launchpad ? { LAUNCHPAD_ADDRESS: launchpad } : {}),
+    ...(entry ? { LAUNCHPAD_ADDRESS: entry } : {}),
     ...(factory ? { FACTORY_ADDRESS: factory } : {}),
   };
 }
