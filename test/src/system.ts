@@ -36,11 +36,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** `LAUNCHPAD_ADDRESS` and/or `FACTORY_ADDRESS` from a deployment's contracts (those it has). */
+/**
+ * `FACTORY_ADDRESS` (and `LAUNCHPAD_ADDRESS`) from a deployment's contracts. While metadata-api
+ * still requires `LAUNCHPAD_ADDRESS` it gets the V3 factory there, so that the system starts.
+ */
 function chainEntryEnv(contracts: object): Record<string, string> {
   const { launchpad, factory } = contracts as { launchpad?: string; factory?: string };
+  const entry = launchpad ?? factory;
   return {
-    ...(launchpad ? { LAUNCHPAD_ADDRESS: launchpad } : {}),
+    ...(entry ? { LAUNCHPAD_ADDRESS: entry } : {}),
     ...(factory ? { FACTORY_ADDRESS: factory } : {}),
   };
 }
@@ -91,10 +95,15 @@ export interface System {
  * @throws Error with the processes' output when a service does not become ready within 60 s.
  */
 export async function startSystem(
-  options: { env?: Record<string, Record<string, string>>; echo?: boolean } = {},
+  options: {
+    env?: Record<string, Record<string, string>>;
+    echo?: boolean;
+    /** A migrated database to use instead of a new test database (e.g. on a cluster of the test's own). */
+    database?: TestDatabase;
+  } = {},
 ): Promise<System> {
   const devnet = await startDevnet({ port: 0, blockTime: "automine" });
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const redisUrl = testRedisUrl();
   const queuePrefix = redisTestPrefix("e2e").slice(0, -1);
   const storageDir = mkdtempSync(join(tmpdir(), "tmi-e2e-objects-"));
