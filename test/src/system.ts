@@ -11,6 +11,7 @@ import { type Devnet, startDevnet } from "@tmi/devnet";
 import {
   chainHead,
   createTestDatabase,
+  devnetIndexerOptions,
   flushPrefix,
   type IndexerProcess,
   redisTestPrefix,
@@ -33,6 +34,19 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
     });
   });
+}
+
+/**
+ * `FACTORY_ADDRESS` (and `LAUNCHPAD_ADDRESS`) from a deployment's contracts. While metadata-api
+ * still requires `LAUNCHPAD_ADDRESS` it gets the V3 factory there, so that the system starts.
+ */
+function chainEntryEnv(contracts: object): Record<string, string> {
+  const { launchpad, factory } = contracts as { launchpad?: string; factory?: string };
+  const entry = launchpad ?? factory;
+  return {
+    ...(entry ? { LAUNCHPAD_ADDRESS: entry } : {}),
+    ...(factory ? { FACTORY_ADDRESS: factory } : {}),
+  };
 }
 
 /** A response read through {@link System.request}: status, headers and the parsed JSON body. */
@@ -81,10 +95,15 @@ export interface System {
  * @throws Error with the processes' output when a service does not become ready within 60 s.
  */
 export async function startSystem(
-  options: { env?: Record<string, Record<string, string>>; echo?: boolean } = {},
+  options: {
+    env?: Record<string, Record<string, string>>;
+    echo?: boolean;
+    /** A migrated database to use instead of a new test database (e.g. on a cluster of the test's own). */
+    database?: TestDatabase;
+  } = {},
 ): Promise<System> {
   const devnet = await startDevnet({ port: 0, blockTime: "automine" });
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const redisUrl = testRedisUrl();
   const queuePrefix = redisTestPrefix("e2e").slice(0, -1);
   const storageDir = mkdtempSync(join(tmpdir(), "tmi-e2e-objects-"));
@@ -105,7 +124,9 @@ export async function startSystem(
     QUEUE_PREFIX: queuePrefix,
     RPC_URL: devnet.rpcUrl,
     CHAIN_ID: String(devnet.chainId),
-    LAUNCHPAD_ADDRESS: deployment.contracts.launchpad,
+    // The chain interface's entry contract, whichever the deployment has (launchpad before the V3
+    // factory replaced it): metadata-api reads launches from its receipts.
+    ...chainEntryEnv(deployment.contracts),
     STORAGE_DRIVER: "fs",
     STORAGE_DIR: storageDir,
   };
@@ -237,12 +258,7 @@ export async function startSystem(
     startIndexer() {
       if (indexer) return indexer;
       indexer = startIndexer({
-        databaseUrl: database.url,
-        rpcUrl: devnet.rpcUrl,
-        chainId: devnet.chainId,
-        launchpadAddress: deployment.contracts.launchpad,
-        startBlock: deployment.startBlock,
-        ethUsdFeedAddress: deployment.contracts.ethUsdFeed,
+        ...devnetIndexerOptions(devnet, database.url, { ethUsdFeed: true }),
         echo: options.echo,
         env: { LOG_LEVEL: "info", ...options.env?.indexer },
       });

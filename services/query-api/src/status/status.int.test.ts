@@ -56,6 +56,13 @@ describe("GET /api/v1/status and freshness headers", () => {
       indexed_at: null,
       last_reorg: null,
       skipped_logs: { count: 0, last: null },
+      read_database: {
+        replica: false,
+        lag_seconds: 0,
+        lag_blocks: 0,
+        indexed_block: null,
+        replay_paused: false,
+      },
     });
     expect(response.headers["x-indexed-block"]).toBeUndefined();
   });
@@ -75,6 +82,13 @@ describe("GET /api/v1/status and freshness headers", () => {
       indexed_at: NOW - 30,
       last_reorg: null,
       skipped_logs: { count: 0, last: null },
+      read_database: {
+        replica: false,
+        lag_seconds: 0,
+        lag_blocks: 0,
+        indexed_block: 500,
+        replay_paused: false,
+      },
     });
     expect(response.headers["x-indexed-block"]).toBe("500");
     expect(response.headers["x-indexed-at"]).toBe(String(NOW - 30));
