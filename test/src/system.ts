@@ -240,7 +240,7 @@ export async function startSystem(
         databaseUrl: database.url,
         rpcUrl: devnet.rpcUrl,
         chainId: devnet.chainId,
-        launchpadAddress: deployment.contracts.launchpad,
+        factoryAddress: deployment.contracts.factory,
         startBlock: deployment.startBlock,
         ethUsdFeedAddress: deployment.contracts.ethUsdFeed,
         echo: options.echo,
