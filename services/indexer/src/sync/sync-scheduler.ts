@@ -307,6 +307,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     metrics.events.inc(prepared.eventCount);
     metrics.lagBlocks.set(Math.max(0, headNumber - tip.number));
     metrics.lagSeconds.set(Math.max(0, Date.now() / 1000 - tip.timestamp));
+    metrics.latestFallbacks.set(fetcher.reads.latestFallbacks);
     const now = Date.now();
     rateWindow.push({ at: now, events: prepared.eventCount });
     while (rateWindow.length > 1 && now - rateWindow[0]!.at > 10_000) rateWindow.shift();
