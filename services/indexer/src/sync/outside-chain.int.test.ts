@@ -148,6 +148,17 @@ describe("an outside chain (chain id 8453, no devnet of ours)", () => {
         "SELECT trader FROM trades WHERE source = 'uniswap_v3'",
       );
       expect(swaps).toEqual([{ trader: bob.address.toLowerCase() }]);
+      // Live: a graduation, then swaps on its pool in later blocks (the pool joins the log filter).
+      await alice.graduate(a.token);
+      await bob.swapExactEthForTokens(a.token, parseEther("0.01"));
+      const last = await alice.swapExactEthForTokens(a.token, parseEther("0.01"));
+      await indexer.waitForBlock(last.receipt.blockNumber, 30_000);
+      const liveSwaps = await query<{ trader: string }>(
+        db.url,
+        "SELECT trader FROM trades WHERE source = 'uniswap_v3' AND token_address = $1 ORDER BY block_number",
+        [a.token],
+      );
+      expect(liveSwaps.map((t) => t.trader)).toEqual([bob.address.toLowerCase(), alice.address.toLowerCase()]);
       // The managers and WETH were read from the factory (nothing but the four settings given).
       const out = indexer.output();
       expect(out).toContain(
