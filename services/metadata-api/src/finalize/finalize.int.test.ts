@@ -16,7 +16,7 @@ import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem"
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createHarness, errorOf, type Harness, multipart } from "../../test/harness.js";
-import { markPending } from "../drafts/draft-queries.js";
+import { bindDraft, markPending } from "../drafts/draft-queries.js";
 import { WORKSPACE_ROOT } from "../env.js";
 import { pngImage } from "../images/test-images.js";
 import { createFinalizeProcessor, NotIndexedYetError } from "../jobs/finalize.worker.js";
@@ -398,6 +398,28 @@ describe("finalize signatures: who may bind metadata", () => {
     expect(await finalize(later, { ...body, signature: laterSignature })).toMatchObject({
       status: 409,
       body: { code: "already_finalized" },
+    });
+  });
+
+  test("behavior: a verified bind that binds nothing releases nothing (one transaction)", async () => {
+    const launch = await trader.createToken("Rollback", "RBK");
+    await index();
+    const hijack = await createDraft("Rollback", "RBK");
+    expect(
+      (await finalize(hijack, { token_address: launch.token, transaction_hash: launch.hash })).status,
+    ).toBe(200);
+    const other = await createDraft("Rollback?", "RBK"); // does not match the launch
+    const request = {
+      id: other,
+      tokenAddress: launch.token.toLowerCase(),
+      transactionHash: launch.hash.toLowerCase(),
+      signer: trader.address.toLowerCase(),
+    };
+    expect(await bindDraft(h.db, request)).toBeNull();
+    expect(await markPending(h.db, { ...request, id: hijack })).toBeNull();
+    expect(await verifiedRow(hijack)).toMatchObject({
+      status: "finalized",
+      token_address: launch.token.toLowerCase(),
     });
   });
 

@@ -36,22 +36,6 @@ export const statusSchema = z.object({
       depth: z.number().int().describe("number of blocks rolled back"),
     })
     .nullable(),
-  skipped_logs: z
-    .object({
-      count: z.number().int().describe("logs the indexer could not index and left out (table skipped_logs)"),
-      last: z
-        .object({
-          block_number: z.number().int(),
-          log_index: z.number().int(),
-          transaction_hash: z.string(),
-          contract_address: z.string(),
-          reason: z.string().describe("the event name and the error that made the write fail"),
-          recorded_at: z.number().int().describe("when the indexer recorded it (Unix seconds, wall clock)"),
-        })
-        .nullable()
-        .describe("the most recent one, by chain position"),
-    })
-    .describe("logs left out so that indexing could go on (an operator should look at each)"),
   read_database: z
     .object({
       replica: z.boolean().describe("true when query-api reads from a streaming replica"),
@@ -72,6 +56,22 @@ export const statusSchema = z.object({
     .describe(
       "the database this replica reads from, against the primary (the fields above are read from it)",
     ),
+  skipped_logs: z
+    .object({
+      count: z.number().int().describe("logs the indexer could not index and left out (table skipped_logs)"),
+      last: z
+        .object({
+          block_number: z.number().int(),
+          log_index: z.number().int(),
+          transaction_hash: z.string(),
+          contract_address: z.string(),
+          reason: z.string().describe("the event name and the error that made the write fail"),
+          recorded_at: z.number().int().describe("when the indexer recorded it (Unix seconds, wall clock)"),
+        })
+        .nullable()
+        .describe("the most recent one, by chain position"),
+    })
+    .describe("logs left out so that indexing could go on (an operator should look at each)"),
 });
 
 interface SkippedRow {
@@ -122,11 +122,13 @@ interface CheckpointRow {
 
 /**
  * `GET /api/v1/status`: indexing progress from `indexer_checkpoints` (read on every call, never
- * cached): `{chain_id, head_block, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg,
- * skipped_logs, read_database}` (`skipped_logs` from the table of that name: count and the latest one).
+ * cached): `{chain_id, head_block, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg}`.
  * Before the indexer's first commit every field but `chain_id` is null. `read_database`: the read
  * database's lag behind the primary (see `ReadDatabaseLag`). Always 200 (503 `service_unavailable`
  * while the read database is unreachable).
+ * cached): `{chain_id, head_block, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg,
+ * skipped_logs}` (`skipped_logs` from the table of that name: count and the latest one).
+ * Before the indexer's first commit every field but `chain_id` is null. Always 200 (500 only if the database fails).
  */
 export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
@@ -170,8 +172,8 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
             lag_seconds: null,
             indexed_at: null,
             last_reorg: null,
-            skipped_logs: skipped,
             read_database: await readDatabase,
+            skipped_logs: skipped,
           };
         }
         const indexed = Number(row.block_number);
@@ -198,11 +200,11 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
           lag_seconds: lagSeconds,
           indexed_at: indexedAt,
           last_reorg: lastReorg,
-          skipped_logs: skipped,
           read_database: {
             ...(await readDatabase),
             ...(deps.readDatabase ? {} : { indexed_block: indexed }),
           },
+          skipped_logs: skipped,
         };
       },
     );

@@ -55,7 +55,6 @@ describe("GET /api/v1/status and freshness headers", () => {
       lag_seconds: null,
       indexed_at: null,
       last_reorg: null,
-      skipped_logs: { count: 0, last: null },
       read_database: {
         replica: false,
         lag_seconds: 0,
@@ -63,6 +62,7 @@ describe("GET /api/v1/status and freshness headers", () => {
         indexed_block: null,
         replay_paused: false,
       },
+      skipped_logs: { count: 0, last: null },
     });
     expect(response.headers["x-indexed-block"]).toBeUndefined();
   });
@@ -81,7 +81,6 @@ describe("GET /api/v1/status and freshness headers", () => {
       lag_seconds: 30,
       indexed_at: NOW - 30,
       last_reorg: null,
-      skipped_logs: { count: 0, last: null },
       read_database: {
         replica: false,
         lag_seconds: 0,
@@ -89,6 +88,7 @@ describe("GET /api/v1/status and freshness headers", () => {
         indexed_block: 500,
         replay_paused: false,
       },
+      skipped_logs: { count: 0, last: null },
     });
     expect(response.headers["x-indexed-block"]).toBe("500");
     expect(response.headers["x-indexed-at"]).toBe(String(NOW - 30));
