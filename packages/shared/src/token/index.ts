@@ -109,49 +109,75 @@ export interface TokenObject {
 export const TOKEN_FROM_SQL = `tokens t
   LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'`;
 
+/** `,"key":"<text>"` when `expr` is not null, else nothing (for optional string keys that need no escaping). */
+const optionalPlain = (key: string, expr: string) =>
+  `CASE WHEN ${expr} IS NULL THEN '' ELSE ',"${key}":"' || ${expr}::text || '"' END`;
+
+/** `,"key":<JSON string>` when `expr` is not null, else nothing (escaped with `to_json`). */
+const optionalString = (key: string, expr: string) =>
+  `CASE WHEN ${expr} IS NULL THEN '' ELSE ',"${key}":' || to_json(${expr})::text END`;
+
+/** `,"key":{block_number, transaction_hash, log_index}` of a chain position when its block is known. */
+const optionalPosition = (key: string, prefix: string) =>
+  `CASE WHEN t.${prefix}_block_number IS NULL THEN '' ELSE ',"${key}":{"block_number":' || t.${prefix}_block_number
+    || ',"transaction_hash":' || coalesce(to_json(t.${prefix}_transaction_hash)::text, 'null')
+    || ',"log_index":' || coalesce(t.${prefix}_log_index::text, 'null') || '}' END`;
+
 /**
  * SQL expression (over {@link TOKEN_FROM_SQL}) of the Token object as JSON text. `extra` adds
- * further keys after `curve`, as `json_build_object` arguments (`'usd', <expr>`): query-api's
- * additions. Assembled from text pieces so that optional keys are absent rather than null:
- * the scalar head, the metadata fields (`json_strip_nulls`, `metadata_verified` last), the
- * graduation (`json_strip_nulls`), then `created_at`, `metrics`, `curve` and the extras.
+ * further keys at the end: pairs of a key and a SQL expression of its JSON text (never null;
+ * e.g. query-api's `usd`). Assembled by text concatenation — several times cheaper per row than
+ * `json_build_object` — so that optional keys are simply left out: addresses, hashes and
+ * integers are written as they are stored (lowercase hex, digits), every free text (names,
+ * metadata fields) goes through `to_json`. Key order: the token record, the metadata fields,
+ * `graduation`, `created_at`, `metrics`, `curve`, then `extra`.
  */
-export function tokenJsonSql(extra = ""): string {
-  return `rtrim(json_build_object('address', t.address, 'creator', t.creator, 'name', t.name, 'symbol', t.symbol,
-    'initial_supply', t.initial_supply::text)::text, '}')
-  || CASE WHEN m.id IS NULL THEN '' ELSE ', ' || ltrim(rtrim(json_strip_nulls(json_build_object(
-    'description', m.description,
-    'image_url', '/objects/' || ltrim(m.image_key, '/'),
-    'metadata_url', '/objects/' || ltrim(m.metadata_key, '/'),
-    'website_url', m.website_url, 'x_url', m.x_url, 'telegram_url', m.telegram_url, 'discord_url', m.discord_url,
-    'metadata_verified', m.verified))::text, '}'), '{') END
-  || CASE WHEN t.state <> 'graduated' THEN '' ELSE ', "graduation" : ' || json_strip_nulls(json_build_object(
-    'phase', 'graduated', 'canonical_pool_address', t.pool_address,
-    'graduation_manager_address', t.graduation_manager_address, 'lp_custodian_address', t.lp_custodian_address,
-    'position_token_id', t.position_token_id::text, 'liquidity', t.graduation_liquidity::text,
-    'token_amount', t.graduation_token_amount::text, 'eth_amount', t.graduation_eth_amount::text,
-    'sold_supply', t.graduation_sold_supply::text,
-    'curve_terminal_at', CASE WHEN t.graduated_block_number IS NOT NULL THEN json_build_object(
-      'block_number', t.graduated_block_number, 'transaction_hash', t.graduated_transaction_hash,
-      'log_index', t.graduated_log_index) END,
-    'settled_at', CASE WHEN t.settled_block_number IS NOT NULL THEN json_build_object(
-      'block_number', t.settled_block_number, 'transaction_hash', t.settled_transaction_hash,
-      'log_index', t.settled_log_index) END))::text END
-  || ', ' || ltrim(json_build_object(
-    'created_at', json_build_object('block_number', t.created_block_number,
-      'transaction_hash', t.created_transaction_hash, 'log_index', t.created_log_index),
-    'metrics', json_build_object('trade_count', t.trade_count, 'buy_count', t.buy_count, 'sell_count', t.sell_count,
-      'volume', t.volume::text, 'fees', t.fees::text, 'unique_trader_count', t.unique_trader_count,
-      'current_price', t.current_price::text, 'fully_diluted_value', t.fully_diluted_value::text,
-      'holder_count', t.holder_count, 'latest_trade_timestamp', t.latest_trade_timestamp),
-    'curve', json_strip_nulls(json_build_object('address', t.curve_address,
-      'canonical_pool_address', t.pool_address, 'supply', t.initial_supply::text,
-      'sold_supply', t.sold_supply::text, 'reserve_balance', t.reserve_balance::text,
-      'virtual_token_reserve', t.virtual_token_reserve::text, 'virtual_eth_reserve', t.virtual_eth_reserve::text,
-      'graduation_threshold', t.graduation_threshold::text,
-      'progress_bps', CASE WHEN t.graduation_threshold <= 0 THEN 0
-                           ELSE LEAST(10000, floor(t.sold_supply * 10000 / t.graduation_threshold))::int END,
-      'lifecycle', CASE WHEN t.state = 'graduated' THEN 'graduated' ELSE 'active' END))${extra === "" ? "" : `,\n    ${extra}`})::text, '{')`;
+export function tokenJsonSql(extra: readonly (readonly [key: string, jsonExpr: string])[] = []): string {
+  return `'{"address":"' || t.address || '","creator":"' || t.creator || '","name":' || to_json(t.name)::text
+  || ',"symbol":' || to_json(t.symbol)::text || ',"initial_supply":"' || t.initial_supply::text || '"'
+  || CASE WHEN m.id IS NULL THEN '' ELSE ${optionalString("description", "m.description")}
+    || ',"image_url":' || to_json('/objects/' || ltrim(m.image_key, '/'))::text
+    || ',"metadata_url":' || to_json('/objects/' || ltrim(m.metadata_key, '/'))::text
+    || ${optionalString("website_url", "m.website_url")} || ${optionalString("x_url", "m.x_url")}
+    || ${optionalString("telegram_url", "m.telegram_url")} || ${optionalString("discord_url", "m.discord_url")}
+    || ',"metadata_verified":' || m.verified::text END
+  || CASE WHEN t.state <> 'graduated' THEN '' ELSE ',"graduation":{"phase":"graduated"'
+    || ${optionalPlain("canonical_pool_address", "t.pool_address")}
+    || ${optionalPlain("graduation_manager_address", "t.graduation_manager_address")}
+    || ${optionalPlain("lp_custodian_address", "t.lp_custodian_address")}
+    || ${optionalPlain("position_token_id", "t.position_token_id")}
+    || ${optionalPlain("liquidity", "t.graduation_liquidity")}
+    || ${optionalPlain("token_amount", "t.graduation_token_amount")}
+    || ${optionalPlain("eth_amount", "t.graduation_eth_amount")}
+    || ${optionalPlain("sold_supply", "t.graduation_sold_supply")}
+    || ${optionalPosition("curve_terminal_at", "graduated")}
+    || ${optionalPosition("settled_at", "settled")}
+    || '}' END
+  || ',"created_at":{"block_number":' || t.created_block_number
+  || ',"transaction_hash":"' || t.created_transaction_hash || '","log_index":' || t.created_log_index
+  || '},"metrics":{"trade_count":' || t.trade_count || ',"buy_count":' || t.buy_count
+  || ',"sell_count":' || t.sell_count || ',"volume":"' || t.volume::text || '","fees":"' || t.fees::text
+  || '","unique_trader_count":' || t.unique_trader_count
+  || ',"current_price":' || coalesce('"' || t.current_price::text || '"', 'null')
+  || ',"fully_diluted_value":' || coalesce('"' || t.fully_diluted_value::text || '"', 'null')
+  || ',"holder_count":' || t.holder_count
+  || ',"latest_trade_timestamp":' || coalesce(t.latest_trade_timestamp::text, 'null')
+  || '},"curve":{"address":"' || t.curve_address || '"'
+  || ${optionalPlain("canonical_pool_address", "t.pool_address")}
+  || ',"supply":"' || t.initial_supply::text || '","sold_supply":"' || t.sold_supply::text
+  || '","reserve_balance":"' || t.reserve_balance::text
+  || '","virtual_token_reserve":"' || t.virtual_token_reserve::text
+  || '","virtual_eth_reserve":"' || t.virtual_eth_reserve::text
+  || '","graduation_threshold":"' || t.graduation_threshold::text
+  || '","progress_bps":' || CASE WHEN t.graduation_threshold <= 0 THEN 0
+                                 ELSE LEAST(10000, floor(t.sold_supply * 10000 / t.graduation_threshold))::int END
+  || ',"lifecycle":"' || CASE WHEN t.state = 'graduated' THEN 'graduated' ELSE 'active' END || '"}'${extra
+    .map(
+      ([key, expr]) => `
+  || ',"${key}":' || ${expr}`,
+    )
+    .join("")}
+  || '}'`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { TOKEN_FROM_SQL } from "@tmi/shared/token";
 import { prepared, type ReadDb } from "../db.js";
 import {
+  limitLiteral,
   type NewestPosition,
   PAGE_COLUMNS,
   type TokenJsonRow,
@@ -39,15 +40,15 @@ export async function getCreatorAggregates(
   return { tokenCount, volume: (volume > 0n ? volume : 0n).toString() };
 }
 
-/** Visible tokens of creator $1, newest first: the first page. */
-const CREATOR_TOKENS_FIRST_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
+/** Visible tokens of creator $1, newest first: the first page of `take` rows (a constant `LIMIT`, see `limitLiteral`). */
+const creatorTokensFirstSql = (take: number) => `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE t.creator = $1 AND ${VISIBLE_TOKEN}
-  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $2`;
+  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limitLiteral(take)}`;
 
-/** Visible tokens of creator $1, newest first, after the keyset position ($2, $3). */
-const CREATOR_TOKENS_AFTER_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
+/** Visible tokens of creator $1, newest first, after the keyset position ($2, $3): `take` rows. */
+const creatorTokensAfterSql = (take: number) => `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE t.creator = $1 AND (t.created_block_number, t.created_log_index) < ($2::int8, $3::int4) AND ${VISIBLE_TOKEN}
-  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $4`;
+  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limitLiteral(take)}`;
 
 /**
  * Visible tokens of `creator`, newest first (`tokens_creator_newest_idx`), after `after`, at
@@ -60,15 +61,13 @@ export async function listCreatorTokens(
   const { creator, after, take } = options;
   const result =
     after === null
-      ? await prepared<TokenJsonRow>(db, "qapi_creator_tokens_first", CREATOR_TOKENS_FIRST_SQL, [
+      ? await prepared<TokenJsonRow>(db, `qapi_creator_tokens_first_${take}`, creatorTokensFirstSql(take), [
           creator,
-          take,
         ])
-      : await prepared<TokenJsonRow>(db, "qapi_creator_tokens_after", CREATOR_TOKENS_AFTER_SQL, [
+      : await prepared<TokenJsonRow>(db, `qapi_creator_tokens_after_${take}`, creatorTokensAfterSql(take), [
           creator,
           after[0].toString(),
           after[1],
-          take,
         ]);
   return result.rows;
 }

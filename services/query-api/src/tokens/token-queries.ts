@@ -22,7 +22,7 @@ export const VISIBLE_TOKEN = `NOT EXISTS (SELECT 1 FROM excluded_addresses x WHE
  * statement, not per row). Pages of tokens are served from these texts without parsing dozens
  * of columns per row in Node.
  */
-export const TOKEN_ITEM_JSON = tokenJsonSql(`'usd', ${tokenUsdJsonSql("t")}`);
+export const TOKEN_ITEM_JSON = tokenJsonSql([["usd", `coalesce((${tokenUsdJsonSql("t")})::text, 'null')`]]);
 
 /** A token of a page: its newest-first position and its wire JSON ({@link TOKEN_ITEM_JSON}). */
 export interface TokenJsonRow {
@@ -43,62 +43,105 @@ export const PAGE_COLUMNS = `t.created_block_number, t.created_log_index, ${TOKE
 /** Keyset position in the newest-first token order: (created_block_number, created_log_index). */
 export type NewestPosition = [bigint, number];
 
-/** Visible tokens, newest launch first: the first page. */
-const TOKENS_FIRST_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
-  WHERE ${VISIBLE_TOKEN}
-  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $1`;
+/**
+ * The page size of a statement as a SQL literal. The Token object's expression is large, so
+ * planning it costs more than executing a page: the page statements therefore carry their
+ * `LIMIT` as a constant (one named prepared statement per page size), which lets PostgreSQL keep
+ * one generic plan instead of re-planning every execution as it does for `LIMIT $n`.
+ * @throws Error when `take` is not an integer from 1 to 1001.
+ */
+export function limitLiteral(take: number): string {
+  if (!Number.isInteger(take) || take < 1 || take > 1001) throw new Error(`invalid page size ${take}`);
+  return String(take);
+}
 
-/** Visible tokens, newest launch first, after the keyset position ($1, $2). */
-const TOKENS_AFTER_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
+/** Visible tokens, newest launch first: the first page of `take` rows. */
+const tokensFirstSql = (take: number) => `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
+  WHERE ${VISIBLE_TOKEN}
+  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limitLiteral(take)}`;
+
+/** Visible tokens, newest launch first, after the keyset position ($1, $2): `take` rows. */
+const tokensAfterSql = (take: number) => `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE ${VISIBLE_TOKEN}
     AND (t.created_block_number, t.created_log_index) < ($1::int8, $2::int4)
-  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $3`;
+  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limitLiteral(take)}`;
 
-/** Visible tokens whose name, symbol or address starts with the `LIKE` pattern $1: the first page. */
-const TOKENS_SEARCH_FIRST_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
+// Search needs a plan made for its pattern (a `LIKE` prefix becomes an index range only when the
+// planner sees the value), so its statements select the page's positions only (cheap to plan
+// every time) and the Token objects come from TOKENS_BY_ADDRESS_SQL (one generic plan).
+
+/** Positions of the visible tokens whose name, symbol or address starts with the `LIKE` pattern $1: the first page. */
+const TOKENS_SEARCH_FIRST_SQL = `SELECT t.address, t.created_block_number, t.created_log_index FROM tokens t
   WHERE ${VISIBLE_TOKEN}
     AND (t.search_name LIKE $1 OR t.search_symbol LIKE $1 OR t.address LIKE $1)
   ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $2`;
 
-/** Visible tokens whose name, symbol or address starts with $1, after the keyset position ($2, $3). */
-const TOKENS_SEARCH_AFTER_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
+/** Positions of the visible tokens whose name, symbol or address starts with $1, after the keyset position ($2, $3). */
+const TOKENS_SEARCH_AFTER_SQL = `SELECT t.address, t.created_block_number, t.created_log_index FROM tokens t
   WHERE ${VISIBLE_TOKEN}
     AND (t.search_name LIKE $1 OR t.search_symbol LIKE $1 OR t.address LIKE $1)
     AND (t.created_block_number, t.created_log_index) < ($2::int8, $3::int4)
   ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $4`;
 
+/** The Token objects of the addresses $1 (any order). */
+const TOKENS_BY_ADDRESS_SQL = `SELECT t.address, ${TOKEN_ITEM_JSON} AS item FROM ${TOKEN_FROM_SQL}
+  WHERE t.address = ANY($1::text[])`;
+
 /**
  * Visible tokens, newest launch first (`tokens_newest_idx`), after `after` (exclusive), at most
  * `take` rows. With `searchPattern` (an escaped `LIKE` prefix pattern, see `likePrefix`), only
  * tokens whose `search_name`, `search_symbol` or `address` starts with it
- * (`text_pattern_ops` indexes). Source: `tokens`, `excluded_addresses`.
+ * (`text_pattern_ops` indexes): the page's positions first, then their Token objects.
+ * Source: `tokens`, `excluded_addresses`, `metadata_drafts`, `eth_usd_answers`.
  */
 export async function listTokens(
   db: ReadDb,
   options: { searchPattern: string | null; after: NewestPosition | null; take: number },
 ): Promise<TokenJsonRow[]> {
   const { searchPattern, after, take } = options;
-  const result =
-    searchPattern === null
-      ? after === null
-        ? await prepared<TokenJsonRow>(db, "qapi_tokens_all_first", TOKENS_FIRST_SQL, [take])
-        : await prepared<TokenJsonRow>(db, "qapi_tokens_all_after", TOKENS_AFTER_SQL, [
+  if (searchPattern === null) {
+    const result =
+      after === null
+        ? await prepared<TokenJsonRow>(db, `qapi_tokens_all_first_${take}`, tokensFirstSql(take), [])
+        : await prepared<TokenJsonRow>(db, `qapi_tokens_all_after_${take}`, tokensAfterSql(take), [
             after[0].toString(),
             after[1],
-            take,
-          ])
-      : after === null
-        ? await prepared<TokenJsonRow>(db, "qapi_tokens_search_first", TOKENS_SEARCH_FIRST_SQL, [
-            searchPattern,
-            take,
-          ])
-        : await prepared<TokenJsonRow>(db, "qapi_tokens_search_after", TOKENS_SEARCH_AFTER_SQL, [
-            searchPattern,
-            after[0].toString(),
-            after[1],
-            take,
           ]);
-  return result.rows;
+    return result.rows;
+  }
+  const page =
+    after === null
+      ? await prepared<PositionRow>(db, "qapi_tokens_search_first", TOKENS_SEARCH_FIRST_SQL, [
+          searchPattern,
+          take,
+        ])
+      : await prepared<PositionRow>(db, "qapi_tokens_search_after", TOKENS_SEARCH_AFTER_SQL, [
+          searchPattern,
+          after[0].toString(),
+          after[1],
+          take,
+        ]);
+  if (page.rows.length === 0) return [];
+  const items = await prepared<{ address: string; item: string }>(
+    db,
+    "qapi_tokens_by_address",
+    TOKENS_BY_ADDRESS_SQL,
+    [page.rows.map((row) => row.address)],
+  );
+  const byAddress = new Map(items.rows.map((row) => [row.address, row.item]));
+  const rows: TokenJsonRow[] = [];
+  for (const row of page.rows) {
+    const item = byAddress.get(row.address);
+    if (item !== undefined) rows.push({ ...row, item });
+  }
+  return rows;
+}
+
+/** A position row of the search statements. */
+interface PositionRow {
+  address: string;
+  created_block_number: Int8;
+  created_log_index: number;
 }
 
 /** Detail without `stats` (the stats come from the cache). */

@@ -1,5 +1,5 @@
 import { type Int8, prepared, type ReadDb } from "../db.js";
-import { TOKEN_ITEM_JSON, VISIBLE_TOKEN } from "../tokens/token-queries.js";
+import { limitLiteral, TOKEN_ITEM_JSON, VISIBLE_TOKEN } from "../tokens/token-queries.js";
 
 /** Keyset position in a trending snapshot: (snapshot id, rank). */
 export type TrendingPosition = [bigint, number];
@@ -11,25 +11,28 @@ export interface TrendingRow {
   item: string | null;
 }
 
-/** The first page of the latest snapshot: ranks above $1, at most $2 (one row with null rank when the page is empty). */
-const LATEST_SQL = `SELECT s.id AS snapshot_id, x.rank, x.item
+/**
+ * The first page of the latest snapshot: ranks above $1, at most `take` (a constant `LIMIT`, see
+ * `limitLiteral`); one row with null rank when the page is empty.
+ */
+const latestSql = (take: number) => `SELECT s.id AS snapshot_id, x.rank, x.item
   FROM (SELECT id FROM trending_snapshots ORDER BY id DESC LIMIT 1) s
   LEFT JOIN LATERAL (
     SELECT e.rank, ${TOKEN_ITEM_JSON} AS item
     FROM trending_entries e JOIN tokens t ON t.address = e.token_address
       LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'
     WHERE e.snapshot_id = s.id AND e.rank > $1 AND ${VISIBLE_TOKEN}
-    ORDER BY e.rank LIMIT $2) x ON true`;
+    ORDER BY e.rank LIMIT ${limitLiteral(take)}) x ON true`;
 
-/** A further page of snapshot $3: ranks above $1, at most $2 (no row when the snapshot is gone). */
-const AT_SQL = `SELECT s.id AS snapshot_id, x.rank, x.item
-  FROM (SELECT id FROM trending_snapshots WHERE id = $3) s
+/** A further page of snapshot $2: ranks above $1, at most `take` (no row when the snapshot is gone). */
+const atSql = (take: number) => `SELECT s.id AS snapshot_id, x.rank, x.item
+  FROM (SELECT id FROM trending_snapshots WHERE id = $2) s
   LEFT JOIN LATERAL (
     SELECT e.rank, ${TOKEN_ITEM_JSON} AS item
     FROM trending_entries e JOIN tokens t ON t.address = e.token_address
       LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'
     WHERE e.snapshot_id = s.id AND e.rank > $1 AND ${VISIBLE_TOKEN}
-    ORDER BY e.rank LIMIT $2) x ON true`;
+    ORDER BY e.rank LIMIT ${limitLiteral(take)}) x ON true`;
 
 /**
  * Visible tokens of a trending snapshot in rank order (docs/api.md "Trending": window volume, then window
@@ -44,10 +47,9 @@ export async function listTrending(
 ): Promise<{ snapshotId: bigint | null; rows: { rank: number; item: string }[] }> {
   const result =
     options.after === null
-      ? await prepared<TrendingRow>(db, "qapi_trending_latest", LATEST_SQL, [0, options.take])
-      : await prepared<TrendingRow>(db, "qapi_trending_at", AT_SQL, [
+      ? await prepared<TrendingRow>(db, `qapi_trending_latest_${options.take}`, latestSql(options.take), [0])
+      : await prepared<TrendingRow>(db, `qapi_trending_at_${options.take}`, atSql(options.take), [
           options.after[1],
-          options.take,
           options.after[0].toString(),
         ]);
   const first = result.rows[0];
