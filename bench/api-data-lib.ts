@@ -21,7 +21,7 @@ const creatorAddressSql = (i: string) => `('0x' || substr(md5('c' || ${i}) || md
 const traderAddressSql = (i: string) => `('0x' || substr(md5('w' || ${i}) || md5('v' || ${i}), 1, 40))`;
 const hashSql = (seed: string) => `('0x' || md5('h' || ${seed}) || md5('k' || ${seed}))`;
 
-const VERSION = "qapi-bench-v2-zonk-v3";
+const VERSION = "qapi-bench-v1";
 
 /** What {@link ensureBenchDatabase} built or found. */
 export interface BenchDatabase {
@@ -91,19 +91,18 @@ export async function ensureBenchDatabase(options: {
       "tokens",
       `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
          created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at, state,
-         reserve_balance, curve_address, sold_supply, virtual_token_reserve, virtual_eth_reserve, graduation_threshold, pool_address, pool_token_is_token0,
+         reserve_balance, token_balance, real_reserve, tokens_sold, graduation_threshold, pool_address, pool_token_is_token0,
          graduated_block_number, graduated_transaction_hash, graduated_log_index, graduated_at, last_trade_source,
          updated_block_number)
        SELECT ${tokenAddressSql("i")}, ${BENCH_CHAIN_ID}, ${creatorAddressSql("i % 1000")}, nm, sy, lower(nm), lower(sy),
          1000000000000000000000000000, 1000 + i * 5, 0, ${hashSql("'c' || i")}, 1, ${BENCH_T0} + (1000 + i * 5) * 2,
          CASE WHEN i % 50 = 0 THEN 'graduated' ELSE 'curve' END,
-         30000000000000000000 + i::numeric * 1000000000000000, ${tokenAddressSql("1000000 + i")},
-         i::numeric * 1000000000000000000000, 1073000000000000000000000000 - i::numeric * 1000000000000000000000,
-         30000000000000000000 + i::numeric * 1000000000000000, 5000000000000000000,
+         30000000000000000000 + i::numeric * 1000000000000000, 1073000000000000000000000000 - i::numeric * 1000000000000000000000,
+         (i % 5000)::numeric * 1000000000000000, i::numeric * 1000000000000000000000, 5000000000000000000,
          CASE WHEN i % 50 = 0 THEN ${tokenAddressSql("-i")} END, CASE WHEN i % 50 = 0 THEN i % 100 = 0 END,
          CASE WHEN i % 50 = 0 THEN ${FIRST_TRADE_BLOCK} - 10 END, CASE WHEN i % 50 = 0 THEN ${hashSql("'g' || i")} END,
          CASE WHEN i % 50 = 0 THEN 4 END, CASE WHEN i % 50 = 0 THEN ${BENCH_T0} + (${FIRST_TRADE_BLOCK} - 10) * 2 END,
-         CASE WHEN i % 50 = 0 THEN 'uniswap_v3' ELSE 'curve' END, 1000 + i * 5
+         CASE WHEN i % 50 = 0 THEN 'dex_v3' ELSE 'curve' END, 1000 + i * 5
        FROM (SELECT i, (ARRAY['Pepe','Doge','Moon','Shiba','Frog','Cat','Based','Turbo','Giga','Mega'])[1 + i % 10] || ' ' || i AS nm,
                     upper(substr(md5('s' || i), 1, 4)) AS sy
              FROM generate_series(1, ${N}) AS i) s`,
@@ -116,7 +115,7 @@ export async function ensureBenchDatabase(options: {
          side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price)
        SELECT blk, (n % 2) * 3, n % 2, ${hashSql("n")}, ${BENCH_T0} + blk * 2, ${tokenAddressSql(tokenOfTrade)},
          ${traderAddressSql("(n * 31) % 50000")}, CASE WHEN n % 3 = 0 THEN 'sell' ELSE 'buy' END,
-         CASE WHEN ${tokenOfTrade} % 50 = 0 THEN 'uniswap_v3' ELSE 'curve' END,
+         CASE WHEN ${tokenOfTrade} % 50 = 0 THEN 'dex_v3' ELSE 'curve' END,
          ta, ra, cv, ra / 100, ra / 200, trunc(cv * 1000000000000000000 / ta)
        FROM (SELECT n, ${FIRST_TRADE_BLOCK} + n / 2 AS blk, 1000000000000000000000 + n AS ta,
                     10000000000000000::numeric * (1 + n % 100) AS ra,
