@@ -431,6 +431,7 @@ describe("fuzz: every route through the gateway", () => {
     for (const route of routes) {
       const statuses: Record<number, number> = {};
       let cases = 0;
+      const caught: string[] = [];
       const property = fc.asyncProperty(caseArb(route), async (c) => {
         cases++;
         const method = c.method;
@@ -452,53 +453,59 @@ describe("fuzz: every route through the gateway", () => {
           // fetch refuses some URLs and header values before sending (nothing reached the server):
           // not a case. "fetch failed" is a network failure (e.g. a connection closed without an answer).
           if (error instanceof TypeError && error.message !== "fetch failed") return;
-          throw new Error(
-            `${method} ${url.slice(0, 200)}: ${(error as Error).message} ${String((error as Error).cause ?? "")}`,
-          );
+          const message = `${method} ${url.slice(0, 200)}: ${(error as Error).message} ${String((error as Error).cause ?? "")}`;
+          caught.push(message);
+          throw new Error(message);
         }
         requests++;
         statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-        const label = `${method} ${url.slice(system.baseUrl.length, system.baseUrl.length + 200)} → ${answer.status}`;
-        const id = answer.headers.get("x-request-id");
-        expect(id, `X-Request-ID of ${label}`).toMatch(REQUEST_ID);
-        const sentId = c.headers["x-request-id"];
-        if (sentId !== undefined && REQUEST_ID.test(sentId)) expect(id, label).toBe(sentId);
+        // A failure is also kept here: fast-check drops the verdict of a run cut by the time limit.
+        try {
+          const label = `${method} ${url.slice(system.baseUrl.length, system.baseUrl.length + 200)} → ${answer.status}`;
+          const id = answer.headers.get("x-request-id");
+          expect(id, `X-Request-ID of ${label}`).toMatch(REQUEST_ID);
+          const sentId = c.headers["x-request-id"];
+          if (sentId !== undefined && REQUEST_ID.test(sentId)) expect(id, label).toBe(sentId);
 
-        // Besides the route's own: 404 when a generated segment leaves the route (e.g. "a/b"); 400,
-        // 414 and 431 for what the HTTP server refuses itself (bad encoding, over-long URL or parameter).
-        const allowed = new Set([...route.statuses, 400, 404, 414, 431]);
-        if (method !== route.method && !(method === "HEAD" && route.method === "GET")) allowed.add(405);
-        if (method === "OPTIONS") allowed.add(204);
-        if (c.headers["if-none-match"] !== undefined && (method === "GET" || method === "HEAD"))
-          allowed.add(304);
-        expect(
-          answer.status >= 500 && !(answer.status === 503 && route.statuses.has(503)),
-          `no 5xx: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`,
-        ).toBe(false);
-        expect(
-          allowed.has(answer.status),
-          `documented status: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`,
-        ).toBe(true);
-        if (method === "HEAD" || answer.status === 304 || answer.status === 204) return;
-        if (answer.status >= 400) {
-          const parsed = errorEnvelopeSchema.safeParse(answer.body);
-          expect(parsed.success, `envelope: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`).toBe(
-            true,
-          );
-          if (parsed.success) expect(parsed.data.error.request_id, label).toBe(id);
-        } else if ((answer.status === 200 || answer.status === 201) && route.success) {
-          const parsed = route.success.safeParse(answer.body);
+          // Besides the route's own: 404 when a generated segment leaves the route (e.g. "a/b"); 400,
+          // 414 and 431 for what the HTTP server refuses itself (bad encoding, over-long URL or parameter).
+          const allowed = new Set([...route.statuses, 400, 404, 414, 431]);
+          if (method !== route.method && !(method === "HEAD" && route.method === "GET")) allowed.add(405);
+          if (method === "OPTIONS") allowed.add(204);
+          if (c.headers["if-none-match"] !== undefined && (method === "GET" || method === "HEAD"))
+            allowed.add(304);
           expect(
-            parsed.success,
-            `schema: ${label} ${
-              parsed.success
-                ? ""
-                : z
-                    .prettifyError(parsed.error)
-                    .replace(/\s*\n\s*/g, " ")
-                    .slice(0, 500)
-            }`,
+            answer.status >= 500 && !(answer.status === 503 && route.statuses.has(503)),
+            `no 5xx: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`,
+          ).toBe(false);
+          expect(
+            allowed.has(answer.status),
+            `documented status: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`,
           ).toBe(true);
+          if (method === "HEAD" || answer.status === 304 || answer.status === 204) return;
+          if (answer.status >= 400) {
+            const parsed = errorEnvelopeSchema.safeParse(answer.body);
+            expect(parsed.success, `envelope: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`).toBe(
+              true,
+            );
+            if (parsed.success) expect(parsed.data.error.request_id, label).toBe(id);
+          } else if ((answer.status === 200 || answer.status === 201) && route.success) {
+            const parsed = route.success.safeParse(answer.body);
+            expect(
+              parsed.success,
+              `schema: ${label} ${
+                parsed.success
+                  ? ""
+                  : z
+                      .prettifyError(parsed.error)
+                      .replace(/\s*\n\s*/g, " ")
+                      .slice(0, 500)
+              }`,
+            ).toBe(true);
+          }
+        } catch (error) {
+          caught.push((error as Error).message.split("\n")[0]!);
+          throw error;
         }
       });
       try {
@@ -518,6 +525,8 @@ describe("fuzz: every route through the gateway", () => {
           `${route.method} ${route.template}: ${cause.split("\n")[0]}\n    ${counterexample.slice(0, 600)}`,
         );
       }
+      if (caught.length > 0 && !failures.some((f) => f.startsWith(`${route.method} ${route.template}:`)))
+        failures.push(`${route.method} ${route.template}: ${caught[0]} (in a run cut by the time limit)`);
       report.push({ route: `${route.method} ${route.template}`, cases, statuses });
     }
     const seconds = (Date.now() - started) / 1000;
