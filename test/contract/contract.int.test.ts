@@ -392,7 +392,6 @@ API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seco
     // List items carry curve (progress from sold_supply / graduation_threshold) and graduation.
     for (const item of list.items) {
       expect(item.curve.graduation_threshold).toBe(CURVE_ALLOCATION.toString());
-      expect(item.curve.supply).toBe(CURVE_ALLOCATION.toString());
       expect(item.curve.address).not.toBe(item.address);
       expect(item.metrics.latest_trade_timestamp).toBeTypeOf("number");
       expect(item.initial_supply).toBe(TOTAL_SUPPLY.toString());
