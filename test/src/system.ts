@@ -95,10 +95,15 @@ export interface System {
  * @throws Error with the processes' output when a service does not become ready within 60 s.
  */
 export async function startSystem(
-  options: { env?: Record<string, Record<string, string>>; echo?: boolean } = {},
+  options: {
+    env?: Record<string, Record<string, string>>;
+    echo?: boolean;
+    /** A migrated database to use instead of a new test database (e.g. on a cluster of the test's own). */
+    database?: TestDatabase;
+  } = {},
 ): Promise<System> {
   const devnet = await startDevnet({ port: 0, blockTime: "automine" });
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const redisUrl = testRedisUrl();
   const queuePrefix = redisTestPrefix("e2e").slice(0, -1);
   const storageDir = mkdtempSync(join(tmpdir(), "tmi-e2e-objects-"));

@@ -21,7 +21,8 @@ export interface MetadataAppDeps {
   receipts: ReceiptReader;
   jobs: JobProducer;
   chainId: number;
-  launchpad: `0x${string}`;
+  /** The V3 factory (lowercase) whose launch events count at finalize. */
+  factory: `0x${string}`;
   spoolDir: string;
   imageMaxBytes: number;
   imageMaxPixels: number;

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { createDb } from "@tmi/db";
+import { erc20Abi } from "@tmi/shared/chain";
 import { loadEnv } from "@tmi/shared/env";
 import { serve } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
@@ -7,9 +8,10 @@ import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem";
 import { buildApp } from "./app.js";
-import { metadataEnvSchema, resolveLaunchpadAddress, workspacePath } from "./env.js";
+import { metadataEnvSchema, resolveFactoryAddress, workspacePath } from "./env.js";
 import { createImageFetcher } from "./images/image-fetcher.js";
 import { createJobProducer } from "./jobs/job-catalog.js";
+import { checkRedisPersistence } from "./jobs/redis-persistence.js";
 import { createStorage } from "./storage/create-storage.js";
 
 // Process entry of the metadata-api server: config, logger, dependencies, listen, shutdown.
@@ -17,7 +19,7 @@ const env = loadEnv(metadataEnvSchema);
 const logger = createLogger({ service: "metadata-api", level: env.LOG_LEVEL });
 
 async function start() {
-  const launchpad = resolveLaunchpadAddress(env);
+  const factory = resolveFactoryAddress(env);
   const chain = createPublicClient({
     transport: http(env.RPC_URL, { retryCount: 1, timeout: 10_000 }),
     cacheTime: 0,
@@ -37,6 +39,12 @@ async function start() {
   });
   const storage = await createStorage(env);
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false });
+  await checkRedisPersistence(redis, {
+    production: env.NODE_ENV === "production",
+    requireAof: env.REDIS_REQUIRE_AOF,
+    logger,
+    service: "metadata-api",
+  });
   const jobs = createJobProducer(redis, env.QUEUE_PREFIX);
   const fetcher = createImageFetcher({
     timeoutMs: env.IMAGE_FETCH_TIMEOUT_MS,
@@ -49,7 +57,7 @@ async function start() {
     fetcher,
     jobs,
     chainId: env.CHAIN_ID,
-    launchpad,
+    factory,
     spoolDir: env.SPOOL_DIR
       ? workspacePath(env.SPOOL_DIR)
       : join(workspacePath(env.STORAGE_DIR), "..", "spool"),
@@ -62,6 +70,17 @@ async function start() {
         } catch (error) {
           if (error instanceof TransactionReceiptNotFoundError) return null;
           throw error;
+        }
+      },
+      async getTokenNames(token) {
+        try {
+          const [name, symbol] = await Promise.all([
+            chain.readContract({ address: token, abi: erc20Abi, functionName: "name" }),
+            chain.readContract({ address: token, abi: erc20Abi, functionName: "symbol" }),
+          ]);
+          return { name, symbol };
+        } catch {
+          return null;
         }
       },
     },
@@ -79,7 +98,7 @@ async function start() {
     },
   });
   logger.info(
-    { address, storage: env.STORAGE_DRIVER, chain_id: env.CHAIN_ID, launchpad },
+    { address, storage: env.STORAGE_DRIVER, chain_id: env.CHAIN_ID, factory },
     "metadata-api listening",
   );
 }

@@ -27,7 +27,7 @@ import { createFsStorage } from "../src/storage/fs-storage.js";
 import type { ObjectStorage } from "../src/storage/object-storage.js";
 import { createS3Storage } from "../src/storage/s3-storage.js";
 
-export const LAUNCHPAD = "0x00000000000000000000000000000000000000aa" as const;
+export const FACTORY = "0x00000000000000000000000000000000000000aa" as const;
 
 /** A self-signed certificate for the test host names (openssl, made once per call). */
 export async function makeCertificate(): Promise<{ key: string; cert: string }> {
@@ -157,7 +157,7 @@ export async function createHarness(options: {
   driver?: "fs" | "s3";
   imageServer?: ImageServer;
   receipts?: MetadataAppDeps["receipts"];
-  launchpad?: `0x${string}`;
+  factory?: `0x${string}`;
   chainId?: number;
   imageMaxBytes?: number;
   fetchTimeoutMs?: number;
@@ -198,7 +198,7 @@ export async function createHarness(options: {
     jobs,
     receipts: options.receipts ?? { getReceipt: async () => null },
     chainId: options.chainId ?? 31337,
-    launchpad: options.launchpad ?? LAUNCHPAD,
+    factory: options.factory ?? FACTORY,
     spoolDir: join(storageDir, "spool"),
     imageMaxBytes: options.imageMaxBytes ?? 5 * 1024 * 1024,
     imageMaxPixels: 40_000_000,

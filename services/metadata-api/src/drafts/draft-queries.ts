@@ -156,6 +156,18 @@ export interface BindRequest {
  * @throws the unique violation when another draft holds the token (see {@link isTokenTaken}).
  */
 export async function bindDraft(db: Db, request: BindRequest): Promise<DraftRow | null> {
+  try {
+    return await bindInTransaction(db, request);
+  } catch (error) {
+    if (error instanceof NothingBound) return null;
+    throw error;
+  }
+}
+
+/** Thrown inside the binding transaction to roll back the release of another draft's claim. */
+class NothingBound extends Error {}
+
+function bindInTransaction(db: Db, request: BindRequest): Promise<DraftRow | null> {
   const { id, tokenAddress, transactionHash } = request;
   return db.$transaction(async (tx) => {
     const launch = await findIndexedLaunch(tx, tokenAddress);
@@ -190,7 +202,8 @@ export async function bindDraft(db: Db, request: BindRequest): Promise<DraftRow 
         signer: verified ? request.signer : null,
       },
     });
-    if (updated.count === 0) return null;
+    // Nothing bound: roll back (a verified request must not release another draft's claim for nothing).
+    if (updated.count === 0) throw new NothingBound();
     return findDraft(tx, id);
   });
 }
@@ -205,7 +218,7 @@ export async function bindDraft(db: Db, request: BindRequest): Promise<DraftRow 
  */
 export async function markPending(db: Db, request: BindRequest): Promise<DraftRow | null> {
   const { id, tokenAddress, transactionHash, signer } = request;
-  return db.$transaction(async (tx) => {
+  const pending = db.$transaction(async (tx) => {
     if (signer !== null) {
       await tx.metadataDraft.updateMany({
         where: { tokenAddress, id: { not: id }, status: "pending", signer: null },
@@ -224,8 +237,12 @@ export async function markPending(db: Db, request: BindRequest): Promise<DraftRo
         ...(signer !== null ? { signer } : {}),
       },
     });
-    if (updated.count === 0) return null;
+    if (updated.count === 0) throw new NothingBound(); // roll back the release
     return findDraft(tx, id);
+  });
+  return pending.catch((error) => {
+    if (error instanceof NothingBound) return null;
+    throw error;
   });
 }
 

@@ -1,8 +1,8 @@
 import type { Db } from "@tmi/db";
-import { launchpadAbi } from "@tmi/shared/chain";
+import { launchpadAbi, zonkFactoryV3Abi } from "@tmi/shared/chain";
 import { AppError } from "@tmi/shared/errors";
 import type { Logger } from "pino";
-import { decodeEventLog, type Hex, parseAbi, type TransactionReceipt } from "viem";
+import { decodeEventLog, type Hex, type TransactionReceipt } from "viem";
 import {
   type BindableLaunch,
   bindDraft,
@@ -16,10 +16,15 @@ import {
 import type { JobProducer } from "../jobs/job-catalog.js";
 import { type FinalizeClaim, isSignedBy } from "./finalize-signature.js";
 
-/** Reads transaction receipts over RPC (viem public client in production). */
+/** Reads launch facts over RPC (viem public client in production). */
 export interface ReceiptReader {
   /** The receipt of `hash`, or null when the chain has none (not mined, or unknown). @throws on RPC failure. */
   getReceipt(hash: `0x${string}`): Promise<TransactionReceipt | null>;
+  /**
+   * The token's ERC-20 `name()` and `symbol()` at the latest block (they never change after
+   * deployment), or null when they cannot be read. The V3 launch event does not carry them.
+   */
+  getTokenNames?(token: `0x${string}`): Promise<{ name: string; symbol: string } | null>;
 }
 
 /** Dependencies of {@link finalizeDraft}. */
@@ -27,8 +32,11 @@ export interface FinalizeDeps {
   db: Db;
   receipts: ReceiptReader;
   jobs: JobProducer;
-  /** Contract whose launch events count: the launchpad (TokenCreated) or the V3 factory (TokenLaunchedV3), lowercase. */
-  launchpad: `0x${string}`;
+  /**
+   * Contract whose launch events count (lowercase): the zonk.fun V3 factory (`TokenLaunchedV3`), or
+   * a launchpad of the former interface (`TokenCreated`).
+   */
+  factory: `0x${string}`;
   logger: Logger;
 }
 
@@ -42,9 +50,9 @@ export interface FinalizeRequest {
 }
 
 /**
- * A launch as seen in a receipt: the launchpad's `TokenCreated` (name, symbol, supply, creator)
- * or the V3 factory's `TokenLaunchedV3` (supply and creator; its name and symbol are not in the
- * event, so they are checked against the `tokens` table at binding).
+ * A launch as seen in a receipt: the V3 factory's `TokenLaunchedV3` (supply and creator; name and
+ * symbol are not in the event, so they are checked against the `tokens` table at binding) or a
+ * former launchpad's `TokenCreated` (name, symbol, supply, creator).
  */
 export interface ReceiptLaunch {
   creator: `0x${string}`;
@@ -52,11 +60,6 @@ export interface ReceiptLaunch {
   symbol: string | null;
   initialSupply: bigint;
 }
-
-/** The V3 factory's launch event (zonk.fun V3 interface). */
-const launchedV3Abi = parseAbi([
-  "event TokenLaunchedV3(address indexed creator, address indexed token, address indexed curve, string protocolVersion, uint256 totalSupply, uint256 curveAllocation, uint256 lpAllocation, address initialCreatorPayout, address canonicalPool, bytes32 launchSeed, bytes32 candidateSalt, uint16 attemptIndex)",
-]);
 
 function mismatch(what: string): AppError {
   return new AppError("launch_mismatch", `the launch does not match the draft: ${what}`, {
@@ -176,8 +179,12 @@ export async function finalizeDraft(deps: FinalizeDeps, request: FinalizeRequest
   }
   if (!receipt) throw notIndexed("transaction_hash", "receipt not yet visible");
   if (receipt.status !== "success") throw mismatch("transaction");
-  const launch = launchInReceipt(receipt, deps.launchpad, tokenAddress);
+  const launch = launchInReceipt(receipt, deps.factory, tokenAddress);
   if (!launch) throw mismatch("transaction");
+  if (launch.name === null && deps.receipts.getTokenNames) {
+    const names = await deps.receipts.getTokenNames(tokenAddress).catch(() => null);
+    if (names) Object.assign(launch, names);
+  }
   const problem = receiptMismatch(draft, launch);
   if (problem) throw mismatch(problem);
   let signer: string | null = null;
@@ -222,16 +229,16 @@ export async function finalizeDraft(deps: FinalizeDeps, request: FinalizeRequest
 }
 
 /**
- * The launch event for `tokenAddress` emitted by `launchpad` in `receipt`: the launchpad's
- * `TokenCreated` or the V3 factory's `TokenLaunchedV3`; null when there is none.
+ * The launch event for `tokenAddress` emitted by `factory` in `receipt`: the V3 factory's
+ * `TokenLaunchedV3` or a former launchpad's `TokenCreated`; null when there is none.
  */
 export function launchInReceipt(
   receipt: TransactionReceipt,
-  launchpad: string,
+  factory: string,
   tokenAddress: string,
 ): ReceiptLaunch | null {
   for (const log of receipt.logs) {
-    if (log.address.toLowerCase() !== launchpad) continue;
+    if (log.address.toLowerCase() !== factory) continue;
     try {
       const event = decodeEventLog({ abi: launchpadAbi, data: log.data, topics: log.topics, strict: true });
       if (event.eventName === "TokenCreated" && event.args.token.toLowerCase() === tokenAddress) {
@@ -247,7 +254,12 @@ export function launchInReceipt(
       // not a launchpad event
     }
     try {
-      const event = decodeEventLog({ abi: launchedV3Abi, data: log.data, topics: log.topics, strict: true });
+      const event = decodeEventLog({
+        abi: zonkFactoryV3Abi,
+        data: log.data,
+        topics: log.topics,
+        strict: true,
+      });
       if (event.args.token.toLowerCase() === tokenAddress) {
         return {
           creator: event.args.creator.toLowerCase() as `0x${string}`,

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { createTrader, type Devnet, devnetAccounts, startDevnet, type Trader } from "@tmi/devnet";
+import { erc20Abi } from "@tmi/shared/chain";
 import { createLogger } from "@tmi/shared/logger";
 import {
   devnetIndexerOptions,
@@ -15,7 +16,7 @@ import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem"
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createHarness, errorOf, type Harness, multipart } from "../../test/harness.js";
-import { markPending } from "../drafts/draft-queries.js";
+import { bindDraft, markPending } from "../drafts/draft-queries.js";
 import { WORKSPACE_ROOT } from "../env.js";
 import { pngImage } from "../images/test-images.js";
 import { createFinalizeProcessor, NotIndexedYetError } from "../jobs/finalize.worker.js";
@@ -90,7 +91,7 @@ beforeAll(async () => {
   h = await createHarness({
     driver: "fs",
     chainId: devnet.chainId,
-    launchpad: devnet.deployment.contracts.launchpad.toLowerCase() as `0x${string}`,
+    factory: devnet.deployment.contracts.factory,
     backoffDelayMs: 200,
     receipts: {
       async getReceipt(hash) {
@@ -100,6 +101,11 @@ beforeAll(async () => {
           if (error instanceof TransactionReceiptNotFoundError) return null;
           throw error;
         }
+      },
+      async getTokenNames(token) {
+        const read = (functionName: "name" | "symbol") =>
+          client.readContract({ address: token, abi: erc20Abi, functionName });
+        return { name: await read("name"), symbol: await read("symbol") };
       },
     },
   });
@@ -247,7 +253,7 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
   test("error: already_finalized — draft bound to another launch, token bound to another draft", async () => {
     const draft = await createDraft("Twin", "TWIN");
     const a = await trader.createToken("Twin", "TWIN");
-    const b = await trader.createToken("Twin", "TWIN");
+    const b = await trader.createToken("Twin Two", "TWIN2"); // the factory refuses a duplicate name
     await index();
     expect((await finalize(draft, { token_address: a.token, transaction_hash: a.hash })).status).toBe(200);
     expect(await finalize(draft, { token_address: b.token, transaction_hash: b.hash })).toMatchObject({
@@ -395,6 +401,28 @@ describe("finalize signatures: who may bind metadata", () => {
     });
   });
 
+  test("behavior: a verified bind that binds nothing releases nothing (one transaction)", async () => {
+    const launch = await trader.createToken("Rollback", "RBK");
+    await index();
+    const hijack = await createDraft("Rollback", "RBK");
+    expect(
+      (await finalize(hijack, { token_address: launch.token, transaction_hash: launch.hash })).status,
+    ).toBe(200);
+    const other = await createDraft("Rollback?", "RBK"); // does not match the launch
+    const request = {
+      id: other,
+      tokenAddress: launch.token.toLowerCase(),
+      transactionHash: launch.hash.toLowerCase(),
+      signer: trader.address.toLowerCase(),
+    };
+    expect(await bindDraft(h.db, request)).toBeNull();
+    expect(await markPending(h.db, { ...request, id: hijack })).toBeNull();
+    expect(await verifiedRow(hijack)).toMatchObject({
+      status: "finalized",
+      token_address: launch.token.toLowerCase(),
+    });
+  });
+
   test("behavior: the creator's signature upgrades its own unverified binding", async () => {
     const launch = await trader.createToken("Upgrade", "UPG");
     await index();
@@ -426,7 +454,7 @@ describe("finalize signatures: who may bind metadata", () => {
 
   test("error: a creator's signature replayed for another draft, token, transaction or chain is refused", async () => {
     const launch = await trader.createToken("Replay", "RPL");
-    const other = await trader.createToken("Replay", "RPL");
+    const other = await trader.createToken("Replay Two", "RPL2");
     await index();
     const body = { token_address: launch.token, transaction_hash: launch.hash };
     const signedDraft = await createDraft("Replay", "RPL");
