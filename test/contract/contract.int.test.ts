@@ -130,6 +130,8 @@ API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seco
 \`max_age_seconds\`. The specification wins there; the contract test asserts both facts.`,
       );
     }
+    // The services' own logs, when asked for (debugging a failure).
+    if (process.env.CONTRACT_OUTPUT === "1" && system) console.log(system.output());
     await system?.stop();
   }, 60_000);
 
