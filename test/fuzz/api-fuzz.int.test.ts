@@ -13,6 +13,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { draftForm, type Market, PNG_1X1, seedMarket, TOTAL_SUPPLY } from "../src/api-scenario.js";
+import { openApiChecker } from "../src/openapi-check.js";
 import {
   activityPageSchema,
   chartSchema,
@@ -380,6 +381,7 @@ describe("fuzz: every route through the gateway", () => {
         });
       }
     }
+    const checker = openApiChecker(openapi.body);
     const openapiTemplates = new Set(routes.map((r) => r.template));
     const unknown = [...openapiTemplates].filter((t) => !(t in SUCCESS));
     // Routes the gateway sends to metadata-api and oracle-price (and its own /health), unless the document has them.
@@ -497,6 +499,9 @@ describe("fuzz: every route through the gateway", () => {
             `documented status: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`,
           ).toBe(true);
           if (method === "HEAD" || answer.status === 304 || answer.status === 204) return;
+          // The published document must agree with the answer too (documented status and schema).
+          const documented = checker.check(method, path, answer.status, answer.body);
+          expect(documented, `OpenAPI: ${label}`).toBeNull();
           if (answer.status >= 400) {
             const parsed = errorEnvelopeSchema.safeParse(answer.body);
             expect(parsed.success, `envelope: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`).toBe(
