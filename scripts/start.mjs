@@ -9,8 +9,10 @@
 // prints the base URL with a few example requests. Ctrl-C (SIGINT) or SIGTERM stops the services,
 // then the devnet (which saves its state).
 //
-// Real-chain mode: with RPC_URL and LAUNCHPAD_ADDRESS set (plus CHAIN_ID, START_BLOCK and the
-// ORACLE_* settings), no devnet and no simulator: the same services index and serve that chain.
+// Real-chain mode: with RPC_URL set and either FACTORY_ADDRESS + START_BLOCK (CHAIN_ID optional:
+// read from the node) or NETWORK=base (the Base mainnet deployment: factory, start block, chain id,
+// WETH, managers, Chainlink ETH/USD for oracle-price), no devnet and no simulator: the same services
+// index and serve that chain.
 //
 // Plain Node ESM; third-party modules (pg) are loaded from the workspace after the install step.
 // Settings of this script (every other variable is passed through to the services):
@@ -82,7 +84,7 @@ const VERBOSE = flag(env.VERBOSE, false) || process.argv.includes("--verbose");
 const SIMULATE = flag(env.SIMULATE, true);
 const DATA_DIR = resolve(ROOT, env.TMI_DATA_DIR || ".data");
 const LOG_DIR = join(DATA_DIR, "logs");
-const EXTERNAL = Boolean(env.RPC_URL || env.LAUNCHPAD_ADDRESS);
+const EXTERNAL = Boolean(env.RPC_URL || env.FACTORY_ADDRESS || env.NETWORK);
 const HOST = "127.0.0.1";
 const PORTS = {
   devnet: portOf("DEVNET_PORT", 8545),
@@ -790,27 +792,46 @@ async function chainSettings(devnet) {
       ORACLE_SEQUENCER_GRACE_PERIOD: env.ORACLE_SEQUENCER_GRACE_PERIOD || "0",
     };
   }
-  if (!env.RPC_URL || !env.LAUNCHPAD_ADDRESS)
-    fail("set both RPC_URL and LAUNCHPAD_ADDRESS to index a chain of your own (or neither for the devnet)");
-  let chainId = env.CHAIN_ID;
-  if (!chainId) {
-    try {
-      chainId = String(Number(await rpc(env.RPC_URL, "eth_chainId")));
-    } catch (error) {
-      fail(`cannot read the chain id from RPC_URL: ${error.message} (or set CHAIN_ID)`);
-    }
-  }
-  if (!env.START_BLOCK)
+  // The table behind NETWORK (built by ensureBuilt: packages/shared/dist).
+  const { NETWORKS } = await import(join(ROOT, "packages/shared/dist/env/networks.js"));
+  const network = env.NETWORK ? NETWORKS[env.NETWORK] : undefined;
+  if (env.NETWORK && !network)
+    fail(`NETWORK=${env.NETWORK} is not known (known: ${Object.keys(NETWORKS).join(", ")})`);
+  if (!env.RPC_URL)
     fail(
-      "START_BLOCK is not set: set it to the block in which the launchpad was deployed (indexing starts there)",
+      "set RPC_URL (a node of the chain to index) with FACTORY_ADDRESS and START_BLOCK, or with NETWORK=base; or none of them for the devnet",
     );
-  if (!env.ORACLE_RPC_URL)
-    warn("ORACLE_RPC_URL is not set: /api/v1/prices/eth-usd answers 503 oracle_unavailable");
+  const factory = env.FACTORY_ADDRESS || network?.factory;
+  if (!factory) fail("FACTORY_ADDRESS is not set (the zonk.fun V3 factory of that chain), nor NETWORK");
+  const startBlock = env.START_BLOCK || (network ? String(network.startBlock) : "");
+  if (!startBlock)
+    fail(
+      "START_BLOCK is not set: set it to the block in which the factory was deployed (indexing starts there)",
+    );
+  let nodeChainId;
+  try {
+    nodeChainId = String(Number(await rpc(env.RPC_URL.replace(/^ws/, "http"), "eth_chainId")));
+  } catch (error) {
+    fail(`cannot read the chain id from RPC_URL: ${error.message}`);
+  }
+  const chainId = env.CHAIN_ID || (network ? String(network.chainId) : nodeChainId);
+  if (chainId !== nodeChainId)
+    fail(
+      `RPC_URL serves chain ${nodeChainId}, but ${env.CHAIN_ID ? "CHAIN_ID" : `NETWORK=${env.NETWORK}`} is ${chainId}`,
+    );
+  // oracle-price reads the same node unless told otherwise (NETWORK fills its feed address).
+  const oracleRpc = env.ORACLE_RPC_URL || (/^https?:\/\//.test(env.RPC_URL) ? env.RPC_URL : "");
+  if (!oracleRpc) warn("ORACLE_RPC_URL is not set: /api/v1/prices/eth-usd answers 503 oracle_unavailable");
+  else if (!env.ORACLE_ETH_USD_ADDRESS && !network)
+    warn("ORACLE_ETH_USD_ADDRESS is not set: /api/v1/prices/eth-usd answers 503 oracle_unavailable");
   return {
     RPC_URL: env.RPC_URL,
     CHAIN_ID: chainId,
-    LAUNCHPAD_ADDRESS: env.LAUNCHPAD_ADDRESS,
+    FACTORY_ADDRESS: factory.toLowerCase(),
+    START_BLOCK: startBlock,
     DEPLOYMENT_FILE: "",
+    ...(oracleRpc ? { ORACLE_RPC_URL: oracleRpc } : {}),
+    ...(env.ORACLE_CHAIN_ID || !network ? {} : { ORACLE_CHAIN_ID: chainId }),
   };
 }
 
@@ -1145,7 +1166,7 @@ async function main() {
     await migrateDatabase(databaseUrl);
     const readUrl = READ_REPLICA ? await startReadReplica(databaseUrl) : undefined;
     say(
-      `indexing chain ${chain.CHAIN_ID} at ${chain.RPC_URL} (launchpad ${chain.LAUNCHPAD_ADDRESS}); no devnet, no simulator`,
+      `indexing chain ${chain.CHAIN_ID} at ${chain.RPC_URL} (factory ${chain.FACTORY_ADDRESS} from block ${chain.START_BLOCK}${env.NETWORK ? `, NETWORK=${env.NETWORK}` : ""}); no devnet, no simulator`,
     );
     startServices(chain, databaseUrl, readUrl);
   } else {

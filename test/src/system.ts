@@ -197,7 +197,7 @@ export async function startSystem(
             const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
             return response.ok;
           },
-          { timeoutMs: 60_000, intervalMs: 200, message: `${name} not ready` },
+          { timeoutMs: 180_000, intervalMs: 200, message: `${name} not ready` },
         ),
       ),
     );
@@ -236,7 +236,7 @@ export async function startSystem(
               throw new Error(`${name} exited:\n${proc.output().slice(-3000)}`);
             return (await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) })).ok;
           },
-          { timeoutMs: 60_000, intervalMs: 200, message: `${name} not restarted` },
+          { timeoutMs: 180_000, intervalMs: 200, message: `${name} not restarted` },
         );
       }
       return proc;

@@ -14,6 +14,7 @@ import {
 } from "@tmi/devnet";
 import {
   applyBuy,
+  applySell,
   CURVE_ALLOCATION,
   curveSpotPrice,
   EXACT_GRADUATION_GROSS,
@@ -388,6 +389,61 @@ describe("zonk V3 contracts", () => {
     );
     state = { ...state, soldSupply: state.soldSupply - amount };
     expect(await read(curve, zonkCurveV3Abi, "soldSupply")).toBe(state.soldSupply);
+  });
+
+  it("behavior: a random sequence of buys and sells stays bit-exact with the mirror up to graduation", async () => {
+    const { token, curve } = await launch(3, "Random", "RND");
+    let state = INITIAL_CURVE_STATE;
+    const held = new Map<number, bigint>();
+    let seed = 12_345;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (const account of [3, 4]) await send(account, token, erc20Abi, "approve", [curve, maxUint256]);
+    for (let i = 0; i < 40 && !state.graduated; i++) {
+      const account = random() < 0.5 ? 3 : 4;
+      const balance = held.get(account) ?? 0n;
+      if (balance > 0n && random() < 0.35) {
+        const amount = (balance * BigInt(1 + Math.floor(random() * 100))) / 100n;
+        const expected = quoteSell(state, amount);
+        const receipt = await send(account, curve, zonkCurveV3Abi, "sell", [amount, 0n, deadline()]);
+        const [event] = parseEventLogs({ abi: zonkCurveV3Abi, logs: receipt.logs, eventName: "TokensSold" });
+        expect(event?.args).toMatchObject(expected);
+        state = applySell(state, expected);
+        held.set(account, balance - amount);
+      } else {
+        const value = BigInt(Math.floor(random() * 400_000_000)) * 1_000_000_000n + 1n;
+        const expected = quoteBuy(state, value);
+        const receipt = await buy(account, curve, value);
+        const [event] = parseEventLogs({
+          abi: zonkCurveV3Abi,
+          logs: receipt.logs,
+          eventName: "TokensBought",
+        });
+        const { reachesGraduation: _, ...fields } = expected;
+        expect(event?.args).toMatchObject(fields);
+        state = applyBuy(state, expected);
+        held.set(account, balance + expected.tokensOut);
+      }
+      expect(await read(curve, zonkCurveV3Abi, "soldSupply")).toBe(state.soldSupply);
+      expect(await read(curve, zonkCurveV3Abi, "reserveCoordinate")).toBe(state.reserveCoordinate);
+      expect(await read(curve, zonkCurveV3Abi, "spotPrice")).toBe(
+        curveSpotPrice(state.soldSupply, state.reserveCoordinate),
+      );
+    }
+    // Finish with an oversized buy: capped at the gross that completes graduation from this state.
+    expect(state.graduated).toBe(false);
+    const last = quoteBuy(state, parseEther("4"));
+    expect(last.reachesGraduation).toBe(true);
+    expect(last.netCurveInput).toBe(GRADUATION_NET_ETH - state.reserveCoordinate);
+    expect(last.tokensOut).toBe(CURVE_ALLOCATION - state.soldSupply);
+    const receipt = await buy(4, curve, parseEther("4"));
+    const [event] = parseEventLogs({ abi: zonkCurveV3Abi, logs: receipt.logs, eventName: "TokensBought" });
+    const { reachesGraduation: _, ...fields } = last;
+    expect(event?.args).toMatchObject(fields);
+    expect(await read(curve, zonkCurveV3Abi, "graduated")).toBe(true);
+    expect(await read(curve, zonkCurveV3Abi, "spotPrice")).toBe(TERMINAL_PRICE);
   });
 
   it("behavior: an oversized buy graduates at exactly 3,030,303,030,303,030,303 wei gross, refunds the rest and closes the curve", async () => {

@@ -285,6 +285,9 @@ describe("devnet", () => {
     });
     expect(sellEvent!.args.tokensIn).toBe(balance / 4n);
     expect(await trader.balanceOf(launch.token)).toBe(balance - balance / 4n);
+    // The first sell approved the curve (a transaction of its own); later sells need none.
+    expect(sold.approval?.receipt.status).toBe("success");
+    expect((await trader.sell(launch.token, balance / 4n)).approval).toBeUndefined();
 
     // Graduation on a fresh curve: the exact gross is accepted, the overpayment refunded.
     const other = await trader.createToken("Straight Up", "UP");

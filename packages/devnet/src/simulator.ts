@@ -138,7 +138,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
     }
   };
   const noteReceipt = (result: TxResult) => {
-    stats.transactions += 1;
+    stats.transactions += result.approval ? 2 : 1;
     for (const log of parseEventLogs({
       abi: zonkCurveV3Abi,
       logs: result.receipt.logs,

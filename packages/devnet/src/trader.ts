@@ -20,6 +20,8 @@ import { serialize } from "./queue.js";
 export interface TxResult {
   hash: Hash;
   receipt: TransactionReceipt;
+  /** The `approve` sent first when the allowance did not cover the amount (sells, token→ETH swaps). */
+  approval?: { hash: Hash; receipt: TransactionReceipt };
 }
 
 /** A launch: the token, its curve and its canonical Uniswap V3 pool (from `TokenLaunchedV3`). */
@@ -132,15 +134,19 @@ export function createTrader(args: {
     return curve;
   }
 
-  async function approveIfNeeded(token: Address, spender: Address, amount: bigint): Promise<void> {
+  async function approveIfNeeded(
+    token: Address,
+    spender: Address,
+    amount: bigint,
+  ): Promise<TxResult | undefined> {
     const allowance = await client.readContract({
       address: token,
       abi: erc20Abi,
       functionName: "allowance",
       args: [address, spender],
     });
-    if (allowance < amount)
-      await send({ address: token, abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] });
+    if (allowance >= amount) return undefined;
+    return send({ address: token, abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] });
   }
 
   async function buy(token: Address, value: bigint, minTokensOut = 0n): Promise<TxResult> {
@@ -179,13 +185,14 @@ export function createTrader(args: {
     buy,
     async sell(token, amount, minEthOut = 0n) {
       const curve = await curveOf(token);
-      await approveIfNeeded(token, curve, amount);
-      return send({
+      const approval = await approveIfNeeded(token, curve, amount);
+      const result = await send({
         address: curve,
         abi: zonkCurveV3Abi,
         functionName: "sell",
         args: [amount, minEthOut, DEADLINE],
       });
+      return approval ? { ...result, approval } : result;
     },
     transfer(token, to, amount) {
       return send({ address: token, abi: erc20Abi, functionName: "transfer", args: [to, amount] });
@@ -211,7 +218,7 @@ export function createTrader(args: {
       });
     },
     async swapExactTokensForEth(token, amount) {
-      await approveIfNeeded(token, swapRouter, amount);
+      const approval = await approveIfNeeded(token, swapRouter, amount);
       const swap = encodeFunctionData({
         abi: swapRouterAbi,
         functionName: "exactInputSingle",
@@ -233,12 +240,13 @@ export function createTrader(args: {
         functionName: "unwrapWETH9",
         args: [0n, address],
       });
-      return send({
+      const result = await send({
         address: swapRouter,
         abi: swapRouterAbi,
         functionName: "multicall",
         args: [[swap, unwrap]],
       });
+      return approval ? { ...result, approval } : result;
     },
     async graduate(token) {
       const curve = await curveOf(token);

@@ -43,7 +43,7 @@ export const READ_SESSION_SETTINGS =
  * Creates the read pool of query-api over `url` (the read replica when one is configured): at
  * most `max` connections, every transaction read-only (server-enforced), 5 s statement timeout,
  * `int8` as bigint and `numeric` as decimal strings (`createPgPool` of `@tmi/db`). The settings
- * are sent as `SET` statements when a connection opens (queued before its first query), not as
+ * are sent as `SET` statements when a connection opens (before its first query), not as
  * startup parameters: PgBouncer refuses those (`unsupported startup parameter`) or, told to
  * ignore them, drops them silently. Behind PgBouncer use `pool_mode = session` (tested; see
  * docs/operations.md): in transaction mode neither session settings nor the named prepared
@@ -64,8 +64,9 @@ export function createReadPool(options: {
     ...(options.onError ? { onError: options.onError } : {}),
   });
   if (options.idleTimeoutMs !== undefined) pool.options.idleTimeoutMillis = options.idleTimeoutMs;
-  pool.on("connect", (client) => {
-    client.query(READ_SESSION_SETTINGS).catch(() => undefined);
-  });
+  // pg-pool's `onConnect` hook: awaited before a new connection serves its first query (a failure
+  // discards the connection and fails that query).
+  (pool.options as { onConnect?: (client: pg.PoolClient) => Promise<unknown> }).onConnect = (client) =>
+    client.query(READ_SESSION_SETTINGS);
   return pool;
 }

@@ -31,7 +31,7 @@ describe("ABIs", () => {
     );
   });
 
-  test("behavior: launchpad events carry the argument orders of DESIGN.md §2", () => {
+  test("behavior: the retired launchpad events keep their argument orders", () => {
     const bought = launchpadAbi.find((i) => i.type === "event" && i.name === "TokensBought");
     expect(bought && "inputs" in bought ? bought.inputs.map((i) => i.name) : []).toEqual([
       "token",

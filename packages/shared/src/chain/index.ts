@@ -133,7 +133,7 @@ export const graduationCustodyV3Abi = parseAbi([
   "function positionTokenId() view returns (uint256)",
 ]);
 
-/** @deprecated Old reference launchpad (retired with the V3 contracts). Launchpad events and functions (names and argument orders fixed by DESIGN.md §2). */
+/** @deprecated The retired in-house launchpad interface; kept only until its last users switch to the V3 ABIs above. */
 export const launchpadAbi = parseAbi([
   "event TokenCreated(address indexed token, address indexed creator, string name, string symbol, uint256 initialSupply, uint256 reserveBalance, uint256 tokenBalance, uint256 graduationThreshold)",
   "event TokensBought(address indexed token, address indexed buyer, uint256 reserveAmount, uint256 tokenAmount, uint256 curveValue, uint256 protocolFee, uint256 creatorFee, uint256 reserveBalance, uint256 tokenBalance)",
@@ -180,7 +180,7 @@ export const aggregatorV3Abi = parseAbi([
   "function getRoundData(uint80 roundId) view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)",
 ]);
 
-/** Test-only setters of the devnet feeds (DESIGN.md §13). */
+/** Test-only setters of the devnet feeds (ETH/USD `setRoundData`, sequencer uptime `setStatus`). */
 export const devnetFeedAbi = parseAbi([
   "function setRoundData(uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)",
   "function setStatus(int256 answer, uint256 startedAt)",

@@ -26,8 +26,9 @@ export interface RollbackResult {
  * `tmi_journal_undo`. A write that spanned the ancestor is undone whole, so the read models end
  * as of the block before it (`revertedTo`, ≤ ancestor); the checkpoint moves there, `blocks` above
  * it are deleted, trending snapshots taken above it are dropped, and a `tmi_indexed` NOTIFY with
- * `reorg` is sent (delivered on commit).
- * @throws Error when the block to revert to is not in `blocks` (cannot set the checkpoint).
+ * `reorg` is sent (delivered on commit). When the undone write was the first one (it began at the
+ * start block), the checkpoint row is deleted: indexing starts from the start block again.
+ * @throws Error when the block to revert to is not in `blocks` while older blocks are.
  */
 export async function revertTo(
   client: PoolClient,
@@ -45,14 +46,20 @@ export async function revertTo(
   );
   const row = first.rows[0]!;
   const revertedTo = row.first === null ? A : Math.min(A, Number(row.first) - 1);
-  let target = ancestor;
+  let target: { number: number; hash: string; timestamp: number } | null = ancestor;
   if (revertedTo !== A) {
     const b = await client.query<{ hash: string; timestamp: string }>(
       "SELECT hash, timestamp::text FROM blocks WHERE number = $1",
       [revertedTo],
     );
-    if (!b.rows[0]) throw new Error(`block ${revertedTo} is not in blocks: cannot revert to it`);
-    target = { number: revertedTo, hash: b.rows[0].hash, timestamp: Number(b.rows[0].timestamp) };
+    if (b.rows[0]) {
+      target = { number: revertedTo, hash: b.rows[0].hash, timestamp: Number(b.rows[0].timestamp) };
+    } else {
+      // The undone write was the first one (it began at the start block): nothing indexed remains.
+      const older = await client.query("SELECT 1 FROM blocks WHERE number <= $1 LIMIT 1", [revertedTo]);
+      if (older.rows.length > 0) throw new Error(`block ${revertedTo} is not in blocks: cannot revert to it`);
+      target = null;
+    }
   }
   const undo = await client.query<{ n: number }>("SELECT tmi_journal_undo($1) AS n", [revertedTo]);
   await client.query(
@@ -62,26 +69,31 @@ export async function revertTo(
     [revertedTo],
   );
   await client.query("DELETE FROM blocks WHERE number > $1", [revertedTo]);
-  await client.query(
-    `UPDATE indexer_checkpoints SET block_number = $2, block_hash = $3, block_timestamp = $4,
-       last_reorg_at = now(), last_reorg_from_block = $5, last_reorg_to_block = $6, last_reorg_depth = $7,
-       updated_at = now()
-     WHERE chain_id = $1`,
-    [
-      options.chainId,
-      target.number,
-      target.hash,
-      target.timestamp,
-      A + 1,
-      options.oldTip,
-      options.oldTip - A,
-    ],
-  );
+  if (target === null) {
+    // Back to before the start block: the indexer starts from START_BLOCK again.
+    await client.query("DELETE FROM indexer_checkpoints WHERE chain_id = $1", [options.chainId]);
+  } else {
+    await client.query(
+      `UPDATE indexer_checkpoints SET block_number = $2, block_hash = $3, block_timestamp = $4,
+         last_reorg_at = now(), last_reorg_from_block = $5, last_reorg_to_block = $6, last_reorg_depth = $7,
+         updated_at = now()
+       WHERE chain_id = $1`,
+      [
+        options.chainId,
+        target.number,
+        target.hash,
+        target.timestamp,
+        A + 1,
+        options.oldTip,
+        options.oldTip - A,
+      ],
+    );
+  }
   await client.query("SELECT pg_notify($1, $2)", [
     INDEXED_CHANNEL,
     formatIndexedNotification({
-      from_block: target.number,
-      to_block: target.number,
+      from_block: revertedTo,
+      to_block: revertedTo,
       reorg: { from_block: A + 1, to_block: options.oldTip },
     }),
   ]);

@@ -33,8 +33,6 @@ export interface PreparedRange {
   /** Events the range stores (for counters and logs). */
   eventCount: number;
   tradeCount: number;
-  /** Tokens launched in the range (the emitter set of later ranges grows by these on commit). */
-  launched: EmitterToken[];
 }
 
 /**
@@ -106,12 +104,6 @@ export function createIndexingCore(options: IndexingCoreOptions): IndexingCore {
       const prepared: Prepared = {
         eventCount: batch.events.length,
         tradeCount: batch.trades.length,
-        launched: batch.newTokens.map((t) => ({
-          token: t.address,
-          curve: t.curve,
-          pool: t.pool,
-          graduated: false,
-        })),
         write,
       };
       return prepared;

@@ -148,6 +148,17 @@ describe("an outside chain (chain id 8453, no devnet of ours)", () => {
         "SELECT trader FROM trades WHERE source = 'uniswap_v3'",
       );
       expect(swaps).toEqual([{ trader: bob.address.toLowerCase() }]);
+      // Live: a graduation, then swaps on its pool in later blocks (the pool joins the log filter).
+      await alice.graduate(a.token);
+      await bob.swapExactEthForTokens(a.token, parseEther("0.01"));
+      const last = await alice.swapExactEthForTokens(a.token, parseEther("0.01"));
+      await indexer.waitForBlock(last.receipt.blockNumber, 30_000);
+      const liveSwaps = await query<{ trader: string }>(
+        db.url,
+        "SELECT trader FROM trades WHERE source = 'uniswap_v3' AND token_address = $1 ORDER BY block_number",
+        [a.token],
+      );
+      expect(liveSwaps.map((t) => t.trader)).toEqual([bob.address.toLowerCase(), alice.address.toLowerCase()]);
       // The managers and WETH were read from the factory (nothing but the four settings given).
       const out = indexer.output();
       expect(out).toContain(
@@ -236,7 +247,12 @@ describe("an outside chain (chain id 8453, no devnet of ours)", () => {
       proxy.state.hang = true;
       // The live loop polls the head: wait until a call is held open by the "node".
       await waitFor(() => proxy.state.held.size > 0, { timeoutMs: 10_000, intervalMs: 20 });
+      const signalled = performance.now();
       const code = await indexer.stop("SIGTERM");
+      // Reported, not asserted (durations depend on the machine's load).
+      process.stderr.write(
+        `[outside-chain] SIGTERM → exit ${code} after ${Math.round(performance.now() - signalled)} ms\n`,
+      );
       expect(code).toBe(0);
       expect(indexer.output()).toContain('"action":"shutdown"');
     } finally {

@@ -151,6 +151,11 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   let stopped = false;
   let caughtUp = false;
   let wake: (() => void) | null = null;
+  /**
+   * The log filter's emitter set: seeded from `tokens` by `reload()` and grown by every fetched
+   * range in dispatch order (so it may run ahead of the committed data: a superset is harmless, and
+   * any failure or reorg reloads it from the database).
+   */
   let emitters = new EmitterSet(contracts.factory, contracts.feedEmitter);
   /** Logs to leave out (block hash:log index), from `skipped_logs`. */
   const skipped = new Set<string>();
@@ -307,6 +312,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     metrics.events.inc(prepared.eventCount);
     metrics.lagBlocks.set(Math.max(0, headNumber - tip.number));
     metrics.lagSeconds.set(Math.max(0, Date.now() / 1000 - tip.timestamp));
+    metrics.latestFallbacks.set(fetcher.reads.latestFallbacks);
     const now = Date.now();
     rateWindow.push({ at: now, events: prepared.eventCount });
     while (rateWindow.length > 1 && now - rateWindow[0]!.at > 10_000) rateWindow.shift();
@@ -425,7 +431,6 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     let next = tip.number + 1;
     let tipHash = tip.hash;
     let pendingWrite: Promise<void> = Promise.resolve();
-    const growing = emitters.clone();
     let previous: Promise<unknown> = Promise.resolve();
     const dispatch = () => {
       while (inflight.length < (isolate ? 1 : config.PREFETCH_RANGES) && next <= target) {
@@ -436,7 +441,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
         let done!: () => void;
         const own = new Promise<void>((r) => (done = r));
         const link: DiscoveryLink = { previous, done };
-        const promise = fetcher.fetchRange(next, end, end >= zoneStart, growing, link);
+        const promise = fetcher.fetchRange(next, end, end >= zoneStart, emitters, link);
         previous = Promise.race([
           own,
           promise.then(
@@ -474,10 +479,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
         stats.buildMs += performance.now() - buildStarted;
         await yieldToIo();
         await pendingWrite;
-        pendingWrite = commit(input, prepared).then(() => {
-          for (const t of prepared.launched) emitters.add(t);
-          metrics.knownTokens.set(emitters.tokens.size);
-        });
+        pendingWrite = commit(input, prepared).then(() => metrics.knownTokens.set(emitters.tokens.size));
         pendingWrite.catch(() => {});
       }
       await pendingWrite;

@@ -56,7 +56,58 @@ export const statusSchema = z.object({
     .describe(
       "the database this replica reads from, against the primary (the fields above are read from it)",
     ),
+  skipped_logs: z
+    .object({
+      count: z.number().int().describe("logs the indexer could not index and left out (table skipped_logs)"),
+      last: z
+        .object({
+          block_number: z.number().int(),
+          log_index: z.number().int(),
+          transaction_hash: z.string(),
+          contract_address: z.string(),
+          reason: z.string().describe("the event name and the error that made the write fail"),
+          recorded_at: z.number().int().describe("when the indexer recorded it (Unix seconds, wall clock)"),
+        })
+        .nullable()
+        .describe("the most recent one, by chain position"),
+    })
+    .describe("logs left out so that indexing could go on (an operator should look at each)"),
 });
+
+interface SkippedRow {
+  count: string;
+  block_number: string | null;
+  log_index: number | null;
+  transaction_hash: string | null;
+  contract_address: string | null;
+  reason: string | null;
+  recorded_at: Date | null;
+}
+
+/** `skipped_logs` summary of the status body. */
+async function skippedLogs(pool: ReadDb): Promise<z.output<typeof statusSchema>["skipped_logs"]> {
+  const { rows } = await pool.query<SkippedRow>(
+    `SELECT (SELECT count(*) FROM skipped_logs)::text AS count, l.block_number::text, l.log_index,
+            l.transaction_hash, l.contract_address, l.reason, l.recorded_at
+       FROM (SELECT 1) one
+       LEFT JOIN LATERAL (SELECT * FROM skipped_logs ORDER BY block_number DESC, log_index DESC LIMIT 1) l ON true`,
+  );
+  const r = rows[0]!;
+  return {
+    count: Number(r.count),
+    last:
+      r.block_number === null
+        ? null
+        : {
+            block_number: Number(r.block_number),
+            log_index: r.log_index ?? 0,
+            transaction_hash: r.transaction_hash ?? "",
+            contract_address: r.contract_address ?? "",
+            reason: r.reason ?? "",
+            recorded_at: r.recorded_at ? Math.floor(r.recorded_at.getTime() / 1000) : 0,
+          },
+  };
+}
 
 interface CheckpointRow {
   chain_id: number;
@@ -75,6 +126,9 @@ interface CheckpointRow {
  * Before the indexer's first commit every field but `chain_id` is null. `read_database`: the read
  * database's lag behind the primary (see `ReadDatabaseLag`). Always 200 (503 `service_unavailable`
  * while the read database is unreachable).
+ * cached): `{chain_id, head_block, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg,
+ * skipped_logs}` (`skipped_logs` from the table of that name: count and the latest one).
+ * Before the indexer's first commit every field but `chain_id` is null. Always 200 (500 only if the database fails).
  */
 export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
@@ -86,7 +140,8 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
         schema: {
           tags: ["status"],
           summary: "Indexing status",
-          description: "Chain head seen by the indexer, last indexed block, lag, and the last reorg.",
+          description:
+            "Chain head seen by the indexer, last indexed block, lag, the last reorg, and the logs the indexer had to leave out.",
           response: { 200: statusSchema },
         },
       },
@@ -107,6 +162,7 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
              FROM indexer_checkpoints ORDER BY chain_id LIMIT 1`,
         );
         const row = rows[0];
+        const skipped = await skippedLogs(deps.pool);
         if (!row) {
           return {
             chain_id: deps.chainId ?? null,
@@ -117,6 +173,7 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
             indexed_at: null,
             last_reorg: null,
             read_database: await readDatabase,
+            skipped_logs: skipped,
           };
         }
         const indexed = Number(row.block_number);
@@ -147,6 +204,7 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
             ...(await readDatabase),
             ...(deps.readDatabase ? {} : { indexed_block: indexed }),
           },
+          skipped_logs: skipped,
         };
       },
     );

@@ -62,6 +62,7 @@ describe("GET /api/v1/status and freshness headers", () => {
         indexed_block: null,
         replay_paused: false,
       },
+      skipped_logs: { count: 0, last: null },
     });
     expect(response.headers["x-indexed-block"]).toBeUndefined();
   });
@@ -87,6 +88,7 @@ describe("GET /api/v1/status and freshness headers", () => {
         indexed_block: 500,
         replay_paused: false,
       },
+      skipped_logs: { count: 0, last: null },
     });
     expect(response.headers["x-indexed-block"]).toBe("500");
     expect(response.headers["x-indexed-at"]).toBe(String(NOW - 30));
@@ -102,6 +104,30 @@ describe("GET /api/v1/status and freshness headers", () => {
     expect(body).toMatchObject({ head_block: 510, indexed_block: 510, lag_blocks: 0, lag_seconds: 0 });
     expect(body.last_reorg).toMatchObject({ from_block: 505, to_block: 507, depth: 3 });
     expect(Math.abs(body.last_reorg.at - Date.now() / 1000)).toBeLessThan(60);
+  });
+
+  it("behavior: logs the indexer left out are counted and the latest is shown", async () => {
+    const insert = (block: number, logIndex: number, reason: string) =>
+      writer.query(
+        `INSERT INTO skipped_logs (block_number, log_index, block_hash, transaction_hash, contract_address, topic0, reason)
+         VALUES ($1, $2, $3, $4, $5, NULL, $6)`,
+        [block, logIndex, `0x${"ab".repeat(32)}`, `0x${"cd".repeat(32)}`, testAddress(0x55), reason],
+      );
+    await insert(506, 3, "TokenLaunchedV3: 22P05: unsupported Unicode escape sequence");
+    await insert(508, 1, "Transfer: 22003: numeric field overflow");
+    const body = (await app.inject({ url: "/api/v1/status" })).json();
+    expect(body.skipped_logs).toEqual({
+      count: 2,
+      last: {
+        block_number: 508,
+        log_index: 1,
+        transaction_hash: `0x${"cd".repeat(32)}`,
+        contract_address: testAddress(0x55),
+        reason: "Transfer: 22003: numeric field overflow",
+        recorded_at: expect.any(Number),
+      },
+    });
+    await writer.query("DELETE FROM skipped_logs");
   });
 
   it("behavior: every /api/v1/ response carries X-Indexed-Block and X-Indexed-At (errors too), cached ≤ ttl", async () => {
