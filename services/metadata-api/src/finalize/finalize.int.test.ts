@@ -191,12 +191,12 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
       env: { DATABASE_URL: h.database.url, QUEUE_PREFIX: h.prefix.slice(0, -1), LOG_LEVEL: "info" },
     });
     await waitFor(() => worker!.output().includes("metadata worker ready"), {
-      timeoutMs: 30_000,
+      timeoutMs: 60_000,
       message: "worker did not start",
     });
     // Let the worker try (and fail) at least once before the indexer catches up.
     await waitFor(() => worker!.output().includes("will retry"), {
-      timeoutMs: 15_000,
+      timeoutMs: 30_000,
       message: `no retry seen\n${worker.output()}`,
     });
     expect((await draftRow(draft)).status).toBe("pending");
@@ -220,7 +220,7 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
       created_at: { transaction_hash: launch.hash.toLowerCase() },
     });
     expect(again.body.image_url).toMatch(/^\/objects\/images\//);
-  });
+  }, 240_000); // a worker process and an indexer start inside: slow on a loaded machine
 
   test("default", async () => {
     const draft = await createDraft("Indexed Cat", "ICAT");
