@@ -135,7 +135,7 @@ describe("GET /api/v1/prices/eth-usd", () => {
       price: "3012.45678900",
       decimals: 8,
       updated_at: Number(updatedAt),
-      source: "oracle_eth_usd",
+      source: "chainlink_eth_usd",
       chain_id: devnet.chainId,
     });
   });
@@ -352,7 +352,7 @@ describe("oracle-price process", () => {
       });
       expect(price.status).toBe(200);
       expect(price.headers.get("x-request-id")).toBe("oracle-e2e-1");
-      expect(await price.json()).toMatchObject({ price: "3012.45000000", source: "oracle_eth_usd" });
+      expect(await price.json()).toMatchObject({ price: "3012.45000000", source: "chainlink_eth_usd" });
       expect(await service.stop()).toBe(0);
     } finally {
       await service.kill();

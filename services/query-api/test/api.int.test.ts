@@ -5,12 +5,22 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { createLogger } from "@tmi/shared/logger";
+import { TOKEN_BY_ADDRESS_SQL } from "@tmi/shared/token";
 import { WORKSPACE_ROOT } from "@tmi/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildApp } from "../src/app.js";
 import { createReadPool } from "../src/db.js";
 import { createHarness, type Harness, TEST_CURSOR_SECRET } from "./harness.js";
-import { addr, insertEvent, insertToken, insertTrade, setCheckpoint, txHash } from "./seed.js";
+import {
+  addr,
+  curveOf,
+  insertEvent,
+  insertToken,
+  insertTrade,
+  poolOf,
+  setCheckpoint,
+  txHash,
+} from "./seed.js";
 
 const T0 = 1_700_000_000; // Tuesday 2023-11-14T22:13:20Z
 const CREATOR_A = addr(0xc1);
@@ -95,7 +105,7 @@ beforeAll(async () => {
     createdAt: T0 + 300,
     state: "graduated",
     poolAddress: POOL,
-    lastTradeSource: "dex_v3",
+    lastTradeSource: "uniswap_v3",
   });
   await db.query(
     `INSERT INTO creators (address, token_count, volume, updated_block_number) VALUES ($1, 6, '18000000000000000000', 200), ($2, 7, '21000000000000000000', 210)`,
@@ -185,9 +195,36 @@ describe("token list", () => {
         current_price: "28000000000",
         fully_diluted_value: "28000000000000000000",
         holder_count: 2,
+        latest_trade_timestamp: T0 + 12 * 600 + 6,
+      },
+      curve: {
+        address: curveOf(SPECIAL),
+        canonical_pool_address: poolOf(SPECIAL),
+        supply: "1000000000000000000000000000",
+        sold_supply: "48000000000000000000000000",
+        reserve_balance: "250000000000000000",
+        virtual_token_reserve: "1066666666666666666666666667",
+        virtual_eth_reserve: "1000000000000000000",
+        graduation_threshold: "800000000000000000000000000",
+        progress_bps: 600,
+        lifecycle: "active",
       },
       usd: null, // no ETH/USD answer indexed in these fixtures
     });
+    // Metadata fields at the top level of list items, only when set; never null keys.
+    const withMetadata = res.body.items.find((t: any) => t.address === tokenAddress(2));
+    expect(withMetadata).toMatchObject({
+      description: "The second token",
+      image_url: "/objects/images/aa.png",
+      metadata_url: "/objects/metadata/bb.json",
+      website_url: "https://example.com/",
+      x_url: "https://x.com/ab",
+      metadata_verified: false,
+    });
+    expect(withMetadata).not.toHaveProperty("telegram_url");
+    expect(withMetadata).not.toHaveProperty("graduation");
+    const json = JSON.stringify(res.body.items.map(({ metrics, usd, ...rest }: any) => rest));
+    expect(json).not.toContain("null");
     // Newest launch first.
     const blocks = res.body.items.map((t: any) => t.created_at.block_number);
     expect(blocks).toEqual([...blocks].sort((a: number, b: number) => b - a));
@@ -360,25 +397,17 @@ describe("token detail", () => {
     h.validate("/api/v1/tokens/{address}", 200, res.body);
     expect(res.body).toMatchObject({
       address: tokenAddress(2),
-      state: "curve",
+      description: "The second token",
+      image_url: "/objects/images/aa.png",
+      metadata_url: "/objects/metadata/bb.json",
+      website_url: "https://example.com/",
+      x_url: "https://x.com/ab",
+      metadata_verified: false,
       curve: {
-        reserve_balance: "30000000000000000000",
-        token_balance: "1073000000000000000000000000",
-        real_reserve: "1000000000000000000",
-        tokens_sold: "2000000000000000000000000",
-        graduation_threshold: "5000000000000000000",
-        progress_bps: 2000,
+        address: curveOf(tokenAddress(2)),
+        sold_supply: "48000000000000000000000000",
+        progress_bps: 600,
       },
-      metadata: {
-        description: "The second token",
-        image_url: "/objects/images/aa.png",
-        metadata_url: "/objects/metadata/bb.json",
-        website_url: "https://example.com/",
-        x_url: "https://x.com/ab",
-        telegram_url: null,
-        discord_url: null,
-      },
-      graduation: null,
     });
     expect(Object.keys(res.body).sort()).toEqual(
       [
@@ -387,31 +416,54 @@ describe("token detail", () => {
         "name",
         "symbol",
         "initial_supply",
+        "description",
+        "image_url",
+        "metadata_url",
+        "website_url",
+        "x_url",
+        "metadata_verified",
         "created_at",
         "metrics",
-        "state",
         "curve",
-        "metadata",
-        "graduation",
         "usd",
         "stats",
       ].sort(),
     );
+    // The detail is the list item plus `stats`.
+    const item = (await h.get("/api/v1/tokens?search=alpha%20beta")).body.items[0];
+    const { stats, ...detail } = res.body;
+    expect(detail).toEqual(item);
+    // The shared statement metadata-api's finalize answers with: the same object without `usd`.
+    const shared = await h.pool.query<{ token: string }>(TOKEN_BY_ADDRESS_SQL, [tokenAddress(2)]);
+    const { usd, ...token } = item;
+    expect(JSON.parse(shared.rows[0]!.token)).toEqual(token);
   });
 
   test("behavior: a draft that is not finalized gives no metadata; graduation fields", async () => {
     const pending = await h.get(`/api/v1/tokens/${tokenAddress(3)}`);
-    expect(pending.body.metadata).toBeNull();
+    for (const key of ["description", "image_url", "metadata_url", "metadata_verified", "graduation"]) {
+      expect(pending.body).not.toHaveProperty(key);
+    }
     const graduated = await h.get(`/api/v1/tokens/${GRADUATED}`);
     h.validate("/api/v1/tokens/{address}", 200, graduated.body);
-    expect(graduated.body.state).toBe("graduated");
-    expect(graduated.body.curve.progress_bps).toBe(10_000);
+    expect(graduated.body.curve).toMatchObject({
+      canonical_pool_address: POOL,
+      sold_supply: "800000000000000000000000000",
+      progress_bps: 10_000,
+      lifecycle: "graduated",
+    });
     expect(graduated.body.graduation).toEqual({
-      pool_address: POOL,
-      block_number: 96,
-      transaction_hash: txHash(999_095),
-      log_index: 7,
-      timestamp: T0 + 312,
+      phase: "graduated",
+      canonical_pool_address: POOL,
+      graduation_manager_address: addr(0x6a, "9"),
+      lp_custodian_address: addr(0xc5, "9"),
+      position_token_id: "4242",
+      liquidity: "123456789012345678901",
+      token_amount: "200000000000000000000000000",
+      eth_amount: "2970000000000000000",
+      sold_supply: "800000000000000000000000000",
+      curve_terminal_at: { block_number: 96, transaction_hash: txHash(999_095), log_index: 7 },
+      settled_at: { block_number: 96, transaction_hash: txHash(999_095), log_index: 5 },
     });
   });
 
@@ -456,7 +508,7 @@ describe("pricing", () => {
     expect((await h.get(`/api/v1/tokens/${GRADUATED}/pricing`)).body.source).toBe("indexed_v3_market");
     await h.admin.query("UPDATE tokens SET last_trade_source = 'curve' WHERE address = $1", [GRADUATED]);
     expect((await h.get(`/api/v1/tokens/${GRADUATED}/pricing`)).body.source).toBe("indexed_v3_curve");
-    await h.admin.query("UPDATE tokens SET last_trade_source = 'dex_v3' WHERE address = $1", [GRADUATED]);
+    await h.admin.query("UPDATE tokens SET last_trade_source = 'uniswap_v3' WHERE address = $1", [GRADUATED]);
     const zero = await h.get(`/api/v1/tokens/${tokenAddress(11)}/pricing`);
     expect(zero.body).toMatchObject({
       current_price: null,
