@@ -414,7 +414,14 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           }
         }),
       );
-      return parts.flat();
+      // Calls the node failed inside a batch for a transient reason (rate limit, busy) are retried alone.
+      const outcomes = parts.flat();
+      await Promise.all(
+        outcomes.map(async (o, i) => {
+          if (!o.ok && o.error.retryable) outcomes[i] = await one(calls[i]!);
+        }),
+      );
+      return outcomes;
     },
     async subscribeNewHeads(onHead) {
       if (!ws) return null;
