@@ -41,6 +41,12 @@ const rpc = createRpcClient({
   maxConcurrent: config.MAX_CONCURRENT_REQUESTS,
   timeoutMs: config.RPC_TIMEOUT_MS,
   onError: (error) => metrics.rpcErrors.inc({ method: error.method }),
+  maxBatch: config.RPC_MAX_BATCH,
+  onBatchRefused: (error) =>
+    logger.warn(
+      { chain_id: config.CHAIN_ID, action: "rpc_batch_refused", err: error },
+      "the node refuses JSON-RPC batches; sending one call per request from now on",
+    ),
   signal: shutdown.signal,
 });
 

@@ -161,12 +161,16 @@ export async function buildBatch(
       const e = current!;
       const p = currentPosition!;
       batch.events.push({
-        ...p,
+        blockNumber: p.blockNumber,
+        logIndex: p.logIndex,
         blockHash: e.blockHash,
+        blockTimestamp: p.blockTimestamp,
+        transactionIndex: p.transactionIndex,
+        transactionHash: p.transactionHash,
         contractAddress: e.address,
         eventName: e.name,
         tokenAddress: token,
-        decoded: decodedJsonText(e.args, withTokenArg && token !== null ? { token } : undefined),
+        decoded: decodedJsonText(e.args, withTokenArg && token !== null ? token : undefined),
       });
     },
   };

@@ -158,7 +158,10 @@ describe("an outside chain (chain id 8453, no devnet of ours)", () => {
         "SELECT trader FROM trades WHERE source = 'uniswap_v3' AND token_address = $1 ORDER BY block_number",
         [a.token],
       );
-      expect(liveSwaps.map((t) => t.trader)).toEqual([bob.address.toLowerCase(), alice.address.toLowerCase()]);
+      expect(liveSwaps.map((t) => t.trader)).toEqual([
+        bob.address.toLowerCase(),
+        alice.address.toLowerCase(),
+      ]);
       // The managers and WETH were read from the factory (nothing but the four settings given).
       const out = indexer.output();
       expect(out).toContain(
