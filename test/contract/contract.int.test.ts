@@ -865,6 +865,10 @@ API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seco
     }
     expect(checked).toBeGreaterThan(50);
     expect([...problems]).toEqual([]);
+    // The reference page (through the gateway) reads the same document.
+    const page = await fetch(`${system.baseUrl}/docs/`, { signal: AbortSignal.timeout(10_000) });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("/api/v1/openapi.json");
   });
 
   it("behavior: no answer has a null outside the nullable keys, and every error is the envelope", () => {
