@@ -864,6 +864,15 @@ API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seco
       if (problem) problems.add(problem);
     }
     expect(checked).toBeGreaterThan(50);
+    const routes = new Set(
+      seen.map(({ label }) => {
+        const [method, path] = label.split(" ") as [string, string];
+        return `${method} ${checker.find(method, path?.split("?")[0] ?? "")?.template ?? path?.split("?")[0]}`;
+      }),
+    );
+    console.log(
+      `contract: ${seen.length} answers through the gateway, ${checked} of them on routes of the OpenAPI document; ${routes.size} method+route pairs`,
+    );
     expect([...problems]).toEqual([]);
     // The reference page (through the gateway) reads the same document.
     const page = await fetch(`${system.baseUrl}/docs/`, { signal: AbortSignal.timeout(10_000) });
