@@ -867,7 +867,13 @@ API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seco
     const routes = new Set(
       seen.map(({ label }) => {
         const [method, path] = label.split(" ") as [string, string];
-        return `${method} ${checker.find(method, path?.split("?")[0] ?? "")?.template ?? path?.split("?")[0]}`;
+        const bare = (path ?? "").split("?")[0]!;
+        const template =
+          checker.find(method, bare)?.template ??
+          bare
+            .replace(/^\/objects\/.*/, "/objects/*")
+            .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/, "{draft}");
+        return `${method} ${template}`;
       }),
     );
     console.log(
