@@ -176,6 +176,19 @@ describe("reorg journal", () => {
     const [dumpR, dumpF] = await Promise.all([dumpIndexedTables(reorged.url), dumpIndexedTables(fresh.url)]);
     expect(dumpR).toEqual(dumpF);
     expect(dumpF.tokens).toHaveLength(3);
+    // Unique traders per candle (long intervals counted through token_traders) = recomputed from trades.
+    const recomputed = await poolF.query(
+      `WITH iv(name, size) AS (VALUES ('1m', 60), ('5m', 300), ('15m', 900), ('1h', 3600), ('4h', 14400), ('1d', 86400), ('1w', 604800))
+       SELECT t.token_address, iv.name AS interval,
+              (CASE WHEN iv.size = 604800 THEN ((t.block_timestamp - 345600) / 604800) * 604800 + 345600
+                    ELSE (t.block_timestamp / iv.size) * iv.size END)::text AS bucket_start,
+              count(DISTINCT t.trader)::int AS n, sum(t.curve_value)::text AS volume
+       FROM trades t CROSS JOIN iv GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    );
+    const stored = await poolF.query(
+      "SELECT token_address, interval, bucket_start::text, unique_trader_count AS n, volume::text FROM candles ORDER BY 1, 2, 3",
+    );
+    expect(stored.rows).toEqual(recomputed.rows);
     expect(dumpF.trades!.length).toBeGreaterThan(5);
   });
 
