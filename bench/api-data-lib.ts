@@ -1,8 +1,9 @@
 // Synthesized database for `pnpm bench api`: the read-model tables query-api serves, filled with
 // SQL `generate_series` in the shape the indexer writes them (same columns, same keys, same
 // indexes from the committed migrations), far faster than indexing a devnet history of the size.
-// Shapes: N tokens (1 in 50 graduated), M trades (1 in 10 on one hot token for deep cursors, the
-// rest spread over every token), one chain event per trade plus one TokenCreated per token,
+// Shapes: N V3 tokens (1 in 50 graduated, with `uniswap_v3` trades), M trades (1 in 10 on one hot
+// token for deep cursors, the rest spread over every token), one chain event per trade plus one
+// TokenLaunchedV3 per token,
 // candles of every interval aggregated from the trades, creators, a trending snapshot of 1,000
 // tokens, finalized metadata for half the tokens, a few exclusions, and the indexer checkpoint.
 import { migrate, quoteIdent, withDatabase } from "@tmi/db";
@@ -21,7 +22,7 @@ const creatorAddressSql = (i: string) => `('0x' || substr(md5('c' || ${i}) || md
 const traderAddressSql = (i: string) => `('0x' || substr(md5('w' || ${i}) || md5('v' || ${i}), 1, 40))`;
 const hashSql = (seed: string) => `('0x' || md5('h' || ${seed}) || md5('k' || ${seed}))`;
 
-const VERSION = "qapi-bench-v1";
+const VERSION = "qapi-bench-v2-zonk-v3";
 
 /** What {@link ensureBenchDatabase} built or found. */
 export interface BenchDatabase {
@@ -91,20 +92,29 @@ export async function ensureBenchDatabase(options: {
       "tokens",
       `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
          created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at, state,
-         reserve_balance, token_balance, real_reserve, tokens_sold, graduation_threshold, pool_address, pool_token_is_token0,
-         graduated_block_number, graduated_transaction_hash, graduated_log_index, graduated_at, last_trade_source,
-         updated_block_number)
+         curve_address, pool_address, pool_token_is_token0, sold_supply, reserve_balance, virtual_token_reserve,
+         virtual_eth_reserve, graduation_threshold, graduation_manager_address, lp_custodian_address, position_token_id,
+         graduation_liquidity, graduation_token_amount, graduation_eth_amount, graduation_sold_supply,
+         graduated_block_number, graduated_transaction_hash, graduated_log_index, graduated_at,
+         settled_block_number, settled_transaction_hash, settled_log_index, last_trade_source, updated_block_number)
        SELECT ${tokenAddressSql("i")}, ${BENCH_CHAIN_ID}, ${creatorAddressSql("i % 1000")}, nm, sy, lower(nm), lower(sy),
          1000000000000000000000000000, 1000 + i * 5, 0, ${hashSql("'c' || i")}, 1, ${BENCH_T0} + (1000 + i * 5) * 2,
-         CASE WHEN i % 50 = 0 THEN 'graduated' ELSE 'curve' END,
-         30000000000000000000 + i::numeric * 1000000000000000, 1073000000000000000000000000 - i::numeric * 1000000000000000000000,
-         (i % 5000)::numeric * 1000000000000000, i::numeric * 1000000000000000000000, 5000000000000000000,
-         CASE WHEN i % 50 = 0 THEN ${tokenAddressSql("-i")} END, CASE WHEN i % 50 = 0 THEN i % 100 = 0 END,
-         CASE WHEN i % 50 = 0 THEN ${FIRST_TRADE_BLOCK} - 10 END, CASE WHEN i % 50 = 0 THEN ${hashSql("'g' || i")} END,
-         CASE WHEN i % 50 = 0 THEN 4 END, CASE WHEN i % 50 = 0 THEN ${BENCH_T0} + (${FIRST_TRADE_BLOCK} - 10) * 2 END,
-         CASE WHEN i % 50 = 0 THEN 'dex_v3' ELSE 'curve' END, 1000 + i * 5
+         CASE WHEN g THEN 'graduated' ELSE 'curve' END,
+         ${tokenAddressSql("-i - 1000000")}, ${tokenAddressSql("-i")}, i % 2 = 0,
+         CASE WHEN g THEN 800000000000000000000000000 ELSE (i % 800)::numeric * 1000000000000000000000000 END,
+         CASE WHEN g THEN 0 ELSE (i % 3000)::numeric * 1000000000000000 END,
+         1066666666666666666666666667, 1000000000000000000, 800000000000000000000000000,
+         CASE WHEN g THEN '0x5917ce7aff3a5f276334464e3dea2a96e94c81d8' END,
+         CASE WHEN g THEN ${tokenAddressSql("-i - 2000000")} END, CASE WHEN g THEN i::numeric END,
+         CASE WHEN g THEN 24494897427831780981 END, CASE WHEN g THEN 200000000000000000000000000 END,
+         CASE WHEN g THEN 2970000000000000000 END, CASE WHEN g THEN 800000000000000000000000000 END,
+         CASE WHEN g THEN ${FIRST_TRADE_BLOCK} - 10 END, CASE WHEN g THEN ${hashSql("'g' || i")} END,
+         CASE WHEN g THEN 4 END, CASE WHEN g THEN ${BENCH_T0} + (${FIRST_TRADE_BLOCK} - 10) * 2 END,
+         CASE WHEN g THEN ${FIRST_TRADE_BLOCK} - 10 END, CASE WHEN g THEN ${hashSql("'g' || i")} END,
+         CASE WHEN g THEN 2 END,
+         CASE WHEN g THEN 'uniswap_v3' ELSE 'curve' END, 1000 + i * 5
        FROM (SELECT i, (ARRAY['Pepe','Doge','Moon','Shiba','Frog','Cat','Based','Turbo','Giga','Mega'])[1 + i % 10] || ' ' || i AS nm,
-                    upper(substr(md5('s' || i), 1, 4)) AS sy
+                    upper(substr(md5('s' || i), 1, 4)) AS sy, i % 50 = 0 AS g
              FROM generate_series(1, ${N}) AS i) s`,
       log,
     );
@@ -115,7 +125,7 @@ export async function ensureBenchDatabase(options: {
          side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price)
        SELECT blk, (n % 2) * 3, n % 2, ${hashSql("n")}, ${BENCH_T0} + blk * 2, ${tokenAddressSql(tokenOfTrade)},
          ${traderAddressSql("(n * 31) % 50000")}, CASE WHEN n % 3 = 0 THEN 'sell' ELSE 'buy' END,
-         CASE WHEN ${tokenOfTrade} % 50 = 0 THEN 'dex_v3' ELSE 'curve' END,
+         CASE WHEN ${tokenOfTrade} % 50 = 0 THEN 'uniswap_v3' ELSE 'curve' END,
          ta, ra, cv, ra / 100, ra / 200, trunc(cv * 1000000000000000000 / ta)
        FROM (SELECT n, ${FIRST_TRADE_BLOCK} + n / 2 AS blk, 1000000000000000000000 + n AS ta,
                     10000000000000000::numeric * (1 + n % 100) AS ra,
@@ -143,10 +153,11 @@ export async function ensureBenchDatabase(options: {
       `INSERT INTO chain_events (block_number, log_index, block_hash, block_timestamp, transaction_index, transaction_hash,
          contract_address, event_name, token_address, decoded)
        SELECT created_block_number, created_log_index, ${hashSql("'b' || created_block_number")}, created_at, 0,
-         created_transaction_hash, '0x5fbdb2315678afecb367f032d93f642f64180aa3', 'TokenCreated', address,
-         jsonb_build_object('token', address, 'creator', creator, 'name', name, 'symbol', symbol,
-           'initialSupply', initial_supply::text, 'reserveBalance', '30000000000000000000',
-           'tokenBalance', '1073000000000000000000000000', 'graduationThreshold', graduation_threshold::text)
+         created_transaction_hash, '0x5fbdb2315678afecb367f032d93f642f64180aa3', 'TokenLaunchedV3', address,
+         jsonb_build_object('creator', creator, 'token', address, 'curve', curve_address,
+           'protocolVersion', 'endpoint-cp-v3', 'totalSupply', initial_supply::text,
+           'curveAllocation', graduation_threshold::text, 'lpAllocation', '200000000000000000000000000',
+           'canonicalPool', pool_address)
        FROM tokens`,
       log,
     );
@@ -178,10 +189,11 @@ export async function ensureBenchDatabase(options: {
       "token metrics",
       `UPDATE tokens t SET trade_count = a.c, buy_count = a.b, sell_count = a.c - a.b, volume = a.v, fees = a.f,
          unique_trader_count = a.u, holder_count = a.u + 1, current_price = a.p, fully_diluted_value = a.p * 1000000000,
-         last_trade_block_number = a.lb, updated_block_number = a.lb
+         latest_trade_timestamp = a.lt, last_trade_block_number = a.lb, updated_block_number = a.lb
        FROM (SELECT token_address, count(*)::int AS c, count(*) FILTER (WHERE side = 'buy')::int AS b,
                sum(reserve_amount) AS v, sum(protocol_fee + creator_fee) AS f, count(DISTINCT trader)::int AS u,
-               (array_agg(price ORDER BY block_number DESC, log_index DESC))[1] AS p, max(block_number) AS lb
+               (array_agg(price ORDER BY block_number DESC, log_index DESC))[1] AS p, max(block_number) AS lb,
+               max(block_timestamp) AS lt
              FROM trades GROUP BY token_address) a
        WHERE a.token_address = t.address`,
       log,

@@ -86,7 +86,9 @@ const service = startServiceProcess({
     DATABASE_URL: database.url,
     RPC_URL: devnet.rpcUrl,
     CHAIN_ID: String(devnet.chainId),
-    LAUNCHPAD_ADDRESS: "0x00000000000000000000000000000000000000aa",
+    FACTORY_ADDRESS: "0x00000000000000000000000000000000000000aa",
+    // The machine's Redis has no AOF; a production start would refuse it (this measures, nothing persists).
+    REDIS_REQUIRE_AOF: "false",
     STORAGE_DRIVER: "fs",
     STORAGE_DIR: join(dir, "objects"),
     SPOOL_DIR: join(dir, "spool"),

@@ -27,15 +27,30 @@
 //   ORACLE_PRICE_PORT (3003), INDEXER_PORT (3004)
 //   DEVNET_BLOCK_TIME     seconds between devnet blocks (default: the devnet's own default)
 //   START_READY_TIMEOUT   seconds to wait for indexed trades before giving up the wait (default 120)
+//   QUERY_API_REPLICAS, METADATA_API_REPLICAS, ORACLE_PRICE_REPLICAS
+//                         processes of each service (default 1); replica k (k = 2, 3, ...) listens on the
+//                         service's port + 100 × (k - 1); the gateway balances them
+//   QUERY_API_URL, METADATA_API_URL, ORACLE_PRICE_URL
+//                         when set, the gateway's upstreams (comma-separated) instead of the local replicas
+//   QUERY_API_TRUST_PROXY which X-Forwarded-For hops query-api trusts (default `loopback`: the gateway on
+//                         127.0.0.1, so the stream's per-client cap sees the real client)
+//   READ_REPLICA=1        query-api reads from a streaming replica of DATABASE_URL's server made here with
+//                         pg_basebackup under <TMI_DATA_DIR>/pg-replica (port READ_REPLICA_PORT, 5433);
+//                         PG_BIN: PostgreSQL server binaries (default /usr/lib/postgresql/15/bin)
+// Once the system is ready, a service process that dies is restarted (backoff 1 s doubling to 30 s)
+// while the others keep serving; before that, any exit stops the start with its log.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
   appendFileSync,
+  chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -79,6 +94,26 @@ const PORTS = {
   "oracle-price": portOf("ORACLE_PRICE_PORT", 3003),
   indexer: portOf("INDEXER_PORT", 3004),
 };
+const replicasOf = (name) => {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 9) fail(`${name}=${raw} must be an integer from 1 to 9`);
+  return n;
+};
+const REPLICAS = {
+  "query-api": replicasOf("QUERY_API_REPLICAS"),
+  "metadata-api": replicasOf("METADATA_API_REPLICAS"),
+  "oracle-price": replicasOf("ORACLE_PRICE_REPLICAS"),
+};
+/** Name and port of replica `k` (0-based) of `service`: `query-api`, `query-api-2` (port + 100), ... */
+const replicaOf = (service, k) => ({
+  name: k === 0 ? service : `${service}-${k + 1}`,
+  port: PORTS[service] + 100 * k,
+});
+const READ_REPLICA = flag(env.READ_REPLICA, false);
+const READ_REPLICA_PORT = portOf("READ_REPLICA_PORT", 5433);
+const PG_BIN = env.PG_BIN || "/usr/lib/postgresql/15/bin";
 const REDIS_URL = env.REDIS_URL || "redis://127.0.0.1:6379";
 const READY_TIMEOUT_MS = Number(env.START_READY_TIMEOUT || 120) * 1000;
 const BASE_URL = `http://${HOST}:${PORTS.gateway}`;
@@ -490,6 +525,8 @@ async function migrateDatabase(databaseUrl) {
 /** @type {Map<string, {name: string, child: import("node:child_process").ChildProcess, exited: Promise<number|null>, critical: boolean}>} */
 const children = new Map();
 let stopping = false;
+/** Set once every service answered: from then on, a service process that dies is restarted. */
+let systemReady = false;
 
 const LEVELS = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
 
@@ -526,40 +563,66 @@ function logFileOf(name) {
  * script, which then stops the children in order). Output goes to `.data/logs/<name>.log`; error
  * lines (and every line with VERBOSE=true) are also printed, prefixed with the name.
  */
-function startChild(name, command, args, childEnv, { critical = true } = {}) {
+function startChild(
+  name,
+  command,
+  args,
+  childEnv,
+  { critical = true, stopSignal = "SIGTERM", showLine = undefined } = {},
+) {
   const file = logFileOf(name);
-  appendFileSync(file, `# ${new Date().toISOString()} ${command} ${args.join(" ")}\n`);
-  const child = spawn(command, args, {
-    cwd: ROOT,
-    env: childEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  const onLine = (stream) => (line) => {
-    appendFileSync(file, `${line}\n`);
-    const { text, level, json } = formatLine(line);
-    const show = VERBOSE || level >= 50 || (!json && stream === "stderr" && line.trim() !== "");
-    if (show) process.stdout.write(`${tag(name)} ${text}\n`);
-  };
-  createInterface({ input: child.stdout }).on("line", onLine("stdout"));
-  createInterface({ input: child.stderr }).on("line", onLine("stderr"));
-  const exited = new Promise((done) => {
-    child.once("exit", (code, signal) => done(code ?? (signal ? 128 : null)));
-    child.once("error", (error) => {
-      appendFileSync(file, `spawn failed: ${error.message}\n`);
-      done(127);
+  const entry = { name, child: undefined, exited: undefined, critical, file, stopSignal, restarts: 0 };
+  const spawnOnce = () => {
+    appendFileSync(file, `# ${new Date().toISOString()} ${command} ${args.join(" ")}\n`);
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      env: childEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
-  });
-  const entry = { name, child, exited, critical, file };
+    const onLine = (stream) => (line) => {
+      appendFileSync(file, `${line}\n`);
+      const { text, level, json } = formatLine(line);
+      const show =
+        VERBOSE ||
+        (showLine ? showLine(line) : level >= 50 || (!json && stream === "stderr" && line.trim() !== ""));
+      if (show) process.stdout.write(`${tag(name)} ${text}\n`);
+    };
+    createInterface({ input: child.stdout }).on("line", onLine("stdout"));
+    createInterface({ input: child.stderr }).on("line", onLine("stderr"));
+    const exited = new Promise((done) => {
+      child.once("exit", (code, signal) => done(code ?? (signal ? 128 : null)));
+      child.once("error", (error) => {
+        appendFileSync(file, `spawn failed: ${error.message}\n`);
+        done(127);
+      });
+    });
+    const spawnedAt = Date.now();
+    entry.child = child;
+    entry.exited = exited;
+    exited.then((code) => {
+      if (stopping || entry.child !== child || entry.retired) return;
+      process.stderr.write(
+        `${tag("start")} ${paint(31, `${name} exited (code ${code})`)}; last lines of ${file}:\n`,
+      );
+      process.stderr.write(tail(file, 15));
+      // Before the system is ready every exit is fatal (a bad setting fails fast); after, a
+      // non-critical process is restarted with backoff while the others keep serving.
+      if (critical || !systemReady) {
+        void shutdown(1);
+        return;
+      }
+      if (Date.now() - spawnedAt > 60_000) entry.restarts = 0;
+      const delay = Math.min(30_000, 1000 * 2 ** entry.restarts);
+      entry.restarts++;
+      warn(`restarting ${name} in ${delay / 1000} s (restart ${entry.restarts})`);
+      setTimeout(() => {
+        if (!stopping) spawnOnce();
+      }, delay).unref();
+    });
+  };
+  spawnOnce();
   children.set(name, entry);
-  exited.then((code) => {
-    if (stopping) return;
-    process.stderr.write(
-      `${tag("start")} ${paint(31, `${name} exited (code ${code})`)}; last lines of ${file}:\n`,
-    );
-    process.stderr.write(tail(file, 15));
-    if (critical) void shutdown(1);
-  });
   return entry;
 }
 
@@ -577,7 +640,7 @@ async function stopChild(entry, graceMs) {
   const { child } = entry;
   if (child.exitCode === null && child.signalCode === null) {
     try {
-      child.kill("SIGTERM");
+      child.kill(entry.stopSignal ?? "SIGTERM");
     } catch {}
     const timedOut = await Promise.race([entry.exited.then(() => false), sleep(graceMs).then(() => true)]);
     if (timedOut) {
@@ -601,10 +664,12 @@ async function shutdown(code) {
   if (stopping) return;
   stopping = true;
   say("stopping services...");
-  const services = [...children.values()].filter((c) => c.name !== "devnet");
+  const services = [...children.values()].filter((c) => c.name !== "devnet" && c.name !== "read-replica");
   const gateway = services.find((c) => c.name === "gateway");
   if (gateway) await stopChild(gateway, 10_000);
   await Promise.all(services.filter((c) => c !== gateway).map((c) => stopChild(c, 12_000)));
+  const replica = children.get("read-replica");
+  if (replica) await stopChild(replica, 30_000);
   const devnet = children.get("devnet");
   if (devnet) {
     say("stopping the devnet (saving its state)...");
@@ -777,7 +842,13 @@ function cursorSecret() {
   return readFileSync(file, "utf8").trim();
 }
 
-function startServices(chain, databaseUrl) {
+/** Base URLs of the local replicas of `service` (comma-separated, as the gateway takes them). */
+const replicaUrls = (service) =>
+  Array.from({ length: REPLICAS[service] }, (_, k) => `http://${HOST}:${replicaOf(service, k).port}`).join(
+    ",",
+  );
+
+function startServices(chain, databaseUrl, databaseReadUrl) {
   const common = {
     ...env,
     ...chain,
@@ -789,12 +860,27 @@ function startServices(chain, databaseUrl) {
   };
   const node = process.execPath;
   const entry = (service, file = "main") => join(ROOT, "services", service, "dist", `${file}.js`);
-  const url = (name) => `http://${HOST}:${PORTS[name]}`;
-  startChild("indexer", node, [entry("indexer")], { ...common, PORT: String(PORTS.indexer) });
-  startChild("query-api", node, [entry("query-api")], {
+  const service = { critical: false };
+  const replicated = (name, file, childEnv) => {
+    for (let k = 0; k < REPLICAS[name]; k++) {
+      const replica = replicaOf(name, k);
+      startChild(
+        replica.name,
+        node,
+        [entry(name, file)],
+        { ...childEnv, PORT: String(replica.port) },
+        service,
+      );
+    }
+  };
+  startChild("indexer", node, [entry("indexer")], { ...common, PORT: String(PORTS.indexer) }, service);
+  replicated("query-api", "main", {
     ...common,
-    PORT: String(PORTS["query-api"]),
+    ...(databaseReadUrl ? { DATABASE_READ_URL: databaseReadUrl } : {}),
     CURSOR_SECRET: cursorSecret(),
+    // Only the gateway (on 127.0.0.1) reaches query-api: believe the client address it forwards, so
+    // per-client limits (live streams) count clients, not the gateway.
+    TRUST_PROXY: env.QUERY_API_TRUST_PROXY || "loopback",
   });
   const metadata = {
     ...common,
@@ -802,23 +888,156 @@ function startServices(chain, databaseUrl) {
     STORAGE_DIR: env.STORAGE_DIR || join(DATA_DIR, "objects"),
     QUEUE_PREFIX: env.QUEUE_PREFIX || "tmi",
   };
-  startChild("metadata-api", node, [entry("metadata-api")], {
-    ...metadata,
-    PORT: String(PORTS["metadata-api"]),
-  });
-  startChild("worker", node, [entry("metadata-api", "worker")], metadata);
-  startChild("oracle-price", node, [entry("oracle-price")], {
-    ...common,
-    PORT: String(PORTS["oracle-price"]),
-  });
-  startChild("gateway", node, [entry("gateway")], {
-    ...common,
-    GATEWAY_PORT: String(PORTS.gateway),
-    PORT: String(PORTS.gateway),
-    QUERY_API_URL: url("query-api"),
-    METADATA_API_URL: url("metadata-api"),
-    ORACLE_PRICE_URL: url("oracle-price"),
-  });
+  replicated("metadata-api", "main", metadata);
+  startChild("worker", node, [entry("metadata-api", "worker")], metadata, service);
+  replicated("oracle-price", "main", common);
+  startChild(
+    "gateway",
+    node,
+    [entry("gateway")],
+    {
+      ...common,
+      GATEWAY_PORT: String(PORTS.gateway),
+      PORT: String(PORTS.gateway),
+      QUERY_API_URL: env.QUERY_API_URL || replicaUrls("query-api"),
+      METADATA_API_URL: env.METADATA_API_URL || replicaUrls("metadata-api"),
+      ORACLE_PRICE_URL: env.ORACLE_PRICE_URL || replicaUrls("oracle-price"),
+    },
+    service,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read replica (READ_REPLICA=1)
+
+const runningAsRoot = () => process.getuid?.() === 0;
+
+/** Runs a PostgreSQL binary in the foreground (as `postgres` via runuser when root); returns {status, output}. */
+function runPg(binary, args, extraEnv = {}) {
+  const [cmd, argv] = runningAsRoot()
+    ? ["runuser", ["-u", "postgres", "--", join(PG_BIN, binary), ...args]]
+    : [join(PG_BIN, binary), args];
+  const result = spawnSync(cmd, argv, { encoding: "utf8", env: { ...env, ...extraEnv }, timeout: 600_000 });
+  return {
+    status: result.error ? -1 : result.status,
+    output: `${result.stdout ?? ""}${result.stderr ?? ""}${result.error?.message ?? ""}`,
+  };
+}
+
+/** A folder the PostgreSQL server may own (chowned to `postgres` when root), mode 0700. */
+function serverDir(dir) {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (runningAsRoot()) {
+    const ids = (flag) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout.trim());
+    chownSync(dir, ids("-u"), ids("-g"));
+  }
+  chmodSync(dir, 0o700);
+}
+
+/** Resolves with the rows of `sql` on `url`, or null when the server does not answer. */
+async function pgQuery(url, sql) {
+  const pg = workspaceRequire()("pg");
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return (await client.query(sql)).rows;
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * READ_REPLICA=1: a hot standby of DATABASE_URL's server under <data>/pg-replica, made once with
+ * `pg_basebackup -R -X stream` (no replication slot: nothing is left on the primary), run as a
+ * child of this script on READ_REPLICA_PORT and restarted like the services when it dies. A
+ * replica that cannot stream from the primary any more (e.g. the primary was re-created) is made
+ * again. Returns the replica's URL of the same database.
+ */
+async function startReadReplica(databaseUrl) {
+  const primary = new URL(databaseUrl);
+  const root = join(DATA_DIR, "pg-replica");
+  const data = join(root, "data");
+  const replicaUrl = new URL(databaseUrl);
+  replicaUrl.hostname = HOST;
+  replicaUrl.port = String(READ_REPLICA_PORT);
+  const adminUrl = withDatabase(replicaUrl.toString(), "postgres");
+  if (!existsSync(join(PG_BIN, "postgres")))
+    fail(`READ_REPLICA=1 needs the PostgreSQL server binaries in ${PG_BIN} (set PG_BIN)`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (!existsSync(join(data, "PG_VERSION"))) {
+      rmSync(data, { recursive: true, force: true });
+      serverDir(root);
+      say(
+        `making the read replica: pg_basebackup from ${primary.hostname}:${primary.port || 5432} into ${data}`,
+      );
+      const made = runPg(
+        "pg_basebackup",
+        [
+          "-h",
+          primary.hostname || HOST,
+          "-p",
+          primary.port || "5432",
+          "-U",
+          decodeURIComponent(primary.username || "postgres"),
+          "-D",
+          data,
+          "-R",
+          "-X",
+          "stream",
+          "-c",
+          "fast",
+        ],
+        primary.password ? { PGPASSWORD: decodeURIComponent(primary.password) } : {},
+      );
+      if (made.status !== 0) {
+        rmSync(data, { recursive: true, force: true });
+        fail(
+          `pg_basebackup failed:\n${made.output.trim()}\n  The primary must allow replication connections from ${HOST} (pg_hba.conf: \`host replication all 127.0.0.1/32 trust\`, or your auth method) with wal_level=replica and max_wal_senders > 0.`,
+        );
+      }
+      appendFileSync(
+        join(data, "postgresql.auto.conf"),
+        `port = ${READ_REPLICA_PORT}\nlisten_addresses = '${HOST}'\nunix_socket_directories = '${root}'\nhot_standby = on\nhot_standby_feedback = on\nlogging_collector = off\n`,
+      );
+      if (runningAsRoot()) spawnSync("chown", ["-R", "postgres:postgres", root]);
+    }
+    const argv = runningAsRoot()
+      ? [
+          "setpriv",
+          ["--reuid=postgres", "--regid=postgres", "--init-groups", join(PG_BIN, "postgres"), "-D", data],
+        ]
+      : [join(PG_BIN, "postgres"), ["-D", data]];
+    // SIGINT: PostgreSQL's fast shutdown (SIGTERM would wait for every client to leave).
+    const child = startChild("read-replica", argv[0], argv[1], env, {
+      critical: false,
+      stopSignal: "SIGINT",
+    });
+    const streaming = await waitUntil(
+      "read replica",
+      async () => {
+        if (child.child.exitCode !== null) return "exited";
+        const rows = await pgQuery(adminUrl, "SELECT status FROM pg_stat_wal_receiver");
+        return rows?.[0]?.status === "streaming" ? "streaming" : undefined;
+      },
+      30_000,
+    );
+    if (streaming === "streaming") {
+      say(`read replica streaming on ${HOST}:${READ_REPLICA_PORT}`);
+      return replicaUrl.toString();
+    }
+    child.retired = true;
+    await stopChild(child, 20_000);
+    children.delete("read-replica");
+    if (attempt === 0) {
+      warn(
+        `the read replica in ${data} does not stream from the primary (see ${child.file}): making it again`,
+      );
+      rmSync(data, { recursive: true, force: true });
+    }
+  }
+  fail(`the read replica does not stream from the primary; see ${join(LOG_DIR, "read-replica.log")}`);
 }
 
 async function waitUntil(_what, check, timeoutMs) {
@@ -833,11 +1052,16 @@ async function waitUntil(_what, check, timeoutMs) {
 }
 
 async function waitForServices() {
+  const replicaProbes = (service, path) =>
+    Array.from({ length: REPLICAS[service] }, (_, k) => {
+      const { name, port } = replicaOf(service, k);
+      return [name, `http://${HOST}:${port}${path}`];
+    });
   const probes = [
     ["indexer", `http://${HOST}:${PORTS.indexer}/health`],
-    ["query-api", `http://${HOST}:${PORTS["query-api"]}/readyz`],
-    ["metadata-api", `http://${HOST}:${PORTS["metadata-api"]}/readyz`],
-    ["oracle-price", `http://${HOST}:${PORTS["oracle-price"]}/health`],
+    ...replicaProbes("query-api", "/readyz"),
+    ...replicaProbes("metadata-api", "/readyz"),
+    ...replicaProbes("oracle-price", "/health"),
     ["gateway", `${BASE_URL}/health`],
   ];
   const results = await Promise.all(
@@ -919,10 +1143,16 @@ async function main() {
 
   const busy = [];
   const needed = EXTERNAL ? Object.entries(PORTS).filter(([n]) => n !== "devnet") : Object.entries(PORTS);
+  for (const service of Object.keys(REPLICAS))
+    for (let k = 1; k < REPLICAS[service]; k++) {
+      const { name, port } = replicaOf(service, k);
+      needed.push([name, port]);
+    }
+  if (READ_REPLICA) needed.push(["read-replica", READ_REPLICA_PORT]);
   for (const [name, port] of needed) if (!(await portIsFree(port))) busy.push(`${port} (${name})`);
   if (busy.length) {
     fail(
-      `port(s) already in use: ${busy.join(", ")}.\n  Is another \`pnpm start\` running? Stop it, or choose other ports (GATEWAY_PORT, DEVNET_PORT, QUERY_API_PORT, METADATA_API_PORT, ORACLE_PRICE_PORT, INDEXER_PORT).`,
+      `port(s) already in use: ${busy.join(", ")}.\n  Is another \`pnpm start\` running? Stop it, or choose other ports (GATEWAY_PORT, DEVNET_PORT, QUERY_API_PORT, METADATA_API_PORT, ORACLE_PRICE_PORT, INDEXER_PORT, READ_REPLICA_PORT).`,
     );
   }
 
@@ -934,10 +1164,11 @@ async function main() {
     databaseUrl ||= `postgresql://postgres@127.0.0.1:5432/tmi_chain_${chain.CHAIN_ID}`;
     await Promise.all([checkPostgres(databaseUrl), checkRedis(REDIS_URL)]);
     await migrateDatabase(databaseUrl);
+    const readUrl = READ_REPLICA ? await startReadReplica(databaseUrl) : undefined;
     say(
       `indexing chain ${chain.CHAIN_ID} at ${chain.RPC_URL} (factory ${chain.FACTORY_ADDRESS} from block ${chain.START_BLOCK}${env.NETWORK ? `, NETWORK=${env.NETWORK}` : ""}); no devnet, no simulator`,
     );
-    startServices(chain, databaseUrl);
+    startServices(chain, databaseUrl, readUrl);
   } else {
     databaseUrl ||= "postgresql://postgres@127.0.0.1:5432/tmi";
     await Promise.all([checkPostgres(databaseUrl), checkRedis(REDIS_URL)]);
@@ -964,11 +1195,18 @@ async function main() {
         `${env.QUEUE_PREFIX || "tmi"}:metadata-finalize:*`,
       ).catch(() => {});
     await migrateDatabase(databaseUrl);
-    startServices(await chainSettings(devnet), databaseUrl);
+    const readUrl = READ_REPLICA ? await startReadReplica(databaseUrl) : undefined;
+    startServices(await chainSettings(devnet), databaseUrl, readUrl);
   }
-  say("starting indexer, query-api, metadata-api, worker, oracle-price, gateway");
+  const counts = Object.entries(REPLICAS)
+    .filter(([, n]) => n > 1)
+    .map(([name, n]) => `${name} ×${n}`);
+  say(
+    `starting indexer, query-api, metadata-api, worker, oracle-price, gateway${counts.length ? ` (${counts.join(", ")})` : ""}${READ_REPLICA ? "; query-api reads from the read replica" : ""}`,
+  );
   await waitForServices();
   if (stopping) return;
+  systemReady = true;
   say(`services ready (${seconds()} s)`);
   let token;
   if (!EXTERNAL && SIMULATE) {

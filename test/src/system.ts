@@ -11,6 +11,7 @@ import { type Devnet, startDevnet } from "@tmi/devnet";
 import {
   chainHead,
   createTestDatabase,
+  devnetIndexerOptions,
   flushPrefix,
   type IndexerProcess,
   redisTestPrefix,
@@ -81,10 +82,15 @@ export interface System {
  * @throws Error with the processes' output when a service does not become ready within 60 s.
  */
 export async function startSystem(
-  options: { env?: Record<string, Record<string, string>>; echo?: boolean } = {},
+  options: {
+    env?: Record<string, Record<string, string>>;
+    echo?: boolean;
+    /** A migrated database to use instead of a new test database (e.g. on a cluster of the test's own). */
+    database?: TestDatabase;
+  } = {},
 ): Promise<System> {
   const devnet = await startDevnet({ port: 0, blockTime: "automine" });
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const redisUrl = testRedisUrl();
   const queuePrefix = redisTestPrefix("e2e").slice(0, -1);
   const storageDir = mkdtempSync(join(tmpdir(), "tmi-e2e-objects-"));
@@ -105,7 +111,8 @@ export async function startSystem(
     QUEUE_PREFIX: queuePrefix,
     RPC_URL: devnet.rpcUrl,
     CHAIN_ID: String(devnet.chainId),
-    LAUNCHPAD_ADDRESS: deployment.contracts.launchpad,
+    // metadata-api reads launches (`TokenLaunchedV3`) from the factory's receipts.
+    FACTORY_ADDRESS: deployment.contracts.factory,
     STORAGE_DRIVER: "fs",
     STORAGE_DIR: storageDir,
   };
@@ -190,7 +197,7 @@ export async function startSystem(
             const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
             return response.ok;
           },
-          { timeoutMs: 60_000, intervalMs: 200, message: `${name} not ready` },
+          { timeoutMs: 180_000, intervalMs: 200, message: `${name} not ready` },
         ),
       ),
     );
@@ -229,7 +236,7 @@ export async function startSystem(
               throw new Error(`${name} exited:\n${proc.output().slice(-3000)}`);
             return (await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) })).ok;
           },
-          { timeoutMs: 60_000, intervalMs: 200, message: `${name} not restarted` },
+          { timeoutMs: 180_000, intervalMs: 200, message: `${name} not restarted` },
         );
       }
       return proc;
@@ -237,12 +244,7 @@ export async function startSystem(
     startIndexer() {
       if (indexer) return indexer;
       indexer = startIndexer({
-        databaseUrl: database.url,
-        rpcUrl: devnet.rpcUrl,
-        chainId: devnet.chainId,
-        factoryAddress: deployment.contracts.factory,
-        startBlock: deployment.startBlock,
-        ethUsdFeedAddress: deployment.contracts.ethUsdFeed,
+        ...devnetIndexerOptions(devnet, database.url, { ethUsdFeed: true }),
         echo: options.echo,
         env: { LOG_LEVEL: "info", ...options.env?.indexer },
       });

@@ -16,7 +16,9 @@ import {
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { migrate } from "@tmi/db";
 import pg from "pg";
+import type { TestDatabase } from "./database.js";
 
 /** Folder of the PostgreSQL server binaries (`PG_BIN`, default Debian's PostgreSQL 15). */
 export function postgresBinDir(): string {
@@ -221,25 +223,30 @@ export async function startPostgresCluster(
   const root = mkdtempSync(join(tmpdir(), CLUSTER_DIR_PREFIX));
   chmodSync(root, 0o755);
   const dataDir = ownedDir(root, "data");
-  run(
-    initdb,
-    ["-D", dataDir, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"],
-    "initdb",
-  );
-  const settings = {
-    ...BASE_SETTINGS,
-    port: String(port),
-    unix_socket_directories: `'${root}'`,
-    ...options.settings,
-  };
-  const conf = Object.entries(settings)
-    .map(([k, v]) => `${k} = ${v}`)
-    .join("\n");
-  writeAsOwner(join(dataDir, "postgresql.auto.conf"), `${conf}\n`);
-  writeAsOwner(
-    join(dataDir, "pg_hba.conf"),
-    "local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n",
-  );
+  try {
+    run(
+      initdb,
+      ["-D", dataDir, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"],
+      "initdb",
+    );
+    const settings = {
+      ...BASE_SETTINGS,
+      port: String(port),
+      unix_socket_directories: `'${root}'`,
+      ...options.settings,
+    };
+    const conf = Object.entries(settings)
+      .map(([k, v]) => `${k} = ${v}`)
+      .join("\n");
+    writeAsOwner(join(dataDir, "postgresql.auto.conf"), `${conf}\n`);
+    writeAsOwner(
+      join(dataDir, "pg_hba.conf"),
+      "local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n",
+    );
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
   const cluster = makeCluster(root, dataDir, port, false);
   try {
     await cluster.start();
@@ -273,33 +280,38 @@ export async function startStandby(
   chmodSync(root, 0o755);
   const dataDir = ownedDir(root, "data");
   const slot = `standby_${port}`;
-  run(
-    join(postgresBinDir(), "pg_basebackup"),
-    [
-      "-h",
-      "127.0.0.1",
-      "-p",
-      String(primary.port),
-      "-U",
-      "postgres",
-      "-D",
-      dataDir,
-      "-R",
-      "-X",
-      "stream",
-      "-C",
-      "-S",
-      slot,
-      // An immediate checkpoint (the default spreads it over ~10 s).
-      "-c",
-      "fast",
-    ],
-    "pg_basebackup",
-  );
-  // The copied postgresql.auto.conf is the primary's (plus primary_conninfo/slot from -R): override port and socket.
-  const extra = { port: String(port), unix_socket_directories: `'${root}'`, ...options.settings };
-  const lines = Object.entries(extra).map(([k, v]) => `${k} = ${v}`);
-  appendFileSync(join(dataDir, "postgresql.auto.conf"), `${lines.join("\n")}\n`);
+  try {
+    run(
+      join(postgresBinDir(), "pg_basebackup"),
+      [
+        "-h",
+        "127.0.0.1",
+        "-p",
+        String(primary.port),
+        "-U",
+        "postgres",
+        "-D",
+        dataDir,
+        "-R",
+        "-X",
+        "stream",
+        "-C",
+        "-S",
+        slot,
+        // An immediate checkpoint (the default spreads it over ~10 s).
+        "-c",
+        "fast",
+      ],
+      "pg_basebackup",
+    );
+    // The copied postgresql.auto.conf is the primary's (plus primary_conninfo/slot from -R): override port and socket.
+    const extra = { port: String(port), unix_socket_directories: `'${root}'`, ...options.settings };
+    const lines = Object.entries(extra).map(([k, v]) => `${k} = ${v}`);
+    appendFileSync(join(dataDir, "postgresql.auto.conf"), `${lines.join("\n")}\n`);
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
   const cluster = makeCluster(root, dataDir, port, true);
   const destroy = cluster.destroy;
   cluster.destroy = async () => {
@@ -472,6 +484,29 @@ export async function startPgBouncer(
       }
       bouncerPidFiles.delete(pidFile);
       rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Creates database `name` (default `tmi`) on `cluster` and applies the migrations: a
+ * {@link TestDatabase} whose `drop()` drops it (on a standby of this cluster it disappears too).
+ */
+export async function createClusterDatabase(cluster: PostgresCluster, name = "tmi"): Promise<TestDatabase> {
+  const url = cluster.url(name);
+  await migrate({ databaseUrl: url });
+  return {
+    url,
+    name,
+    async drop() {
+      const client = new pg.Client({ connectionString: cluster.url() });
+      try {
+        await client.connect();
+        await client.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`);
+      } catch {
+      } finally {
+        await client.end().catch(() => undefined);
+      }
     },
   };
 }

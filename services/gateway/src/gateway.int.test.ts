@@ -52,9 +52,11 @@ async function startUpstream(name: string, port = 0) {
       if (path === "/api/v1/unavailable") {
         reply.code(503);
         return {
-          code: "not_ready",
-          message: "upstream says no",
-          request_id: request.headers["x-request-id"],
+          error: {
+            code: "not_ready",
+            message: "upstream says no",
+            request_id: request.headers["x-request-id"],
+          },
         };
       }
       if (path === "/api/v1/stream/events") {
@@ -205,9 +207,11 @@ describe("gateway", () => {
     const notFound = await fetch(`${url}/nope`, { headers: { "x-request-id": "r-404" } });
     expect(notFound.status).toBe(404);
     expect(await notFound.json()).toEqual({
-      code: "not_found",
-      message: expect.any(String),
-      request_id: "r-404",
+      error: {
+        code: "not_found",
+        message: expect.any(String),
+        request_id: "r-404",
+      },
     });
   });
 
@@ -228,6 +232,17 @@ describe("gateway", () => {
 
     const foreign = await fetch(`${url}/api/v1/tokens`, { headers: { origin: "https://evil.example" } });
     expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
+
+    // A preflight without Origin is refused in the error envelope, with the request id.
+    const noOrigin = await fetch(`${url}/api/v1/token-metadata`, {
+      method: "OPTIONS",
+      headers: { "access-control-request-method": "POST", "x-request-id": "pre-1" },
+    });
+    expect(noOrigin.status).toBe(400);
+    expect(noOrigin.headers.get("x-request-id")).toBe("pre-1");
+    expect(await noOrigin.json()).toEqual({
+      error: { code: "invalid_request", message: expect.any(String), request_id: "pre-1" },
+    });
   });
 
   it("error: 429 rate_limited with Retry-After, counts shared by two gateways on one Redis prefix", async () => {
@@ -249,9 +264,11 @@ describe("gateway", () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(await limited.json()).toEqual({
-      code: "rate_limited",
-      message: expect.any(String),
-      request_id: "limited-1",
+      error: {
+        code: "rate_limited",
+        message: expect.any(String),
+        request_id: "limited-1",
+      },
     });
     expect(query.seen).toHaveLength(5);
     // The gateway's own liveness probe is never limited.
@@ -278,9 +295,11 @@ describe("gateway", () => {
     expect(response.status).toBe(503);
     expect(response.headers.get("x-request-id")).toBe("down-1");
     expect(await response.json()).toEqual({
-      code: "service_unavailable",
-      message: "query-api is unreachable",
-      request_id: "down-1",
+      error: {
+        code: "service_unavailable",
+        message: "query-api is unreachable",
+        request_id: "down-1",
+      },
     });
     // Other upstreams are unaffected.
     expect((await fetch(`${url}/api/v1/prices/eth-usd`)).status).toBe(200);
@@ -292,7 +311,7 @@ describe("gateway", () => {
     const response = await fetch(`${url}/api/v1/slow`);
     expect(Date.now() - started).toBeLessThan(1200);
     expect(response.status).toBe(504);
-    expect(await response.json()).toMatchObject({ code: "upstream_timeout" });
+    expect(await response.json()).toMatchObject({ error: { code: "upstream_timeout" } });
   });
 
   it("behavior: upstream errors pass through unchanged and are not retried", async () => {
@@ -300,9 +319,11 @@ describe("gateway", () => {
     const response = await fetch(`${url}/api/v1/unavailable`, { headers: { "x-request-id": "pass-1" } });
     expect(response.status).toBe(503);
     expect(await response.json()).toEqual({
-      code: "not_ready",
-      message: "upstream says no",
-      request_id: "pass-1",
+      error: {
+        code: "not_ready",
+        message: "upstream says no",
+        request_id: "pass-1",
+      },
     });
     expect(query.seen.filter((s) => s.url === "/api/v1/unavailable")).toHaveLength(1);
   });
@@ -317,9 +338,11 @@ describe("gateway", () => {
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("5");
     expect(await response.json()).toEqual({
-      code: "service_unavailable",
-      message: expect.any(String),
-      request_id: "shed-1",
+      error: {
+        code: "service_unavailable",
+        message: expect.any(String),
+        request_id: "shed-1",
+      },
     });
     expect(query.seen).toHaveLength(0);
     expect((await fetch(`${url}/health`)).status).toBe(200);
@@ -347,7 +370,7 @@ describe("gateway", () => {
       body: Buffer.alloc(6 * 1024 * 1024 + 1),
     });
     expect(tooLarge.status).toBe(413);
-    expect(await tooLarge.json()).toMatchObject({ code: "payload_too_large" });
+    expect(await tooLarge.json()).toMatchObject({ error: { code: "payload_too_large" } });
   });
 
   it("behavior: Server-Sent Events stream through unbuffered, with pauses longer than the upstream timeout", async () => {

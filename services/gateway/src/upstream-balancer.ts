@@ -131,7 +131,10 @@ export function createUpstreamBalancer(options: UpstreamBalancerOptions): Upstre
     if (!replica.healthy || replicas.length === 1 || closed) return;
     replica.healthy = false;
     replica.failedProbes = 0;
-    logger.warn({ upstream: replica.url, service, code, eject_ms: options.ejectMs }, "upstream ejected");
+    logger.warn(
+      { upstream: replica.url, upstream_service: service, code, eject_ms: options.ejectMs },
+      "upstream ejected",
+    );
     scheduleProbe(replica);
   }
 
@@ -159,7 +162,7 @@ export function createUpstreamBalancer(options: UpstreamBalancerOptions): Upstre
     if (status === 200) {
       replica.healthy = true;
       replica.failedProbes = 0;
-      logger.info({ upstream: replica.url, service }, "upstream back in rotation");
+      logger.info({ upstream: replica.url, upstream_service: service }, "upstream back in rotation");
       return;
     }
     replica.failedProbes++;
@@ -187,7 +190,7 @@ export function createUpstreamBalancer(options: UpstreamBalancerOptions): Upstre
       const other = !retried && retryable && !closed ? pick(replica) : undefined;
       if (other) {
         logger.debug(
-          { upstream: replica.url, retry_on: other.url, service, code },
+          { upstream: replica.url, retry_on: other.url, upstream_service: service, code },
           "retrying on another upstream",
         );
         dispatch(other, request, callback, true);

@@ -1,11 +1,12 @@
 import multipart from "@fastify/multipart";
-import { AppError } from "@tmi/shared/errors";
-import { createHttpApp, type HttpApp } from "@tmi/shared/http";
+import type { Db } from "@tmi/db";
+import { AppError, isAppError } from "@tmi/shared/errors";
+import { createHttpApp, errorHandler, type HttpApp } from "@tmi/shared/http";
 import type { Logger } from "pino";
+import { databaseUnavailable } from "./database-errors.js";
 import type { ReceiptReader } from "./finalize/finalize-service.js";
 import type { ImageFetcher } from "./images/image-fetcher.js";
 import type { JobProducer } from "./jobs/job-catalog.js";
-import type { Sql } from "./queries/draft-queries.js";
 import { registerObjectRoutes } from "./routes/object-routes.js";
 import { registerTokenMetadataRoutes } from "./routes/token-metadata-routes.js";
 import type { ObjectStorage } from "./storage/object-storage.js";
@@ -13,13 +14,15 @@ import type { ObjectStorage } from "./storage/object-storage.js";
 /** Everything the metadata-api HTTP app needs, built by `main.ts` (or a test). */
 export interface MetadataAppDeps {
   logger: Logger;
-  sql: Sql;
+  /** Read-write Prisma client (`@tmi/db` `createDb`). */
+  db: Db;
   storage: ObjectStorage;
   fetcher: ImageFetcher;
   receipts: ReceiptReader;
   jobs: JobProducer;
   chainId: number;
-  launchpad: `0x${string}`;
+  /** The V3 factory (lowercase) whose launch events count at finalize. */
+  factory: `0x${string}`;
   spoolDir: string;
   imageMaxBytes: number;
   imageMaxPixels: number;
@@ -29,7 +32,8 @@ export interface MetadataAppDeps {
 /**
  * Builds the metadata-api Fastify app (no side effects; tests call `app.inject()`):
  * `POST /api/v1/token-metadata`, `POST /api/v1/token-metadata/:draft/finalize`, `GET /objects/*`,
- * `/health` and `/readyz` (database ping).
+ * `/health` and `/readyz` (database ping). While the database is unreachable, every route that
+ * needs it answers 503 `service_unavailable` with `Retry-After` (see `database-errors.ts`).
  */
 export async function buildApp(deps: MetadataAppDeps): Promise<HttpApp> {
   const app = createHttpApp({
@@ -38,9 +42,21 @@ export async function buildApp(deps: MetadataAppDeps): Promise<HttpApp> {
     trustProxy: deps.trustProxy ?? false,
     bodyLimit: 64 * 1024,
     readiness: async () => {
-      await deps.sql.query("SELECT 1");
+      await deps.db.$queryRaw`SELECT 1`;
     },
   });
+  // The routes live in one encapsulated scope whose error handler first maps "database
+  // unreachable" errors to 503, then answers like every other error.
+  await app.register(async (scope) => {
+    scope.setErrorHandler((error, request, reply) =>
+      errorHandler(isAppError(error) ? error : (databaseUnavailable(error) ?? error), request, reply),
+    );
+    await registerRoutes(scope as unknown as HttpApp, deps);
+  });
+  return app;
+}
+
+async function registerRoutes(app: HttpApp, deps: MetadataAppDeps): Promise<void> {
   await app.register(multipart, {
     limits: { fileSize: deps.imageMaxBytes, fieldSize: 16 * 1024, files: 4, fields: 32, parts: 40 },
     throwFileSizeLimit: false,
@@ -53,5 +69,4 @@ export async function buildApp(deps: MetadataAppDeps): Promise<HttpApp> {
   });
   registerTokenMetadataRoutes(app, { ...deps });
   registerObjectRoutes(app, deps.storage);
-  return app;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BASE_MAINNET } from "@tmi/shared/chain";
 import { baseEnvSchema, booleanFlag, databaseUrl, portSetting, redisUrl } from "@tmi/shared/env";
 import { z } from "zod";
 
@@ -14,7 +15,8 @@ const address = z
 
 /**
  * Settings of the metadata-api server and its finalize worker (issue 5). Parsed once by the
- * process entries; `LAUNCHPAD_ADDRESS` falls back to `DEPLOYMENT_FILE` (`deployments/devnet.json`).
+ * process entries; `FACTORY_ADDRESS` falls back to the Base mainnet factory when `CHAIN_ID` is 8453,
+ * else to `DEPLOYMENT_FILE` (`deployments/devnet.json`).
  */
 export const metadataEnvSchema = baseEnvSchema.extend({
   PORT: portSetting(3002),
@@ -30,7 +32,8 @@ export const metadataEnvSchema = baseEnvSchema.extend({
   RPC_URL: z.string().url().default("http://127.0.0.1:8545"),
   /** Chain of the launches; checked against the RPC's `eth_chainId` at start. */
   CHAIN_ID: z.coerce.number().int().positive().default(31337),
-  LAUNCHPAD_ADDRESS: address.optional(),
+  /** The zonk.fun V3 factory whose `TokenLaunchedV3` a finalize's receipt must show. */
+  FACTORY_ADDRESS: address.optional(),
   DEPLOYMENT_FILE: z.string().min(1).default("deployments/devnet.json"),
   STORAGE_DRIVER: z.enum(["fs", "s3"]).default("fs"),
   STORAGE_DIR: z.string().min(1).default(".data/objects"),
@@ -50,6 +53,13 @@ export const metadataEnvSchema = baseEnvSchema.extend({
     .default(5 * 1024 * 1024),
   IMAGE_MAX_PIXELS: z.coerce.number().int().positive().default(40_000_000),
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * In production, refuse to start unless Redis reports `appendonly yes` (`false`: only warn, for
+   * a Redis that persists otherwise or hides `CONFIG`).
+   */
+  REDIS_REQUIRE_AOF: booleanFlag(true),
+  /** Period of the worker's sweep of `pending` drafts whose finalize job is gone (0 disables it). */
+  PENDING_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
 });
 
 /** Parsed settings of {@link metadataEnvSchema}. */
@@ -61,22 +71,25 @@ export function workspacePath(path: string): string {
 }
 
 /**
- * The launchpad address: `LAUNCHPAD_ADDRESS`, else `contracts.launchpad` of the deployment file.
- * @throws Error when neither gives a valid address.
+ * The launch contract of finalize receipts: `FACTORY_ADDRESS`; else, on Base mainnet
+ * (`CHAIN_ID` 8453), the platform's factory; else `contracts.factory` of the deployment file
+ * (`contracts.launchpad` in files of the former launchpad interface).
+ * @throws Error when none gives a valid address.
  */
-export function resolveLaunchpadAddress(
-  env: Pick<MetadataEnv, "LAUNCHPAD_ADDRESS" | "DEPLOYMENT_FILE">,
+export function resolveFactoryAddress(
+  env: Pick<MetadataEnv, "FACTORY_ADDRESS" | "DEPLOYMENT_FILE" | "CHAIN_ID">,
 ): `0x${string}` {
-  if (env.LAUNCHPAD_ADDRESS) return env.LAUNCHPAD_ADDRESS;
+  if (env.FACTORY_ADDRESS) return env.FACTORY_ADDRESS;
+  if (env.CHAIN_ID === BASE_MAINNET.chainId) return BASE_MAINNET.contracts.factory as `0x${string}`;
   const file = workspacePath(env.DEPLOYMENT_FILE);
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    throw new Error(`LAUNCHPAD_ADDRESS is unset and ${file} cannot be read: ${String(error)}`);
+    throw new Error(`FACTORY_ADDRESS is unset and ${file} cannot be read: ${String(error)}`);
   }
-  const launchpad = (parsed as { contracts?: { launchpad?: unknown } }).contracts?.launchpad;
-  const result = address.safeParse(launchpad);
-  if (!result.success) throw new Error(`${file} has no valid contracts.launchpad`);
+  const contracts = (parsed as { contracts?: { factory?: unknown; launchpad?: unknown } }).contracts;
+  const result = address.safeParse(contracts?.factory ?? contracts?.launchpad);
+  if (!result.success) throw new Error(`${file} has no valid contracts.factory`);
   return result.data;
 }

@@ -28,7 +28,7 @@ function env(extra: Record<string, string>) {
     RPC_URL: devnet.rpcUrl,
     STORAGE_DIR: join(dir, "objects"),
     QUEUE_PREFIX: `tmi-test-meta-main-${process.pid}`,
-    LAUNCHPAD_ADDRESS: undefined,
+    FACTORY_ADDRESS: undefined,
     ...extra,
   };
 }
@@ -36,8 +36,8 @@ function env(extra: Record<string, string>) {
 describe("metadata-api process (src/main.ts)", () => {
   test("default", async () => {
     const deployment = join(dir, "devnet.json");
-    const launchpad = "0x00000000000000000000000000000000000000bb";
-    await writeFile(deployment, JSON.stringify({ chainId: devnet.chainId, contracts: { launchpad } }));
+    const factory = "0x00000000000000000000000000000000000000bb";
+    await writeFile(deployment, JSON.stringify({ chainId: devnet.chainId, contracts: { factory } }));
     const service = startServiceProcess({
       service: "metadata-api",
       env: env({ DEPLOYMENT_FILE: deployment }),
@@ -47,7 +47,7 @@ describe("metadata-api process (src/main.ts)", () => {
         timeoutMs: 60_000,
         message: `did not start\n${service.output()}`,
       });
-      expect(service.output()).toContain(`"launchpad":"${launchpad}"`);
+      expect(service.output()).toContain(`"factory":"${factory}"`);
       const health = await fetch(`${base}/health`);
       expect(await health.json()).toMatchObject({ status: "ok", service: "metadata-api" });
       expect(health.headers.get("x-request-id")).toBeTruthy();
@@ -61,21 +61,31 @@ describe("metadata-api process (src/main.ts)", () => {
   test("error: refuses to start when the RPC serves another chain than CHAIN_ID", async () => {
     const service = startServiceProcess({
       service: "metadata-api",
-      env: env({ CHAIN_ID: "8453", LAUNCHPAD_ADDRESS: "0x00000000000000000000000000000000000000bb" }),
+      env: env({ CHAIN_ID: "8453", FACTORY_ADDRESS: "0x00000000000000000000000000000000000000bb" }),
     });
     await waitFor(() => service.child.exitCode !== null, { timeoutMs: 60_000, message: "did not exit" });
     expect(service.child.exitCode).toBe(1);
     expect(service.output()).toContain("CHAIN_ID is 8453");
   });
 
-  test("error: invalid settings are all reported at once", async () => {
+  test("error: in production it refuses to start on a Redis without AOF (the machine's test Redis has none)", async () => {
     const service = startServiceProcess({
       service: "metadata-api",
-      env: env({ STORAGE_DRIVER: "ftp", IMAGE_MAX_BYTES: "-1", LAUNCHPAD_ADDRESS: "0x12" }),
+      env: env({ NODE_ENV: "production", FACTORY_ADDRESS: "0x00000000000000000000000000000000000000bb" }),
     });
     await waitFor(() => service.child.exitCode !== null, { timeoutMs: 60_000, message: "did not exit" });
     expect(service.child.exitCode).toBe(1);
-    for (const key of ["STORAGE_DRIVER", "IMAGE_MAX_BYTES", "LAUNCHPAD_ADDRESS"])
+    expect(service.output()).toContain("metadata-api refuses to start in production");
+  });
+
+  test("error: invalid settings are all reported at once", async () => {
+    const service = startServiceProcess({
+      service: "metadata-api",
+      env: env({ STORAGE_DRIVER: "ftp", IMAGE_MAX_BYTES: "-1", FACTORY_ADDRESS: "0x12" }),
+    });
+    await waitFor(() => service.child.exitCode !== null, { timeoutMs: 60_000, message: "did not exit" });
+    expect(service.child.exitCode).toBe(1);
+    for (const key of ["STORAGE_DRIVER", "IMAGE_MAX_BYTES", "FACTORY_ADDRESS"])
       expect(service.output()).toContain(key);
   });
 });

@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { createPgPool } from "@tmi/db";
+import { createDb } from "@tmi/db";
+import { erc20Abi } from "@tmi/shared/chain";
 import { loadEnv } from "@tmi/shared/env";
 import { serve } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
@@ -7,9 +8,10 @@ import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem";
 import { buildApp } from "./app.js";
-import { metadataEnvSchema, resolveLaunchpadAddress, workspacePath } from "./env.js";
+import { metadataEnvSchema, resolveFactoryAddress, workspacePath } from "./env.js";
 import { createImageFetcher } from "./images/image-fetcher.js";
 import { createJobProducer } from "./jobs/job-catalog.js";
+import { checkRedisPersistence } from "./jobs/redis-persistence.js";
 import { createStorage } from "./storage/create-storage.js";
 
 // Process entry of the metadata-api server: config, logger, dependencies, listen, shutdown.
@@ -17,7 +19,7 @@ const env = loadEnv(metadataEnvSchema);
 const logger = createLogger({ service: "metadata-api", level: env.LOG_LEVEL });
 
 async function start() {
-  const launchpad = resolveLaunchpadAddress(env);
+  const factory = resolveFactoryAddress(env);
   const chain = createPublicClient({
     transport: http(env.RPC_URL, { retryCount: 1, timeout: 10_000 }),
     cacheTime: 0,
@@ -26,13 +28,23 @@ async function start() {
   if (rpcChainId !== env.CHAIN_ID) {
     throw new Error(`RPC_URL serves chain ${rpcChainId}, but CHAIN_ID is ${env.CHAIN_ID}`);
   }
-  const sql = createPgPool({
+  const db = createDb({
     url: env.DATABASE_URL,
     applicationName: "tmi-metadata-api",
-    onError: (e) => logger.warn({ err: e }, "pg pool error"),
+    logger: {
+      info: (message) => logger.info(message),
+      warn: (message) => logger.warn(message),
+      error: (message) => logger.warn(message),
+    },
   });
   const storage = await createStorage(env);
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false });
+  await checkRedisPersistence(redis, {
+    production: env.NODE_ENV === "production",
+    requireAof: env.REDIS_REQUIRE_AOF,
+    logger,
+    service: "metadata-api",
+  });
   const jobs = createJobProducer(redis, env.QUEUE_PREFIX);
   const fetcher = createImageFetcher({
     timeoutMs: env.IMAGE_FETCH_TIMEOUT_MS,
@@ -40,12 +52,12 @@ async function start() {
   });
   const app = await buildApp({
     logger,
-    sql,
+    db,
     storage,
     fetcher,
     jobs,
     chainId: env.CHAIN_ID,
-    launchpad,
+    factory,
     spoolDir: env.SPOOL_DIR
       ? workspacePath(env.SPOOL_DIR)
       : join(workspacePath(env.STORAGE_DIR), "..", "spool"),
@@ -60,6 +72,17 @@ async function start() {
           throw error;
         }
       },
+      async getTokenNames(token) {
+        try {
+          const [name, symbol] = await Promise.all([
+            chain.readContract({ address: token, abi: erc20Abi, functionName: "name" }),
+            chain.readContract({ address: token, abi: erc20Abi, functionName: "symbol" }),
+          ]);
+          return { name, symbol };
+        } catch {
+          return null;
+        }
+      },
     },
   });
   const address = await serve(app as unknown as FastifyInstance, {
@@ -71,11 +94,11 @@ async function start() {
       await jobs.close();
       redis.disconnect();
       await storage.close();
-      await sql.end();
+      await db.$disconnect();
     },
   });
   logger.info(
-    { address, storage: env.STORAGE_DRIVER, chain_id: env.CHAIN_ID, launchpad },
+    { address, storage: env.STORAGE_DRIVER, chain_id: env.CHAIN_ID, factory },
     "metadata-api listening",
   );
 }

@@ -1,49 +1,96 @@
-import { createPgPool } from "@tmi/db";
+import { createDb } from "@tmi/db";
 import { loadEnv } from "@tmi/shared/env";
 import { createLogger } from "@tmi/shared/logger";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { metadataEnvSchema } from "./env.js";
 import { createFinalizeProcessor } from "./jobs/finalize.worker.js";
+import { createJobProducer } from "./jobs/job-catalog.js";
+import { createPendingSweep } from "./jobs/pending-sweep.js";
+import { checkRedisPersistence } from "./jobs/redis-persistence.js";
 
-// Process entry of the metadata-api finalize worker (its own process; scales separately).
+// Process entry of the metadata-api finalize worker (its own process; scales separately): the
+// BullMQ worker of `metadata-finalize` and the periodic sweep of pending drafts without a job.
 const env = loadEnv(metadataEnvSchema);
 const logger = createLogger({ service: "metadata-worker", level: env.LOG_LEVEL });
 
-const sql = createPgPool({
+const db = createDb({
   url: env.DATABASE_URL,
   applicationName: "tmi-metadata-worker",
-  onError: (e) => logger.warn({ err: e }, "pg pool error"),
+  logger: {
+    info: (message) => logger.info(message),
+    warn: (message) => logger.warn(message),
+    error: (message) => logger.warn(message),
+  },
 });
 // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
 const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
-const worker = new Worker("metadata-finalize", createFinalizeProcessor({ sql, logger }), {
-  connection,
-  prefix: env.QUEUE_PREFIX,
-  concurrency: 8,
-});
-worker.on("failed", (job, error) => {
-  logger.info(
-    { job_id: job?.id, attempt: job?.attemptsMade, reason: error.message },
-    "finalize attempt failed; will retry",
-  );
-});
-worker.on("error", (error) => logger.error({ err: error }, "worker error"));
-worker.on("ready", () =>
-  logger.info({ queue: "metadata-finalize", prefix: env.QUEUE_PREFIX }, "metadata worker ready"),
-);
-
+const jobs = createJobProducer(connection, env.QUEUE_PREFIX);
+let worker: Worker | null = null;
+let sweepTimer: NodeJS.Timeout | null = null;
+let sweeping: Promise<unknown> = Promise.resolve();
 let closing = false;
+
+async function start() {
+  await checkRedisPersistence(connection, {
+    production: env.NODE_ENV === "production",
+    requireAof: env.REDIS_REQUIRE_AOF,
+    logger,
+    service: "metadata-worker",
+  });
+  worker = new Worker("metadata-finalize", createFinalizeProcessor({ db, logger }), {
+    connection,
+    prefix: env.QUEUE_PREFIX,
+    concurrency: 8,
+  });
+  worker.on("failed", (job, error) => {
+    logger.info(
+      { job_id: job?.id, attempt: job?.attemptsMade, reason: error.message },
+      "finalize attempt failed; will retry",
+    );
+  });
+  worker.on("error", (error) => logger.error({ err: error }, "worker error"));
+  worker.on("ready", () =>
+    logger.info({ queue: "metadata-finalize", prefix: env.QUEUE_PREFIX }, "metadata worker ready"),
+  );
+  if (env.PENDING_SWEEP_INTERVAL_MS > 0) {
+    const sweep = createPendingSweep({ db, jobs, logger });
+    const tick = () => {
+      sweeping = sweep()
+        .then((result) => {
+          if (result.requeued.length > 0)
+            logger.info(
+              { action: "sweep_pending", ...result, requeued: result.requeued.length },
+              "sweep done",
+            );
+        })
+        .catch((error) => logger.warn({ err: error, action: "sweep_pending" }, "sweep failed; will retry"))
+        .finally(() => {
+          if (!closing) sweepTimer = setTimeout(tick, env.PENDING_SWEEP_INTERVAL_MS);
+        });
+    };
+    tick();
+  }
+}
+
 async function shutdown(signal: string) {
   if (closing) process.exit(1);
   closing = true;
   logger.info({ signal, action: "shutdown" }, "shutting down");
   const timer = setTimeout(() => process.exit(1), 10_000);
   timer.unref();
-  await worker.close();
+  if (sweepTimer) clearTimeout(sweepTimer);
+  await sweeping;
+  await worker?.close();
+  await jobs.close();
   connection.disconnect();
-  await sql.end();
+  await db.$disconnect();
   process.exit(0);
 }
 process.once("SIGINT", () => void shutdown("SIGINT"));
 process.once("SIGTERM", () => void shutdown("SIGTERM"));
+
+start().catch((error) => {
+  logger.fatal({ err: error }, "metadata worker failed to start");
+  process.exit(1);
+});

@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPgPool } from "@tmi/db";
+import { createDb, createPgPool, type Db } from "@tmi/db";
 import { createLogger } from "@tmi/shared/logger";
 import {
   createTestDatabase,
@@ -27,7 +27,7 @@ import { createFsStorage } from "../src/storage/fs-storage.js";
 import type { ObjectStorage } from "../src/storage/object-storage.js";
 import { createS3Storage } from "../src/storage/s3-storage.js";
 
-export const LAUNCHPAD = "0x00000000000000000000000000000000000000aa" as const;
+export const FACTORY = "0x00000000000000000000000000000000000000aa" as const;
 
 /** A self-signed certificate for the test host names (openssl, made once per call). */
 export async function makeCertificate(): Promise<{ key: string; cert: string }> {
@@ -137,7 +137,10 @@ export function testPolicy(address: string, hostname: string): boolean {
 
 export interface Harness {
   database: TestDatabase;
+  /** Plain pool for the tests' own SQL. */
   sql: ReturnType<typeof createPgPool>;
+  /** The app's Prisma client. */
+  db: Db;
   storage: ObjectStorage;
   s3: S3TestServer | null;
   redis: Redis;
@@ -154,7 +157,7 @@ export async function createHarness(options: {
   driver?: "fs" | "s3";
   imageServer?: ImageServer;
   receipts?: MetadataAppDeps["receipts"];
-  launchpad?: `0x${string}`;
+  factory?: `0x${string}`;
   chainId?: number;
   imageMaxBytes?: number;
   fetchTimeoutMs?: number;
@@ -162,7 +165,8 @@ export async function createHarness(options: {
   database?: TestDatabase;
 }): Promise<Harness> {
   const database = options.database ?? (await createTestDatabase());
-  const sql = createPgPool({ url: database.url, max: 5 });
+  const sql = createPgPool({ url: database.url, max: 3 });
+  const db = createDb({ url: database.url, max: 5 });
   const storageDir = await mkdtemp(join(tmpdir(), "tmi-meta-objects-"));
   let s3: S3TestServer | null = null;
   let storage: ObjectStorage;
@@ -188,13 +192,13 @@ export async function createHarness(options: {
   });
   const app = await buildApp({
     logger: createLogger({ service: "metadata-api-test", level: "silent" }),
-    sql,
+    db,
     storage,
     fetcher,
     jobs,
     receipts: options.receipts ?? { getReceipt: async () => null },
     chainId: options.chainId ?? 31337,
-    launchpad: options.launchpad ?? LAUNCHPAD,
+    factory: options.factory ?? FACTORY,
     spoolDir: join(storageDir, "spool"),
     imageMaxBytes: options.imageMaxBytes ?? 5 * 1024 * 1024,
     imageMaxPixels: 40_000_000,
@@ -202,6 +206,7 @@ export async function createHarness(options: {
   return {
     database,
     sql,
+    db,
     storage,
     s3,
     redis,
@@ -217,6 +222,7 @@ export async function createHarness(options: {
       await flushPrefix(redis, prefix);
       redis.disconnect();
       await sql.end();
+      await db.$disconnect();
       await s3?.stop();
       await rm(storageDir, { recursive: true, force: true });
       if (!options.database) await database.drop();
@@ -250,3 +256,12 @@ export const BASE_FIELDS = {
   symbol: "MCAT",
   initial_supply: "1000000000000000000000000000",
 };
+
+/**
+ * The error object of an error response body, in the platform's envelope (`{"error": {...}}`)
+ * or flat (before the envelope): `code`, `message`, `request_id`, `details`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are untyped JSON
+export function errorOf(body: any): any {
+  return body && typeof body === "object" && body.error && typeof body.error === "object" ? body.error : body;
+}

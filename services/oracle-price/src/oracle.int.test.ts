@@ -70,7 +70,7 @@ async function getPrice(env: Record<string, string | undefined> = {}) {
 }
 
 function detailFields(body: Record<string, unknown>): string[] {
-  return ((body.details as { field: string }[] | undefined) ?? []).map((d) => d.field);
+  return ((body.error as { details?: { field: string }[] } | undefined)?.details ?? []).map((d) => d.field);
 }
 
 /** A TCP server that accepts connections and never answers (an RPC that hangs). */
@@ -135,7 +135,7 @@ describe("GET /api/v1/prices/eth-usd", () => {
       price: "3012.45678900",
       decimals: 8,
       updated_at: Number(updatedAt),
-      source: "oracle_eth_usd",
+      source: "chainlink_eth_usd",
       chain_id: devnet.chainId,
     });
   });
@@ -211,10 +211,12 @@ describe("GET /api/v1/prices/eth-usd", () => {
       expect(status).toBe(503);
       expect(headers["cache-control"]).toBe("no-store");
       expect(body).toEqual({
-        code: "oracle_unavailable",
-        message: "the ETH/USD reference price is unavailable",
-        request_id: expect.any(String),
-        details: [{ field: "answer", reason: `the answer ${answer} is not positive` }],
+        error: {
+          code: "oracle_unavailable",
+          message: "the ETH/USD reference price is unavailable",
+          request_id: expect.any(String),
+          details: [{ field: "answer", reason: `the answer ${answer} is not positive` }],
+        },
       });
     }
   });
@@ -237,7 +239,7 @@ describe("GET /api/v1/prices/eth-usd", () => {
     await setRound({ answer: 301245000000n, answeredInRound: roundId });
     const carried = await getPrice();
     expect(carried.status).toBe(503);
-    expect(carried.body.details).toEqual([
+    expect(carried.body.error.details).toEqual([
       { field: "round", reason: expect.stringMatching(/answeredInRound \d+ < roundId/) },
     ]);
   });
@@ -246,12 +248,14 @@ describe("GET /api/v1/prices/eth-usd", () => {
     await setSequencerStatus(devnet.rpcUrl, devnet.deployment, { answer: 1n, startedAt: now() - 120n });
     const down = await getPrice();
     expect(down.status).toBe(503);
-    expect(down.body.details).toEqual([{ field: "sequencer", reason: expect.stringContaining("down") }]);
+    expect(down.body.error.details).toEqual([
+      { field: "sequencer", reason: expect.stringContaining("down") },
+    ]);
 
     await setSequencerStatus(devnet.rpcUrl, devnet.deployment, { answer: 0n, startedAt: now() - 60n });
     const recent = await getPrice();
     expect(recent.status).toBe(503);
-    expect(recent.body.details).toEqual([
+    expect(recent.body.error.details).toEqual([
       { field: "sequencer", reason: expect.stringContaining("grace period") },
     ]);
     // With a shorter grace period the sequencer counts as up.
@@ -263,7 +267,7 @@ describe("GET /api/v1/prices/eth-usd", () => {
   it("error: RPC down, and an RPC that does not answer within ORACLE_TIMEOUT_MS", async () => {
     const down = await getPrice({ ORACLE_RPC_URL: await closedPortUrl() });
     expect(down.status).toBe(503);
-    expect(down.body.details).toEqual([
+    expect(down.body.error.details).toEqual([
       { field: "rpc", reason: expect.stringMatching(/^rpc_unreachable: /) },
     ]);
 
@@ -273,7 +277,7 @@ describe("GET /api/v1/prices/eth-usd", () => {
       const hung = await getPrice({ ORACLE_RPC_URL: silent.url, ORACLE_TIMEOUT_MS: "300" });
       expect(Date.now() - started).toBeLessThan(1500);
       expect(hung.status).toBe(503);
-      expect(hung.body.details).toEqual([
+      expect(hung.body.error.details).toEqual([
         { field: "rpc", reason: expect.stringMatching(/^timeout: .*300 ms/) },
       ]);
     } finally {
@@ -284,14 +288,14 @@ describe("GET /api/v1/prices/eth-usd", () => {
   it("error: the RPC serves another chain than ORACLE_CHAIN_ID", async () => {
     const wrong = await getPrice({ ORACLE_CHAIN_ID: "8453" });
     expect(wrong.status).toBe(503);
-    expect(wrong.body.details).toEqual([
+    expect(wrong.body.error.details).toEqual([
       { field: "chain_id", reason: `the RPC serves chain ${devnet.chainId}, not ORACLE_CHAIN_ID 8453` },
     ]);
     const app = appWith({ ORACLE_CHAIN_ID: "8453" });
     try {
       const ready = await app.inject({ url: "/readyz" });
       expect(ready.statusCode).toBe(503);
-      expect(ready.json()).toMatchObject({ code: "not_ready" });
+      expect(ready.json()).toMatchObject({ error: { code: "not_ready" } });
     } finally {
       await app.close();
     }
@@ -300,7 +304,7 @@ describe("GET /api/v1/prices/eth-usd", () => {
   it("error: settings missing", async () => {
     const { status, body } = await getPrice({ ORACLE_RPC_URL: undefined, ORACLE_ETH_USD_ADDRESS: undefined });
     expect(status).toBe(503);
-    expect(body.details).toEqual([
+    expect(body.error.details).toEqual([
       { field: "settings", reason: "ORACLE_RPC_URL is not set" },
       { field: "settings", reason: "ORACLE_ETH_USD_ADDRESS is not set" },
     ]);
@@ -318,7 +322,9 @@ describe("GET /api/v1/prices/eth-usd", () => {
       ORACLE_ETH_USD_ADDRESS: "0x000000000000000000000000000000000000dead",
     });
     expect(status).toBe(503);
-    expect(body.details).toEqual([{ field: "rpc", reason: expect.stringMatching(/^invalid_response: /) }]);
+    expect(body.error.details).toEqual([
+      { field: "rpc", reason: expect.stringMatching(/^invalid_response: /) },
+    ]);
   });
 });
 
@@ -346,7 +352,7 @@ describe("oracle-price process", () => {
       });
       expect(price.status).toBe(200);
       expect(price.headers.get("x-request-id")).toBe("oracle-e2e-1");
-      expect(await price.json()).toMatchObject({ price: "3012.45000000", source: "oracle_eth_usd" });
+      expect(await price.json()).toMatchObject({ price: "3012.45000000", source: "chainlink_eth_usd" });
       expect(await service.stop()).toBe(0);
     } finally {
       await service.kill();

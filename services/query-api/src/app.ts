@@ -16,6 +16,8 @@ import type { ReadDb } from "./db.js";
 import { createCheckpointCache } from "./freshness/checkpoint-cache.js";
 import { freshnessPlugin } from "./freshness/freshness-plugin.js";
 import { holderRoutes } from "./holders/holder-routes.js";
+import type { ReadDatabase } from "./read-database/read-database.js";
+import { readDatabasePlugin } from "./read-database/read-database-plugin.js";
 import { statusRoutes } from "./status/status-routes.js";
 import { registerTokenRoutes } from "./tokens/token-routes.js";
 import { createStatsCache } from "./tokens/token-stats-cache.js";
@@ -28,6 +30,16 @@ export interface QueryApiDeps {
   pool: ReadDb;
   config: QueryApiConfig;
   logger: Logger;
+  /**
+   * The read side with its lag and read-your-writes (main.ts): when given, routes read through
+   * `readDatabase.db` (not `pool`), `/readyz` also fails when the lag exceeds `maxReplicaLagS`,
+   * `min_block` is honoured and `/metrics` exports the lag.
+   */
+  readDatabase?: ReadDatabase;
+  /** Readiness fails above this replica lag (seconds) [30]. */
+  maxReplicaLagS?: number;
+  /** How long a `min_block` request waits for its block (ms) [1,000]. */
+  minBlockWaitMs?: number;
   /**
    * Further route plugins (e.g. the live stream, which needs the primary), registered after the spec
    * routes, inside the same app: they get CORS, ETag, the error handler and the OpenAPI document.
@@ -45,11 +57,18 @@ export const OPENAPI_PATH = "/api/v1/openapi.json";
  * `ETag`/304 and per-route `Cache-Control`.
  */
 export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
+  const db = deps.readDatabase?.db ?? deps.pool;
+  const maxLagS = deps.maxReplicaLagS ?? 30;
   const app = createHttpApp({
     service: "query-api",
     logger: deps.logger,
     readiness: async () => {
-      await deps.pool.query("SELECT 1");
+      await db.query("SELECT 1");
+      if (!deps.readDatabase) return;
+      // A replica that stopped replaying answers with ever older data: out of the balancer.
+      const lag = await deps.readDatabase.lag();
+      if (lag.lag_seconds !== null && lag.lag_seconds > maxLagS)
+        throw new Error(`read database ${lag.lag_seconds} s behind the primary (max ${maxLagS} s)`);
     },
     // Behind the gateway, `request.ip` (the stream's per-IP cap) is the client from `X-Forwarded-For`.
     trustProxy: deps.config.trustProxy ?? false,
@@ -102,9 +121,9 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
   });
 
   // One checkpoint cache (≤ 250 ms) for the freshness headers and the detail's stats cache key.
-  const checkpoint = createCheckpointCache(deps.pool, { ttlMs: 250 });
+  const checkpoint = createCheckpointCache(db, { ttlMs: 250 });
   const ctx = {
-    db: deps.pool,
+    db,
     cursors: createCursorCodec(deps.config.cursorSecret),
     detailStats: { checkpoint, cache: createStatsCache() },
   };
@@ -116,9 +135,15 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
   registerCreatorRoutes(app, ctx);
   // Additions (docs/api.md "Additions beyond the spec"); the live stream comes through
   // `plugins` (it needs the primary's URL).
-  await root.register(freshnessPlugin({ pool: deps.pool, cache: checkpoint }));
-  await root.register(holderRoutes({ pool: deps.pool, cursorCodec: ctx.cursors }));
-  await root.register(statusRoutes({ pool: deps.pool }));
+  await root.register(freshnessPlugin({ pool: db, cache: checkpoint }));
+  await root.register(holderRoutes({ pool: db, cursorCodec: ctx.cursors }));
+  await root.register(
+    statusRoutes({ pool: db, ...(deps.readDatabase ? { readDatabase: deps.readDatabase } : {}) }),
+  );
+  if (deps.readDatabase)
+    await root.register(
+      readDatabasePlugin({ readDatabase: deps.readDatabase, minBlockWaitMs: deps.minBlockWaitMs ?? 1000 }),
+    );
   for (const plugin of deps.plugins ?? []) await root.register(plugin);
   return app;
 }

@@ -10,7 +10,9 @@ export const DEV_CURSOR_SECRET = "tmi-dev-cursor-secret-not-for-production";
  * `PORT` (3001), `DATABASE_URL`, `DATABASE_READ_URL` (read replica, falls back to `DATABASE_URL`),
  * `CURSOR_SECRET` (≥ 16 characters; required when `NODE_ENV=production`), `CORS_ORIGINS`
  * (`*` or a comma-separated list of origins, default `*`), `DB_POOL_MAX` (default 10),
- * `TRUST_PROXY` (see {@link parseTrustProxy}; default `false`).
+ * `TRUST_PROXY` (see {@link parseTrustProxy}; default `false`), `READ_REPLICA_MAX_LAG_S` (30),
+ * `READ_FALLBACK_TO_PRIMARY` (false), `READ_MIN_BLOCK_WAIT_MS` (1,000), `STREAM_READ_WAIT_MS` (2,000),
+ * `STREAM_MAX_PER_CLIENT` (10).
  */
 export const queryApiEnvSchema = baseEnvSchema
   .extend({
@@ -23,6 +25,11 @@ export const queryApiEnvSchema = baseEnvSchema
     CURSOR_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
     CORS_ORIGINS: z.string().default("*"),
     DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+    READ_REPLICA_MAX_LAG_S: z.coerce.number().min(0).default(30),
+    READ_FALLBACK_TO_PRIMARY: z.enum(["true", "false"]).default("false"),
+    READ_MIN_BLOCK_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1_000),
+    STREAM_MAX_PER_CLIENT: z.coerce.number().int().min(1).max(10_000).default(10),
+    STREAM_READ_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
     TRUST_PROXY: z
       .string()
       .default("false")
@@ -67,6 +74,16 @@ export interface QueryApiSettings extends QueryApiConfig {
   /** The read replica (or `databaseUrl` when `DATABASE_READ_URL` is unset). */
   databaseReadUrl: string;
   poolMax: number;
+  /** `/readyz` fails when the read replica is more than this many seconds behind (`READ_REPLICA_MAX_LAG_S`, 30). */
+  maxReplicaLagS: number;
+  /** Serve reads from the primary while the replica is unreachable (`READ_FALLBACK_TO_PRIMARY`, false). */
+  fallbackToPrimary: boolean;
+  /** How long a `min_block` request waits for its block (`READ_MIN_BLOCK_WAIT_MS`, 1,000 ms). */
+  minBlockWaitMs: number;
+  /** Concurrent live streams per client address (`STREAM_MAX_PER_CLIENT`, 10). */
+  streamMaxPerClient: number;
+  /** How long a stream event waits for the read database to show its block (`STREAM_READ_WAIT_MS`, 2,000 ms). */
+  streamReadWaitMs: number;
   /** True when `CURSOR_SECRET` was unset and {@link DEV_CURSOR_SECRET} is used (warned about at start). */
   cursorSecretIsDefault: boolean;
 }
@@ -125,6 +142,11 @@ export function loadQueryApiSettings(
     databaseUrl: env.DATABASE_URL,
     databaseReadUrl: env.DATABASE_READ_URL ?? env.DATABASE_URL,
     poolMax: env.DB_POOL_MAX,
+    maxReplicaLagS: env.READ_REPLICA_MAX_LAG_S,
+    fallbackToPrimary: env.READ_FALLBACK_TO_PRIMARY === "true",
+    minBlockWaitMs: env.READ_MIN_BLOCK_WAIT_MS,
+    streamReadWaitMs: env.STREAM_READ_WAIT_MS,
+    streamMaxPerClient: env.STREAM_MAX_PER_CLIENT,
     cursorSecret: env.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
     cursorSecretIsDefault: env.CURSOR_SECRET === undefined,
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),

@@ -35,22 +35,38 @@ export function prepared<R extends pg.QueryResultRow = pg.QueryResultRow>(
 /** An `int8` column as read by `pg`: a bigint with `createPgPool`'s parsers, a decimal string without. */
 export type Int8 = bigint | string;
 
+/** Session settings of every query-api connection, sent once per new connection. */
+export const READ_SESSION_SETTINGS =
+  "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY; SET statement_timeout = 5000";
+
 /**
  * Creates the read pool of query-api over `url` (the read replica when one is configured): at
  * most `max` connections, every transaction read-only (server-enforced), 5 s statement timeout,
- * `int8` as bigint and `numeric` as decimal strings (`createPgPool` of `@tmi/db`).
+ * `int8` as bigint and `numeric` as decimal strings (`createPgPool` of `@tmi/db`). The settings
+ * are sent as `SET` statements when a connection opens (before its first query), not as
+ * startup parameters: PgBouncer refuses those (`unsupported startup parameter`) or, told to
+ * ignore them, drops them silently. Behind PgBouncer use `pool_mode = session` (tested; see
+ * docs/operations.md): in transaction mode neither session settings nor the named prepared
+ * statements of the hot routes survive.
  */
 export function createReadPool(options: {
   url: string;
   max: number;
+  applicationName?: string;
+  /** Close connections idle this long (ms) [30,000]. */
+  idleTimeoutMs?: number;
   onError?: (error: Error) => void;
 }): pg.Pool {
-  return createPgPool({
+  const pool = createPgPool({
     url: options.url,
     max: options.max,
-    applicationName: "tmi-query-api",
-    readOnly: true,
-    statementTimeoutMs: 5_000,
+    applicationName: options.applicationName ?? "tmi-query-api",
     ...(options.onError ? { onError: options.onError } : {}),
   });
+  if (options.idleTimeoutMs !== undefined) pool.options.idleTimeoutMillis = options.idleTimeoutMs;
+  // pg-pool's `onConnect` hook: awaited before a new connection serves its first query (a failure
+  // discards the connection and fails that query).
+  (pool.options as { onConnect?: (client: pg.PoolClient) => Promise<unknown> }).onConnect = (client) =>
+    client.query(READ_SESSION_SETTINGS);
+  return pool;
 }

@@ -1,10 +1,11 @@
 // `pnpm exclusions add|remove|list [<address>] [--kind token|creator] [--reason "..."]`
-// Operator CLI over `excluded_addresses` (DESIGN.md §9), on DATABASE_URL (the primary: this is
-// the one write path of query-api's package, separate from the server's read-only pool).
+// Operator CLI over `excluded_addresses` (docs/operations.md "Exclusions"), on DATABASE_URL (the
+// primary: this is the one write path of query-api's package, separate from the server's
+// read-only pool), through the read-write Prisma client.
 import { parseArgs } from "node:util";
+import { createDb } from "@tmi/db";
 import { databaseUrl } from "@tmi/shared/env";
 import { isAppError } from "@tmi/shared/errors";
-import pg from "pg";
 import { addExclusion, type ExclusionKind, listExclusions, removeExclusion } from "./exclusions.js";
 
 const USAGE = `usage:
@@ -42,10 +43,9 @@ const kind = kindValue as ExclusionKind | undefined;
 
 const url = databaseUrl.safeParse(process.env.DATABASE_URL || undefined);
 if (!url.success) fail("DATABASE_URL must be a postgres:// or postgresql:// URL", 1);
-const client = new pg.Client({ connectionString: url.data, application_name: "tmi-exclusions-cli" });
+const client = createDb({ url: url.data, max: 1, applicationName: "tmi-exclusions-cli" });
 
 try {
-  await client.connect();
   switch (command) {
     case "add": {
       if (address === undefined) fail("add needs an address");
@@ -80,5 +80,5 @@ try {
   if (isAppError(error)) fail(error.message);
   fail(`exclusions: ${(error as Error).message}`, 1);
 } finally {
-  await client.end().catch(() => {});
+  await client.$disconnect().catch(() => {});
 }

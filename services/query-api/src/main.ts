@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import { loadQueryApiSettings } from "./config.js";
 import { createReadPool } from "./db.js";
+import { createReadDatabase } from "./read-database/read-database.js";
 import { streamRoutes } from "./stream/stream-routes.js";
 
 // Process entry of query-api: settings, logger, read-only pool, app, listen, shutdown.
@@ -31,22 +32,49 @@ const pool = createReadPool({
   max: settings.poolMax,
   onError: (error) => logger.error({ err: error }, "idle database connection failed"),
 });
+const hasReplica = settings.databaseReadUrl !== settings.databaseUrl;
+// With a replica: the primary measures the lag (one connection, closed after 10 s idle) and, with
+// READ_FALLBACK_TO_PRIMARY, carries the reads while the replica is unreachable.
+const primaryPool = hasReplica
+  ? createReadPool({
+      url: settings.databaseUrl,
+      max: settings.fallbackToPrimary ? settings.poolMax : 1,
+      applicationName: "tmi-query-api-primary",
+      idleTimeoutMs: 10_000,
+      onError: (error) => logger.warn({ err: error }, "idle primary connection failed"),
+    })
+  : null;
+const readDatabase = createReadDatabase({
+  readPool: pool,
+  primaryPool,
+  fallbackToPrimary: settings.fallbackToPrimary,
+});
 
 const app = await buildApp({
   pool,
+  readDatabase,
+  maxReplicaLagS: settings.maxReplicaLagS,
+  minBlockWaitMs: settings.minBlockWaitMs,
   config: settings,
   logger,
   plugins: [
-    // The live stream LISTENs on the primary (a standby cannot LISTEN) and reads its ranges there
-    // (a replica could lag the notification); eager: the resume window fills from the start.
-    streamRoutes({ listenerUrl: settings.databaseUrl, config: { eager: true } }),
+    // The live stream LISTENs on the primary (a standby cannot LISTEN) and reads its ranges there,
+    // only while someone subscribes; an event is sent once the read database shows its block (at
+    // most STREAM_READ_WAIT_MS later), so a REST read right after it finds what it announced.
+    streamRoutes({
+      listenerUrl: settings.databaseUrl,
+      config: { readWaitMs: settings.streamReadWaitMs, maxConnectionsPerIp: settings.streamMaxPerClient },
+      readPosition: () => readDatabase.indexedBlock(0),
+    }),
   ],
 });
 const address = await serve(app as unknown as FastifyInstance, {
   host: settings.host,
   port: settings.port,
   logger,
-  onClose: () => pool.end(),
+  onClose: async () => {
+    await Promise.all([pool.end(), primaryPool?.end()]);
+  },
 });
 logger.info(
   {

@@ -16,6 +16,7 @@ import {
   startDevnet,
   type Trader,
 } from "@tmi/devnet";
+import { curveSpotPrice } from "@tmi/shared/chain";
 import { createLogger } from "@tmi/shared/logger";
 import {
   createTestDatabase,
@@ -35,7 +36,6 @@ import { createReadPool } from "../src/db.js";
 import { openSse, type SseClient } from "./fixtures.js";
 
 const ETH = 10n ** 18n;
-const WAD = 10n ** 18n;
 const A1 = 250_012_345_678n; // 2,500.12345678 USD per ETH (8 decimals)
 const A2 = 310_000_000_001n; // 3,100.00000001
 
@@ -63,6 +63,15 @@ function usd(wei: bigint, answer: bigint): string {
   const unit = 10n ** 26n;
   const fraction = (scaled % unit).toString().padStart(26, "0").replace(/0+$/, "");
   return `${scaled / unit}${fraction ? `.${fraction}` : ""}`;
+}
+
+/** The indexed post-trade price (wei per whole token) of each trade of `token`, by transaction hash. */
+async function priceByTransaction(of: string): Promise<Map<string, bigint>> {
+  const { rows } = await withFeed.pool.query<{ transaction_hash: string; price: string }>(
+    "SELECT transaction_hash, price::text AS price FROM trades WHERE token_address = $1",
+    [of],
+  );
+  return new Map(rows.map((row) => [row.transaction_hash, BigInt(row.price)]));
 }
 
 async function get(env: Env, url: string): Promise<any> {
@@ -108,7 +117,7 @@ beforeAll(async () => {
   await round(2n, A1);
   const created = await a.createToken("Usd Stats", "USDS", { value: ETH / 20n });
   token = created.token;
-  atA1.add(created.hash);
+  atA1.add(created.firstBuy!.hash); // createToken is not payable: the first buy is its own transaction
   atA1.add((await b.buy(token, ETH / 10n)).hash);
   await round(3n, A2);
   // 7 h 20 min before the end (in 24h only).
@@ -171,7 +180,7 @@ describe("usd, reserve_amount_usd and stats over the real indexer", () => {
     expect(detail.usd).toEqual(item.usd);
     // The spec fields are unchanged: the price is still wei per whole token.
     expect(detail.metrics.current_price).toBe(
-      ((BigInt(detail.curve.reserve_balance) * WAD) / BigInt(detail.curve.token_balance)).toString(),
+      curveSpotPrice(BigInt(detail.curve.sold_supply), BigInt(detail.curve.reserve_balance)).toString(),
     );
 
     for (const path of [
@@ -218,8 +227,9 @@ describe("usd, reserve_amount_usd and stats over the real indexer", () => {
       ["6h", 21_600, 300],
       ["24h", 86_400, 900],
     ] as const;
-    const priceOf = (t: { curve_value: string; token_amount: string }) =>
-      (BigInt(t.curve_value) * WAD) / BigInt(t.token_amount);
+    // A trade's price in the rollups is the price after it (the curve's spotPrice()), as indexed.
+    const indexedPrices = await priceByTransaction(token);
+    const priceOf = (t: { transaction_hash: string }) => indexedPrices.get(t.transaction_hash)!;
     const counts: number[] = [];
     for (const [name, seconds, bucket] of windows) {
       const start = Math.floor(now / bucket) * bucket - seconds + bucket;
@@ -231,7 +241,7 @@ describe("usd, reserve_amount_usd and stats over the real indexer", () => {
         new Set(inside.filter((t: any) => t.side === side).map((t: any) => t.trader));
       expect(detail.stats[name], name).toEqual({
         volume: inside
-          .reduce((sum: bigint, t: { reserve_amount: string }) => sum + BigInt(t.reserve_amount), 0n)
+          .reduce((sum: bigint, t: { curve_value: string }) => sum + BigInt(t.curve_value), 0n)
           .toString(),
         trade_count: inside.length,
         buy_count: inside.filter((t: { side: string }) => t.side === "buy").length,
@@ -333,7 +343,7 @@ describe("query-api as its own process (main.ts)", () => {
     const refused = await openSse(`${base}/api/v1/stream`, { "x-forwarded-for": "203.0.113.7" });
     clients.push(refused);
     expect(refused.status).toBe(429);
-    expect(JSON.parse(refused.body)).toMatchObject({ code: "rate_limited" });
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: "rate_limited" } });
     // Another client behind the same proxy (the same socket address) is not affected.
     const other = await openSse(`${base}/api/v1/stream`, { "x-forwarded-for": "198.51.100.9" });
     clients.push(other);

@@ -5,12 +5,22 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { createLogger } from "@tmi/shared/logger";
+import { TOKEN_BY_ADDRESS_SQL } from "@tmi/shared/token";
 import { WORKSPACE_ROOT } from "@tmi/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildApp } from "../src/app.js";
 import { createReadPool } from "../src/db.js";
 import { createHarness, type Harness, TEST_CURSOR_SECRET } from "./harness.js";
-import { addr, insertEvent, insertToken, insertTrade, setCheckpoint, txHash } from "./seed.js";
+import {
+  addr,
+  curveOf,
+  insertEvent,
+  insertToken,
+  insertTrade,
+  poolOf,
+  setCheckpoint,
+  txHash,
+} from "./seed.js";
 
 const T0 = 1_700_000_000; // Tuesday 2023-11-14T22:13:20Z
 const CREATOR_A = addr(0xc1);
@@ -95,7 +105,7 @@ beforeAll(async () => {
     createdAt: T0 + 300,
     state: "graduated",
     poolAddress: POOL,
-    lastTradeSource: "dex_v3",
+    lastTradeSource: "uniswap_v3",
   });
   await db.query(
     `INSERT INTO creators (address, token_count, volume, updated_block_number) VALUES ($1, 6, '18000000000000000000', 200), ($2, 7, '21000000000000000000', 210)`,
@@ -185,9 +195,36 @@ describe("token list", () => {
         current_price: "28000000000",
         fully_diluted_value: "28000000000000000000",
         holder_count: 2,
+        latest_trade_timestamp: T0 + 12 * 600 + 6,
+      },
+      curve: {
+        address: curveOf(SPECIAL),
+        canonical_pool_address: poolOf(SPECIAL),
+        supply: "1000000000000000000000000000",
+        sold_supply: "48000000000000000000000000",
+        reserve_balance: "250000000000000000",
+        virtual_token_reserve: "1066666666666666666666666667",
+        virtual_eth_reserve: "1000000000000000000",
+        graduation_threshold: "800000000000000000000000000",
+        progress_bps: 600,
+        lifecycle: "active",
       },
       usd: null, // no ETH/USD answer indexed in these fixtures
     });
+    // Metadata fields at the top level of list items, only when set; never null keys.
+    const withMetadata = res.body.items.find((t: any) => t.address === tokenAddress(2));
+    expect(withMetadata).toMatchObject({
+      description: "The second token",
+      image_url: "/objects/images/aa.png",
+      metadata_url: "/objects/metadata/bb.json",
+      website_url: "https://example.com/",
+      x_url: "https://x.com/ab",
+      metadata_verified: false,
+    });
+    expect(withMetadata).not.toHaveProperty("telegram_url");
+    expect(withMetadata).not.toHaveProperty("graduation");
+    const json = JSON.stringify(res.body.items.map(({ metrics, usd, ...rest }: any) => rest));
+    expect(json).not.toContain("null");
     // Newest launch first.
     const blocks = res.body.items.map((t: any) => t.created_at.block_number);
     expect(blocks).toEqual([...blocks].sort((a: number, b: number) => b - a));
@@ -232,7 +269,7 @@ describe("token list", () => {
         `/api/v1/tokens?limit=${encodeURIComponent(limit).replace("%26", "&").replace("%3D", "=")}`,
       );
       expect(res.status, `limit=${limit}`).toBe(400);
-      expect(res.body.code).toBe("invalid_request");
+      expect(res.body.error.code).toBe("invalid_request");
       expect(res.headers["cache-control"]).toBe("no-store");
       h.validate("/api/v1/tokens", 400, res.body);
     }
@@ -271,7 +308,7 @@ describe("token list", () => {
       const sep = url.includes("?") ? "&" : "?";
       const res = await h.get(`${url}${sep}cursor=${encodeURIComponent(bad)}`);
       expect(res.status, `${url} ${bad}`).toBe(400);
-      expect(res.body.code).toBe("invalid_request");
+      expect(res.body.error.code).toBe("invalid_request");
     }
     // The search-bound cursor works with its own search.
     const ok = await h.get(
@@ -320,8 +357,8 @@ describe("search", () => {
     for (const q of ["a".repeat(65), "é".repeat(32) + "a", "日".repeat(22)]) {
       const res = await search(q);
       expect(res.status).toBe(400);
-      expect(res.body.code).toBe("invalid_request");
-      expect(res.body.details[0].field).toBe("search");
+      expect(res.body.error.code).toBe("invalid_request");
+      expect(res.body.error.details[0].field).toBe("search");
     }
   });
 
@@ -343,7 +380,7 @@ describe("search", () => {
     ]) {
       const res = await search(q);
       expect(res.status, q).toBe(400);
-      expect(res.body.code).toBe("invalid_request");
+      expect(res.body.error.code).toBe("invalid_request");
     }
   });
 
@@ -360,25 +397,17 @@ describe("token detail", () => {
     h.validate("/api/v1/tokens/{address}", 200, res.body);
     expect(res.body).toMatchObject({
       address: tokenAddress(2),
-      state: "curve",
+      description: "The second token",
+      image_url: "/objects/images/aa.png",
+      metadata_url: "/objects/metadata/bb.json",
+      website_url: "https://example.com/",
+      x_url: "https://x.com/ab",
+      metadata_verified: false,
       curve: {
-        reserve_balance: "30000000000000000000",
-        token_balance: "1073000000000000000000000000",
-        real_reserve: "1000000000000000000",
-        tokens_sold: "2000000000000000000000000",
-        graduation_threshold: "5000000000000000000",
-        progress_bps: 2000,
+        address: curveOf(tokenAddress(2)),
+        sold_supply: "48000000000000000000000000",
+        progress_bps: 600,
       },
-      metadata: {
-        description: "The second token",
-        image_url: "/objects/images/aa.png",
-        metadata_url: "/objects/metadata/bb.json",
-        website_url: "https://example.com/",
-        x_url: "https://x.com/ab",
-        telegram_url: null,
-        discord_url: null,
-      },
-      graduation: null,
     });
     expect(Object.keys(res.body).sort()).toEqual(
       [
@@ -387,31 +416,54 @@ describe("token detail", () => {
         "name",
         "symbol",
         "initial_supply",
+        "description",
+        "image_url",
+        "metadata_url",
+        "website_url",
+        "x_url",
+        "metadata_verified",
         "created_at",
         "metrics",
-        "state",
         "curve",
-        "metadata",
-        "graduation",
         "usd",
         "stats",
       ].sort(),
     );
+    // The detail is the list item plus `stats`.
+    const item = (await h.get("/api/v1/tokens?search=alpha%20beta")).body.items[0];
+    const { stats, ...detail } = res.body;
+    expect(detail).toEqual(item);
+    // The shared statement metadata-api's finalize answers with: the same object without `usd`.
+    const shared = await h.pool.query<{ token: string }>(TOKEN_BY_ADDRESS_SQL, [tokenAddress(2)]);
+    const { usd, ...token } = item;
+    expect(JSON.parse(shared.rows[0]!.token)).toEqual(token);
   });
 
   test("behavior: a draft that is not finalized gives no metadata; graduation fields", async () => {
     const pending = await h.get(`/api/v1/tokens/${tokenAddress(3)}`);
-    expect(pending.body.metadata).toBeNull();
+    for (const key of ["description", "image_url", "metadata_url", "metadata_verified", "graduation"]) {
+      expect(pending.body).not.toHaveProperty(key);
+    }
     const graduated = await h.get(`/api/v1/tokens/${GRADUATED}`);
     h.validate("/api/v1/tokens/{address}", 200, graduated.body);
-    expect(graduated.body.state).toBe("graduated");
-    expect(graduated.body.curve.progress_bps).toBe(10_000);
+    expect(graduated.body.curve).toMatchObject({
+      canonical_pool_address: POOL,
+      sold_supply: "800000000000000000000000000",
+      progress_bps: 10_000,
+      lifecycle: "graduated",
+    });
     expect(graduated.body.graduation).toEqual({
-      pool_address: POOL,
-      block_number: 96,
-      transaction_hash: txHash(999_095),
-      log_index: 7,
-      timestamp: T0 + 312,
+      phase: "graduated",
+      canonical_pool_address: POOL,
+      graduation_manager_address: addr(0x6a, "9"),
+      lp_custodian_address: addr(0xc5, "9"),
+      position_token_id: "4242",
+      liquidity: "123456789012345678901",
+      token_amount: "200000000000000000000000000",
+      eth_amount: "2970000000000000000",
+      sold_supply: "800000000000000000000000000",
+      curve_terminal_at: { block_number: 96, transaction_hash: txHash(999_095), log_index: 7 },
+      settled_at: { block_number: 96, transaction_hash: txHash(999_095), log_index: 5 },
     });
   });
 
@@ -426,13 +478,13 @@ describe("token detail", () => {
       for (const suffix of ["", "/pricing", "/chart", "/trades", "/activity"]) {
         const res = await h.get(`/api/v1/tokens/${bad}${suffix}`);
         expect(res.status, `${bad}${suffix}`).toBe(400);
-        expect(res.body.code).toBe("invalid_address");
+        expect(res.body.error.code).toBe("invalid_address");
       }
     }
     for (const suffix of ["", "/pricing", "/chart", "/trades", "/activity"]) {
       const res = await h.get(`/api/v1/tokens/${UNKNOWN}${suffix}`);
       expect(res.status, suffix).toBe(404);
-      expect(res.body.code).toBe("not_found");
+      expect(res.body.error.code).toBe("not_found");
       expect(res.headers["cache-control"]).toBe("no-store");
       h.validate(`/api/v1/tokens/{address}${suffix}`, 404, res.body);
     }
@@ -456,7 +508,7 @@ describe("pricing", () => {
     expect((await h.get(`/api/v1/tokens/${GRADUATED}/pricing`)).body.source).toBe("indexed_v3_market");
     await h.admin.query("UPDATE tokens SET last_trade_source = 'curve' WHERE address = $1", [GRADUATED]);
     expect((await h.get(`/api/v1/tokens/${GRADUATED}/pricing`)).body.source).toBe("indexed_v3_curve");
-    await h.admin.query("UPDATE tokens SET last_trade_source = 'dex_v3' WHERE address = $1", [GRADUATED]);
+    await h.admin.query("UPDATE tokens SET last_trade_source = 'uniswap_v3' WHERE address = $1", [GRADUATED]);
     const zero = await h.get(`/api/v1/tokens/${tokenAddress(11)}/pricing`);
     expect(zero.body).toMatchObject({
       current_price: null,
@@ -539,12 +591,12 @@ describe("chart", () => {
     for (const interval of ["2m", "1H", "", "week", "60"]) {
       const res = await h.get(`/api/v1/tokens/${tokenAddress(1)}/chart?interval=${interval}`);
       expect(res.status, interval).toBe(400);
-      expect(res.body.code).toBe("invalid_interval");
+      expect(res.body.error.code).toBe("invalid_interval");
     }
     for (const limit of ["0", "1001", "abc", "2.5", ""]) {
       const res = await h.get(`/api/v1/tokens/${tokenAddress(1)}/chart?limit=${limit}`);
       expect(res.status, limit).toBe(400);
-      expect(res.body.code).toBe("invalid_request");
+      expect(res.body.error.code).toBe("invalid_request");
     }
     expect((await h.get(`/api/v1/tokens/${tokenAddress(1)}/chart?limit=1`)).body.candles).toHaveLength(1);
     expect((await h.get(`/api/v1/tokens/${tokenAddress(1)}/chart?limit=1000`)).status).toBe(200);
@@ -591,7 +643,7 @@ describe("trades and activity", () => {
       for (const q of ["limit=0", "limit=101", "limit=x", "limit=", "order=up"]) {
         const res = await h.get(`/api/v1/tokens/${tokenAddress(1)}/${kind}?${q}`);
         expect(res.status, q).toBe(400);
-        expect(res.body.code).toBe("invalid_request");
+        expect(res.body.error.code).toBe("invalid_request");
       }
       expect((await h.get(`/api/v1/tokens/${tokenAddress(1)}/${kind}?limit=100`)).body.items).toHaveLength(
         25,
@@ -665,7 +717,7 @@ describe("trending", () => {
     await h.admin.query("DELETE FROM trending_snapshots WHERE id = 1");
     const gone = await h.get(`/api/v1/trending?limit=2&cursor=${second.body.next_cursor}`);
     expect(gone.status).toBe(400);
-    expect(gone.body.code).toBe("invalid_request");
+    expect(gone.body.error.code).toBe("invalid_request");
     // Restore snapshot 1 as the latest for the other tests.
     await h.admin.query("DELETE FROM trending_snapshots WHERE id = 2");
     await h.admin.query(
@@ -682,7 +734,7 @@ describe("trending", () => {
 
   test("error: limit", async () => {
     for (const q of ["limit=0", "limit=101", "limit=1.5"]) {
-      expect((await h.get(`/api/v1/trending?${q}`)).body.code).toBe("invalid_request");
+      expect((await h.get(`/api/v1/trending?${q}`)).body.error.code).toBe("invalid_request");
     }
   });
 });
@@ -719,11 +771,13 @@ describe("creators", () => {
     for (const url of ["/api/v1/creators/0x1", "/api/v1/creators/nope/tokens"]) {
       const res = await h.get(url);
       expect(res.status).toBe(400);
-      expect(res.body.code).toBe("invalid_address");
+      expect(res.body.error.code).toBe("invalid_address");
     }
     for (const q of ["limit=0", "limit=101", "limit=abc"]) {
-      expect((await h.get(`/api/v1/creators/${CREATOR_A}?${q}`)).body.code).toBe("invalid_request");
-      expect((await h.get(`/api/v1/creators/${CREATOR_A}/tokens?${q}`)).body.code).toBe("invalid_request");
+      expect((await h.get(`/api/v1/creators/${CREATOR_A}?${q}`)).body.error.code).toBe("invalid_request");
+      expect((await h.get(`/api/v1/creators/${CREATOR_A}/tokens?${q}`)).body.error.code).toBe(
+        "invalid_request",
+      );
     }
   });
 });
@@ -820,13 +874,27 @@ describe("http", () => {
     expect(res.headers["x-request-id"]).toBe("client-id-1");
     const unknown = await h.get("/api/v1/unknown");
     expect(unknown.status).toBe(404);
-    expect(unknown.body.code).toBe("not_found");
-    expect(unknown.body.request_id).toBe(unknown.headers["x-request-id"]);
+    expect(unknown.body.error.code).toBe("not_found");
+    expect(unknown.body.error.request_id).toBe(unknown.headers["x-request-id"]);
     const post = await h.app.inject({ method: "POST", url: "/api/v1/tokens" });
     expect(post.statusCode).toBe(405);
-    expect(post.json().code).toBe("method_not_allowed");
+    expect(post.json().error.code).toBe("method_not_allowed");
     const del = await h.app.inject({ method: "DELETE", url: `/api/v1/tokens/${tokenAddress(1)}` });
     expect(del.statusCode).toBe(405);
+  });
+
+  test("error: the HTTP server's own errors answer in the envelope with a request id", async () => {
+    for (const [url, status, code] of [
+      ["/api/v1/tokens/%E0%A4%A", 400, "invalid_request"],
+      [`/api/v1/tokens/0x${"a".repeat(300)}`, 414, "uri_too_long"],
+      [`/api/v1/creators/${"%zz".repeat(3)}`, 400, "invalid_request"],
+    ] as const) {
+      const res = await h.app.inject({ url, headers: { "x-request-id": "own-1" } });
+      expect(res.statusCode, url).toBe(status);
+      expect(res.headers["x-request-id"], url).toBe("own-1");
+      expect(res.json(), url).toEqual({ error: { code, message: expect.any(String), request_id: "own-1" } });
+      h.validate("/api/v1/tokens/{address}", 400, { ...res.json() });
+    }
   });
 
   test("behavior: CORS with any origin", async () => {
@@ -894,15 +962,17 @@ describe("failures and configuration", () => {
         const res = await app.inject({ url });
         expect(res.statusCode, url).toBe(500);
         expect(res.json()).toEqual({
-          code: "internal_error",
-          message: "internal server error",
-          request_id: res.headers["x-request-id"],
+          error: {
+            code: "internal_error",
+            message: "internal server error",
+            request_id: res.headers["x-request-id"],
+          },
         });
         expect(res.headers["cache-control"]).toBe("no-store");
       }
       const ready = await app.inject({ url: "/readyz" });
       expect(ready.statusCode).toBe(503);
-      expect(ready.json().code).toBe("not_ready");
+      expect(ready.json().error.code).toBe("not_ready");
       expect((await app.inject({ url: "/health" })).statusCode).toBe(200);
     } finally {
       await app.close();
@@ -933,7 +1003,7 @@ describe("failures and configuration", () => {
       expect(killed.rowCount).toBe(1);
       const res = await pending;
       expect(res.statusCode).toBe(500);
-      expect(res.json().code).toBe("internal_error");
+      expect(res.json().error.code).toBe("internal_error");
     } finally {
       await app.close();
       await pool.end();

@@ -4,6 +4,7 @@
 // while new trades keep arriving (the indexer keeps following an automine devnet).
 
 import { createTrader, type Devnet, localPublicClient, startDevnet, type Trader } from "@tmi/devnet";
+import { CURVE_ALLOCATION, curveSpotPrice } from "@tmi/shared/chain";
 import { createLogger } from "@tmi/shared/logger";
 import {
   createTestDatabase,
@@ -73,12 +74,12 @@ beforeAll(async () => {
   const created1 = await a.createToken("Alpha Token", "ALPHA", { value: ETH / 10n });
   alpha = created1.token;
   alphaCreateTx = created1.hash;
-  record(alpha, created1.hash);
+  record(alpha, created1.firstBuy!.hash); // createToken is not payable: the first buy follows
   const created2 = await b.createToken("Beta Ünïcode", "BETA");
   beta = created2.token;
   const created3 = await a.createToken("Grad", "GRAD", { value: ETH / 100n });
   grad = created3.token;
-  record(grad, created3.hash);
+  record(grad, created3.firstBuy!.hash);
 
   for (let i = 0; i < 6; i++) {
     const trader = traders[i % 4]!;
@@ -142,27 +143,36 @@ describe("over the real indexer", () => {
 
     const detail = await get(`/api/v1/tokens/${alpha}`);
     validate("/api/v1/tokens/{address}", detail.body);
-    expect(detail.body.state).toBe("curve");
-    expect(detail.body.graduation).toBeNull();
-    expect(detail.body.metadata).toBeNull();
-    expect(BigInt(detail.body.curve.real_reserve)).toBeGreaterThan(0n);
-    expect(detail.body.curve.progress_bps).toBe(
-      Number(
-        (BigInt(detail.body.curve.real_reserve) * 10_000n) / BigInt(detail.body.curve.graduation_threshold),
-      ),
-    );
-    // Spot price of the curve (docs/api.md "Units").
+    for (const key of ["graduation", "metadata_verified", "image_url", "description"]) {
+      expect(detail.body).not.toHaveProperty(key);
+    }
+    const curve = detail.body.curve;
+    expect(curve).toMatchObject({
+      address: (await traders[0]!.curveOf(alpha)).toLowerCase(),
+      supply: "1000000000000000000000000000",
+      graduation_threshold: CURVE_ALLOCATION.toString(),
+      lifecycle: "active",
+    });
+    expect(BigInt(curve.sold_supply)).toBeGreaterThan(0n);
+    expect(BigInt(curve.reserve_balance)).toBeGreaterThan(0n);
+    expect(curve.progress_bps).toBe(Number((BigInt(curve.sold_supply) * 10_000n) / CURVE_ALLOCATION));
+    // The curve's spotPrice() formula over the indexed state (docs/api.md "Units").
     expect(detail.body.metrics.current_price).toBe(
-      (
-        (BigInt(detail.body.curve.reserve_balance) * WAD) /
-        BigInt(detail.body.curve.token_balance)
-      ).toString(),
+      curveSpotPrice(BigInt(curve.sold_supply), BigInt(curve.reserve_balance)).toString(),
     );
+    expect(detail.body.metrics.latest_trade_timestamp).toBeTypeOf("number");
+    expect(item.curve).toEqual(curve);
 
     const graduated = await get(`/api/v1/tokens/${grad}`);
-    expect(graduated.body.state).toBe("graduated");
-    expect(graduated.body.graduation.pool_address).toBe(pool3.toLowerCase());
-    expect(graduated.body.curve.progress_bps).toBe(10_000);
+    validate("/api/v1/tokens/{address}", graduated.body);
+    expect(graduated.body.curve).toMatchObject({ lifecycle: "graduated", progress_bps: 10_000 });
+    expect(graduated.body.graduation).toMatchObject({
+      phase: "graduated",
+      canonical_pool_address: pool3.toLowerCase(),
+      sold_supply: CURVE_ALLOCATION.toString(),
+    });
+    expect(graduated.body.graduation.curve_terminal_at.block_number).toBeTypeOf("number");
+    expect(graduated.body.graduation.settled_at.block_number).toBeTypeOf("number");
   });
 
   test("behavior: pricing source follows graduation and pool swaps", async () => {
@@ -188,14 +198,17 @@ describe("over the real indexer", () => {
     for (const t of items) {
       expect(t.token_address).toBe(alpha);
       expect(t.source).toBe("curve");
-      if (t.side === "buy")
-        expect(BigInt(t.reserve_amount)).toBe(
-          BigInt(t.curve_value) + BigInt(t.protocol_fee) + BigInt(t.creator_fee),
-        );
+      // A curve buy: reserve_amount = acceptedGross = curve_value (net) + the 1 % fee, of which
+      // protocol_fee and creator_fee are two shares (community and trader rewards stay in the activity).
+      if (t.side === "buy") {
+        const fee = BigInt(t.reserve_amount) - BigInt(t.curve_value);
+        expect(fee).toBe((BigInt(t.reserve_amount) * 100n) / 10_000n);
+        expect(BigInt(t.protocol_fee) + BigInt(t.creator_fee)).toBeLessThanOrEqual(fee);
+      }
     }
     const swaps = await get(`/api/v1/tokens/${grad}/trades`);
     expect(swaps.body.items[0]).toMatchObject({
-      source: "dex_v3",
+      source: "uniswap_v3",
       side: "buy",
       protocol_fee: "0",
       creator_fee: "0",
@@ -204,13 +217,14 @@ describe("over the real indexer", () => {
     const activity = await get(`/api/v1/tokens/${alpha}/activity?limit=100`);
     validate("/api/v1/tokens/{address}/activity", activity.body);
     const names = activity.body.items.map((e: { event_name: string }) => e.event_name);
-    expect(names).toContain("TokenCreated");
+    expect(names).toContain("TokenLaunchedV3");
     expect(names).toContain("TokensBought");
     expect(names).toContain("TokensSold");
     expect(names).toContain("Transfer"); // the token's ERC-20 transfers
     const gradActivity = await get(`/api/v1/tokens/${grad}/activity?limit=100`);
     const gradNames = gradActivity.body.items.map((e: { event_name: string }) => e.event_name);
-    expect(gradNames).toContain("TokenGraduated");
+    expect(gradNames).toContain("Graduated");
+    expect(gradNames).toContain("GraduatedV3");
     expect(gradNames).toContain("Swap"); // the pool's swaps
     const bought = activity.body.items.find((e: { event_name: string }) => e.event_name === "TokensBought");
     expect(bought.decoded.token.toLowerCase()).toBe(alpha);
@@ -224,6 +238,11 @@ describe("over the real indexer", () => {
   test("behavior: chart equals a recomputation from the trades", async () => {
     const client = localPublicClient(devnet.rpcUrl, devnet.chainId);
     const trades = await walk(`/api/v1/tokens/${alpha}/trades?order=asc`, 3);
+    const { rows } = await pool.query<{ transaction_hash: string; price: string }>(
+      "SELECT transaction_hash, price::text AS price FROM trades WHERE token_address = $1",
+      [alpha],
+    );
+    const prices = new Map(rows.map((row) => [row.transaction_hash, BigInt(row.price)]));
     const times = new Map<number, number>();
     for (const t of trades) {
       if (!times.has(t.block_number))
@@ -250,9 +269,9 @@ describe("over the real indexer", () => {
         e.n += 1;
         if (t.side === "buy") e.b += 1;
         else e.s += 1;
-        e.v += BigInt(t.reserve_amount);
+        e.v += BigInt(t.curve_value); // volume = Σ curve_value
         e.u.add(t.trader);
-        e.p.push((BigInt(t.curve_value) * WAD) / BigInt(t.token_amount));
+        e.p.push(prices.get(t.transaction_hash)!); // the price after the trade, as indexed
         expected.set(b, e);
       }
       const chart = await get(`/api/v1/tokens/${alpha}/chart?interval=${name}&limit=1000`);

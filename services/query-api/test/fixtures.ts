@@ -14,7 +14,7 @@ export function testBlockHash(block: bigint | number, branch = 0): string {
   return `0x${branch.toString(16).padStart(8, "0")}${BigInt(block).toString(16).padStart(56, "0")}`;
 }
 
-/** Launchpad address used by the test rows. */
+/** Factory address used by the test rows (emitter of their launch events). */
 export const TEST_LAUNCHPAD = testAddress(1, "1");
 
 /** Writes or moves the checkpoint (chain 31337) to `block`. */
@@ -52,7 +52,10 @@ export async function upsertCheckpoint(
   );
 }
 
-/** Inserts a launch: the `tokens` row and its `TokenCreated` chain event (emitted by {@link TEST_LAUNCHPAD}). */
+/**
+ * Inserts a launch: the `tokens` row (V3 curve at launch: nothing sold, canonical pool set) and
+ * its `TokenLaunchedV3` chain event (emitted by the factory {@link TEST_LAUNCHPAD}).
+ */
 export async function insertToken(
   db: pg.ClientBase | pg.Pool,
   t: {
@@ -72,10 +75,21 @@ export async function insertToken(
   await db.query(
     `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
                          created_block_number, created_transaction_index, created_transaction_hash, created_log_index,
-                         created_at, reserve_balance, token_balance, graduation_threshold, updated_block_number)
+                         created_at, curve_address, pool_address, pool_token_is_token0, virtual_token_reserve,
+                         virtual_eth_reserve, graduation_threshold, updated_block_number)
      VALUES ($1, 31337, $2, $3, 'TST', lower($3), 'tst', 1000000000000000000000000000, $4, 0, $5, $6, $7,
-             1000000000000000000, 1000000000000000000000000000, 5000000000000000000, $4)`,
-    [t.address, creator, name, t.block.toString(), txHash, logIndex, t.timestamp.toString()],
+             $8, $9, true, 1066666666666666666666666667, 1000000000000000000, 800000000000000000000000000, $4)`,
+    [
+      t.address,
+      creator,
+      name,
+      t.block.toString(),
+      txHash,
+      logIndex,
+      t.timestamp.toString(),
+      `0xc${t.address.slice(3)}`,
+      `0xd${t.address.slice(3)}`,
+    ],
   );
   await insertChainEvent(db, {
     block: t.block,
@@ -83,9 +97,14 @@ export async function insertToken(
     timestamp: t.timestamp,
     branch: t.branch,
     contract: TEST_LAUNCHPAD,
-    eventName: "TokenCreated",
+    eventName: "TokenLaunchedV3",
     token: t.address,
-    decoded: { token: t.address, creator, name, symbol: "TST" },
+    decoded: {
+      creator,
+      token: t.address,
+      curve: `0xc${t.address.slice(3)}`,
+      canonicalPool: `0xd${t.address.slice(3)}`,
+    },
   });
 }
 
@@ -217,7 +236,7 @@ export async function rebuildCandles(
   }
 }
 
-/** Inserts a graduation: updates the token and adds its `TokenGraduated` chain event. */
+/** Inserts a graduation: updates the token and adds its `Graduated` chain event (emitted by the curve). */
 export async function insertGraduation(
   db: pg.ClientBase | pg.Pool,
   g: { token: string; pool: string; block: bigint; logIndex: number; timestamp: bigint },
@@ -231,10 +250,10 @@ export async function insertGraduation(
     block: g.block,
     logIndex: g.logIndex,
     timestamp: g.timestamp,
-    contract: TEST_LAUNCHPAD,
-    eventName: "TokenGraduated",
+    contract: `0xc${g.token.slice(3)}`,
+    eventName: "Graduated",
     token: g.token,
-    decoded: { token: g.token, pool: g.pool },
+    decoded: { token: g.token, graduationManager: TEST_LAUNCHPAD },
   });
 }
 

@@ -30,19 +30,45 @@ export interface SeedToken {
   chainId?: number;
 }
 
-/** Inserts a token row (as after its launch) with the given identity and optional state. */
+/** Curve address of a seeded token (unique per token). */
+export function curveOf(token: string): string {
+  return `0xc${token.slice(3)}`;
+}
+
+/** Canonical pool of a seeded token when none is given (unique per token). */
+export function poolOf(token: string): string {
+  return `0xd${token.slice(3)}`;
+}
+
+/** Curve allocation (token base units): the graduation threshold of every V3 token. */
+export const CURVE_ALLOCATION = 800_000_000n * 10n ** 18n;
+
+/**
+ * Inserts a V3 token row with the given identity and optional state: on the curve, 6 % of the
+ * curve allocation sold (48,000,000 tokens, 0.25 ETH net in the curve); graduated, everything
+ * sold, with the graduation (`Graduated` at block + 1, log 7) and its settlement (`GraduatedV3`
+ * at block + 1, log 5).
+ */
 export async function insertToken(db: pg.Pool, t: SeedToken): Promise<void> {
   const price = t.currentPrice === undefined ? "28000000000" : t.currentPrice;
+  const graduated = t.state === "graduated";
+  const g = (value: unknown) => (graduated ? value : null);
   await db.query(
     `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
       created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at, state,
-      reserve_balance, token_balance, real_reserve, tokens_sold, graduation_threshold, pool_address, pool_token_is_token0,
+      curve_address, pool_address, pool_token_is_token0, sold_supply, reserve_balance, virtual_token_reserve,
+      virtual_eth_reserve, graduation_threshold,
+      graduation_manager_address, lp_custodian_address, position_token_id, graduation_liquidity, graduation_token_amount,
+      graduation_eth_amount, graduation_sold_supply,
       graduated_block_number, graduated_transaction_hash, graduated_log_index, graduated_at,
+      settled_block_number, settled_transaction_hash, settled_log_index,
       trade_count, buy_count, sell_count, volume, fees, unique_trader_count, holder_count, current_price, fully_diluted_value,
-      last_trade_source, last_trade_block_number, updated_block_number)
+      latest_trade_timestamp, last_trade_source, last_trade_block_number, updated_block_number)
      VALUES ($1, $2, $3, $4, $5, $6, $7, '1000000000000000000000000000', $8, 0, $9, $10, $11, $12,
-      '30000000000000000000', '1073000000000000000000000000', '1000000000000000000', '2000000000000000000000000', '5000000000000000000',
-      $13, $14, $15, $16, $17, $18, 3, 2, 1, $19, '15000000000000000', 2, 2, $20, $21, $22, $8, $8)`,
+      $13, $14, true, $15, $16, '1066666666666666666666666667', '1000000000000000000', $17,
+      $18, $19, $20, $21, $22, $23, $24,
+      $25, $26, $27, $28, $25, $26, $29,
+      3, 2, 1, $30, '15000000000000000', 2, 2, $31, $32, $33, $34, $8, $8)`,
     [
       t.address,
       t.chainId ?? 31337,
@@ -56,15 +82,27 @@ export async function insertToken(db: pg.Pool, t: SeedToken): Promise<void> {
       t.logIndex ?? 0,
       t.createdAt,
       t.state ?? "curve",
-      t.poolAddress ?? null,
-      t.poolAddress ? true : null,
-      t.state === "graduated" ? t.block + 1 : null,
-      t.state === "graduated" ? txHash(999_000 + t.block) : null,
-      t.state === "graduated" ? 7 : null,
-      t.state === "graduated" ? t.createdAt + 12 : null,
+      curveOf(t.address),
+      t.poolAddress ?? poolOf(t.address),
+      graduated ? CURVE_ALLOCATION.toString() : "48000000000000000000000000",
+      graduated ? "0" : "250000000000000000",
+      CURVE_ALLOCATION.toString(),
+      g(addr(0x6a, "9")),
+      g(addr(0xc5, "9")),
+      g("4242"),
+      g("123456789012345678901"),
+      g("200000000000000000000000000"),
+      g("2970000000000000000"),
+      g(CURVE_ALLOCATION.toString()),
+      g(t.block + 1),
+      g(txHash(999_000 + t.block)),
+      g(7),
+      g(t.createdAt + 12),
+      g(5),
       t.volume ?? "3000000000000000000",
       price,
       price === null ? null : (BigInt(price) * 1_000_000_000n).toString(),
+      t.createdAt + 6,
       t.lastTradeSource === undefined ? "curve" : t.lastTradeSource,
     ],
   );
@@ -79,14 +117,14 @@ export interface SeedTrade {
   timestamp: number;
   trader: string;
   side: "buy" | "sell";
-  source?: "curve" | "dex_v3";
+  source?: "curve" | "uniswap_v3";
   tokenAmount: bigint;
   reserveAmount: bigint;
 }
 
 /** Inserts a trade (fees 1% protocol + 0.5% creator of the reserve amount for curve trades). */
 export async function insertTrade(db: pg.Pool, t: SeedTrade): Promise<void> {
-  const curve = t.source !== "dex_v3";
+  const curve = t.source !== "uniswap_v3";
   const protocolFee = curve ? t.reserveAmount / 100n : 0n;
   const creatorFee = curve ? t.reserveAmount / 200n : 0n;
   const curveValue = curve

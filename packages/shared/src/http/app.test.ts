@@ -51,7 +51,7 @@ describe("createHttpApp", () => {
       throw new Error("db down");
     }).inject({ url: "/readyz" });
     expect(down.statusCode).toBe(503);
-    expect(down.json().code).toBe("not_ready");
+    expect(down.json().error.code).toBe("not_ready");
     expect(down.headers["x-request-id"]).toBeDefined();
   });
 
@@ -59,9 +59,11 @@ describe("createHttpApp", () => {
     const res = await build().inject({ url: "/boom" });
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({
-      code: "internal_error",
-      message: "internal server error",
-      request_id: res.headers["x-request-id"],
+      error: {
+        code: "internal_error",
+        message: "internal server error",
+        request_id: res.headers["x-request-id"],
+      },
     });
     expect(res.body).not.toContain("secret");
   });
@@ -69,25 +71,25 @@ describe("createHttpApp", () => {
   test("error: AppError maps through the table", async () => {
     const res = await build().inject({ url: "/gone" });
     expect(res.statusCode).toBe(404);
-    expect(res.json().code).toBe("not_found");
+    expect(res.json().error.code).toBe("not_found");
     expect(res.headers["content-type"]).toContain("application/json");
   });
 
   test("error: schema validation is invalid_request with field details", async () => {
     const res = await build().inject({ url: "/items?limit=101" });
     expect(res.statusCode).toBe(400);
-    expect(res.json().code).toBe("invalid_request");
-    expect(res.json().details[0].field).toBe("limit");
+    expect(res.json().error.code).toBe("invalid_request");
+    expect(res.json().error.details[0].field).toBe("limit");
   });
 
   test("error: unknown route 404, wrong method 405 with Allow", async () => {
     const app = build();
     const missing = await app.inject({ url: "/nope" });
     expect(missing.statusCode).toBe(404);
-    expect(missing.json().code).toBe("not_found");
+    expect(missing.json().error.code).toBe("not_found");
     const wrong = await app.inject({ method: "DELETE", url: "/items" });
     expect(wrong.statusCode).toBe(405);
-    expect(wrong.json().code).toBe("method_not_allowed");
+    expect(wrong.json().error.code).toBe("method_not_allowed");
     expect(wrong.headers.allow).toContain("GET");
   });
 
@@ -99,6 +101,6 @@ describe("createHttpApp", () => {
       payload: "{bad",
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json().code).toBe("invalid_request");
+    expect(res.json().error.code).toBe("invalid_request");
   });
 });

@@ -3,7 +3,8 @@ import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import FindMyWay, { type HTTPMethod } from "find-my-way";
 import type { Logger } from "pino";
-import { AppError } from "../errors/index.js";
+import { AppError, codeForStatus, errorBody } from "../errors/index.js";
+import { answerClientError } from "./client-error.js";
 import { errorHandler } from "./error-handler.js";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./request-id.js";
 
@@ -31,9 +32,15 @@ const METHODS: HTTPMethod[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", 
 
 /**
  * Creates a Fastify app with the house plumbing: request ids (`X-Request-ID` kept or made and
- * sent on every response), zod validation, the one error handler (DESIGN.md §6), 404
+ * sent on every response), zod validation, the one error handler (docs/api.md "Errors"), 404
  * `not_found` for unknown routes and 405 `method_not_allowed` (with `Allow`) for known paths
  * with another method, and `/health` (no I/O) and `/readyz` (the `readiness` probe, 503 `not_ready`).
+ * Every error answers in the envelope `{"error": {"code", "message", "request_id", "details"?}}`
+ * with `X-Request-ID`, the HTTP server's own included: malformed URL or percent-encoding (400
+ * `invalid_request`), over-long path parameter (414 `uri_too_long`), headers or URL over the size
+ * limit (431 `headers_too_large`), request not received in time (503 `timeout`), requests during
+ * shutdown (503 `service_unavailable`), and any bare error body a plugin sends (e.g. a CORS
+ * preflight without `Origin`), rewritten by status.
  * No side effects beyond the returned instance: call `listen` yourself.
  */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
@@ -46,8 +53,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     requestTimeout: options.requestTimeout ?? 30_000,
     connectionTimeout: 60_000,
     keepAliveTimeout: 72_000,
-    return503OnClosing: true,
+    // Requests arriving while closing are answered by the onRequest hook below (in the envelope).
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -55,9 +65,37 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   // Every response, errors and 404s included, carries the request id.
   // Callback-style hooks: an async hook costs a promise on every request of every service.
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
   app.addHook("onRequest", (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    if (closing) {
+      reply.header("connection", "close");
+      done(new AppError("service_unavailable", "the service is shutting down; retry shortly"));
+      return;
+    }
     done();
+  });
+  // A bare error body sent by code that is not ours (a plugin answering by itself, e.g.
+  // @fastify/cors' "Invalid Preflight Request") is rewritten into the envelope, status kept.
+  // Streams (proxied bodies) and bodies already in the envelope pass through.
+  app.addHook("onSend", (request, reply, payload, done) => {
+    if (reply.statusCode < 400 || !isBareBody(payload)) {
+      done(null, payload);
+      return;
+    }
+    const text = payload === null || payload === undefined ? "" : String(payload);
+    const message = text.length > 0 && text.length <= 200 && !text.startsWith("{") ? text : undefined;
+    const error = new AppError(codeForStatus(reply.statusCode), message ?? `HTTP ${reply.statusCode}`);
+    reply
+      .header(REQUEST_ID_HEADER, request.id)
+      .header("cache-control", "no-store")
+      .header("content-type", "application/json; charset=utf-8")
+      .removeHeader("content-length");
+    done(null, JSON.stringify(errorBody(error, request.id)));
   });
   if (options.logger.isLevelEnabled("debug")) {
     app.addHook("onResponse", (request, reply, done) => {
@@ -98,6 +136,17 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   if (!options.withoutHealthRoutes) registerHealthRoutes(app, options.service, options.readiness);
   return app as unknown as HttpApp;
+}
+
+const ENVELOPE_PREFIX = '{"error":{';
+
+/** True for a string/Buffer/empty error payload that is not already the error envelope. */
+function isBareBody(payload: unknown): boolean {
+  if (payload === null || payload === undefined) return true;
+  if (typeof payload === "string") return !payload.startsWith(ENVELOPE_PREFIX);
+  if (Buffer.isBuffer(payload))
+    return payload.subarray(0, ENVELOPE_PREFIX.length).toString() !== ENVELOPE_PREFIX;
+  return false;
 }
 
 /** Registers `/health` (process liveness, no I/O) and `/readyz` (runs `readiness`, 503 `not_ready` on failure). */

@@ -1,67 +1,84 @@
-import { launchpadAbi } from "@tmi/shared/chain";
+import type { Db } from "@tmi/db";
+import { launchpadAbi, zonkFactoryV3Abi } from "@tmi/shared/chain";
 import { AppError } from "@tmi/shared/errors";
 import type { Logger } from "pino";
-import { decodeEventLog, type TransactionReceipt } from "viem";
-import type { JobProducer } from "../jobs/job-catalog.js";
+import { decodeEventLog, type Hex, type TransactionReceipt } from "viem";
 import {
+  type BindableLaunch,
   bindDraft,
   type DraftRow,
   findDraft,
+  findIndexedLaunch,
   isTokenTaken,
   markPending,
   releasePending,
-  type Sql,
-} from "../queries/draft-queries.js";
-import { findIndexedLaunch, type IndexedLaunch } from "../queries/launch-queries.js";
+} from "../drafts/draft-queries.js";
+import type { JobProducer } from "../jobs/job-catalog.js";
+import { type FinalizeClaim, isSignedBy } from "./finalize-signature.js";
 
-/** Reads transaction receipts over RPC (viem public client in production). */
+/** Reads launch facts over RPC (viem public client in production). */
 export interface ReceiptReader {
   /** The receipt of `hash`, or null when the chain has none (not mined, or unknown). @throws on RPC failure. */
   getReceipt(hash: `0x${string}`): Promise<TransactionReceipt | null>;
+  /**
+   * The token's ERC-20 `name()` and `symbol()` at the latest block (they never change after
+   * deployment), or null when they cannot be read. The V3 launch event does not carry them.
+   */
+  getTokenNames?(token: `0x${string}`): Promise<{ name: string; symbol: string } | null>;
 }
 
 /** Dependencies of {@link finalizeDraft}. */
 export interface FinalizeDeps {
-  sql: Sql;
+  db: Db;
   receipts: ReceiptReader;
   jobs: JobProducer;
-  /** Launchpad whose `TokenCreated` events count (lowercase). */
-  launchpad: `0x${string}`;
+  /**
+   * Contract whose launch events count (lowercase): the zonk.fun V3 factory (`TokenLaunchedV3`), or
+   * a launchpad of the former interface (`TokenCreated`).
+   */
+  factory: `0x${string}`;
   logger: Logger;
 }
 
-/** A launch as seen in a receipt's `TokenCreated` event. */
-interface ReceiptLaunch {
-  name: string;
-  symbol: string;
+/** A finalize request: the draft, the launch, and optionally the creator's signature. */
+export interface FinalizeRequest {
+  draftId: string;
+  tokenAddress: `0x${string}`;
+  transactionHash: `0x${string}`;
+  /** EIP-191 signature of the finalize message by the token's creator (see `finalize-signature.ts`). */
+  signature?: Hex;
+}
+
+/**
+ * A launch as seen in a receipt: the V3 factory's `TokenLaunchedV3` (supply and creator; name and
+ * symbol are not in the event, so they are checked against the `tokens` table at binding) or a
+ * former launchpad's `TokenCreated` (name, symbol, supply, creator).
+ */
+export interface ReceiptLaunch {
+  creator: `0x${string}`;
+  name: string | null;
+  symbol: string | null;
   initialSupply: bigint;
 }
 
-function draftMatches(
-  draft: DraftRow,
-  launch: { name: string; symbol: string; initialSupply: bigint },
-): boolean {
-  return (
-    draft.name === launch.name &&
-    draft.symbol === launch.symbol &&
-    draft.initialSupply === launch.initialSupply
-  );
-}
-
 function mismatch(what: string): AppError {
-  return new AppError("launch_mismatch", `the launch does not match the draft: ${what}`);
+  return new AppError("launch_mismatch", `the launch does not match the draft: ${what}`, {
+    details: [{ field: what === "transaction" ? "transaction_hash" : "token_address", reason: what }],
+  });
 }
 
-function describeIndexedMismatch(
-  draft: DraftRow,
-  launch: IndexedLaunch,
-  transactionHash: string,
-): string | null {
-  if (launch.createdTransactionHash !== transactionHash)
-    return "the token was created by another transaction";
+function indexedMismatch(draft: DraftRow, launch: BindableLaunch, transactionHash: string): string | null {
+  if (launch.createdTransactionHash !== transactionHash) return "transaction";
   if (launch.chainId !== draft.chainId) return "chain";
   if (launch.name !== draft.name) return "name";
   if (launch.symbol !== draft.symbol) return "symbol";
+  if (launch.initialSupply !== draft.initialSupply) return "initial supply";
+  return null;
+}
+
+function receiptMismatch(draft: DraftRow, launch: ReceiptLaunch): string | null {
+  if (launch.name !== null && launch.name !== draft.name) return "name";
+  if (launch.symbol !== null && launch.symbol !== draft.symbol) return "symbol";
   if (launch.initialSupply !== draft.initialSupply) return "initial supply";
   return null;
 }
@@ -70,58 +87,86 @@ function alreadyFinalized(message = "the draft is bound to another launch"): App
   return new AppError("already_finalized", message);
 }
 
+function notIndexed(field: "transaction_hash" | "token_address", reason: string): AppError {
+  return new AppError("not_indexed", `the launch is not indexed yet: ${reason}`, {
+    details: [{ field, reason }],
+  });
+}
+
+function invalidSignature(): AppError {
+  return new AppError(
+    "invalid_signature",
+    "the signature is not the token creator's signature of this finalize",
+    {
+      details: [
+        {
+          field: "signature",
+          reason: "not signed by the token's creator for this chain, draft, token and transaction",
+        },
+      ],
+    },
+  );
+}
+
 /**
- * Finalizes draft `draftId` to the launch (`tokenAddress`, `transactionHash`) per issue 5 §3 and
- * DESIGN.md §6. Returns the finalized draft (also on an identical repeat).
- * - indexed canonical launch matching chain, token, creation transaction, name, symbol and supply: binds it;
- * - not indexed, receipt confirmed with the launchpad's matching `TokenCreated`: marks the draft
+ * Finalizes a draft to a launch (`POST /api/v1/token-metadata/{draft}/finalize`). Returns the
+ * finalized draft (also on an identical repeat).
+ * - indexed canonical launch matching chain, token, creation transaction, name, symbol and
+ *   supply: binds it; unsigned → `verified: false`; signed by the indexed creator →
+ *   `verified: true`, replacing an unverified binding of another draft (or upgrading this one);
+ * - not indexed, receipt confirmed with the launch event for the token: marks the draft
  *   `pending`, enqueues the finalize job and throws 409 `not_indexed`;
- * @throws AppError `not_found` (unknown draft), `not_confirmed` (no receipt), `launch_mismatch`
- *   (receipt or indexed launch differs), `already_finalized` (draft bound or pending to another
- *   launch, or the token held by another draft), `service_unavailable` (RPC failure).
+ * @throws AppError `not_found` (unknown draft), `not_indexed` (no receipt yet, or not indexed
+ *   yet; `details` says which), `launch_mismatch` (receipt or indexed launch differs),
+ *   `invalid_signature` (a signature that is not the creator's for exactly this claim),
+ *   `already_finalized` (draft bound or pending to another launch, or the token held by another
+ *   draft that this request may not replace), `service_unavailable` (RPC or queue failure).
  */
-export async function finalizeDraft(
-  deps: FinalizeDeps,
-  draftId: string,
-  tokenAddress: `0x${string}`,
-  transactionHash: `0x${string}`,
-): Promise<DraftRow> {
-  const draft = await findDraft(deps.sql, draftId);
+export async function finalizeDraft(deps: FinalizeDeps, request: FinalizeRequest): Promise<DraftRow> {
+  const { draftId, tokenAddress, transactionHash, signature } = request;
+  const draft = await findDraft(deps.db, draftId);
   if (!draft) throw new AppError("not_found", "no such draft");
+  const claim: FinalizeClaim = { chainId: draft.chainId, draftId, tokenAddress, transactionHash };
   const sameLaunch = (d: DraftRow) =>
     d.tokenAddress === tokenAddress && d.transactionHash === transactionHash;
   if (draft.status === "finalized") {
-    if (sameLaunch(draft)) return draft;
-    throw alreadyFinalized();
+    if (!sameLaunch(draft)) throw alreadyFinalized();
+    if (signature === undefined || draft.verified) return draft;
+    // A signed repeat of an unverified binding: verified below.
   }
   if (draft.status === "pending" && !sameLaunch(draft)) {
     throw alreadyFinalized("the draft is already waiting for another launch to be indexed");
   }
 
-  const tryBind = async (): Promise<DraftRow | null> => {
+  const tryBind = async (signer: string | null): Promise<DraftRow | null> => {
     try {
-      const bound = await bindDraft(deps.sql, draftId, tokenAddress, transactionHash);
+      const bound = await bindDraft(deps.db, { id: draftId, tokenAddress, transactionHash, signer });
       if (bound) return bound;
     } catch (error) {
       if (isTokenTaken(error)) throw alreadyFinalized("the token is already bound to another draft");
       throw error;
     }
-    const now = await findDraft(deps.sql, draftId);
+    const now = await findDraft(deps.db, draftId);
     if (now?.status === "finalized") {
-      if (sameLaunch(now)) return now;
+      if (sameLaunch(now) && (signer === null || now.verified)) return now;
       throw alreadyFinalized();
     }
     return null;
   };
 
-  const indexed = await findIndexedLaunch(deps.sql, draft.chainId, tokenAddress);
+  const indexed = await findIndexedLaunch(deps.db, tokenAddress);
   if (indexed) {
-    const problem = describeIndexedMismatch(draft, indexed, transactionHash);
+    const problem = indexedMismatch(draft, indexed, transactionHash);
     if (problem) {
-      if (draft.status === "pending") await releasePending(deps.sql, draftId, tokenAddress, transactionHash);
+      if (draft.status === "pending") await releasePending(deps.db, draftId, tokenAddress, transactionHash);
       throw mismatch(problem);
     }
-    const bound = await tryBind();
+    let signer: string | null = draft.status === "pending" ? draft.signer : null;
+    if (signature !== undefined) {
+      if (!(await isSignedBy(claim, signature, indexed.creator as `0x${string}`))) throw invalidSignature();
+      signer = indexed.creator;
+    }
+    const bound = await tryBind(signer);
     if (bound) return bound;
     throw alreadyFinalized("the draft changed state concurrently");
   }
@@ -132,25 +177,31 @@ export async function finalizeDraft(
   } catch (error) {
     throw new AppError("service_unavailable", "the chain RPC is unavailable", { cause: error });
   }
-  if (!receipt) throw new AppError("not_confirmed", "the transaction has no receipt yet");
-  if (receipt.status !== "success") throw mismatch("the transaction reverted");
-  const launch = launchInReceipt(receipt, deps.launchpad, tokenAddress);
-  if (!launch) throw mismatch("the transaction did not create this token on the launchpad");
-  if (!draftMatches(draft, launch)) {
-    const what =
-      launch.name !== draft.name ? "name" : launch.symbol !== draft.symbol ? "symbol" : "initial supply";
-    throw mismatch(what);
+  if (!receipt) throw notIndexed("transaction_hash", "receipt not yet visible");
+  if (receipt.status !== "success") throw mismatch("transaction");
+  const launch = launchInReceipt(receipt, deps.factory, tokenAddress);
+  if (!launch) throw mismatch("transaction");
+  if (launch.name === null && deps.receipts.getTokenNames) {
+    const names = await deps.receipts.getTokenNames(tokenAddress).catch(() => null);
+    if (names) Object.assign(launch, names);
+  }
+  const problem = receiptMismatch(draft, launch);
+  if (problem) throw mismatch(problem);
+  let signer: string | null = null;
+  if (signature !== undefined) {
+    if (!(await isSignedBy(claim, signature, launch.creator))) throw invalidSignature();
+    signer = launch.creator.toLowerCase();
   }
 
   let pending: DraftRow | null;
   try {
-    pending = await markPending(deps.sql, draftId, tokenAddress, transactionHash);
+    pending = await markPending(deps.db, { id: draftId, tokenAddress, transactionHash, signer });
   } catch (error) {
     if (isTokenTaken(error)) throw alreadyFinalized("the token is already bound to another draft");
     throw error;
   }
   if (!pending) {
-    const now = await findDraft(deps.sql, draftId);
+    const now = await findDraft(deps.db, draftId);
     if (now?.status === "finalized" && sameLaunch(now)) return now;
     throw alreadyFinalized();
   }
@@ -162,7 +213,7 @@ export async function finalizeDraft(
       transaction_hash: transactionHash,
     });
   } catch (error) {
-    // The draft stays `pending` for this launch: a repeat finalize enqueues again.
+    // The draft stays `pending` for this launch: a repeat finalize (or the worker's sweep) enqueues again.
     throw new AppError("service_unavailable", "the job queue is unavailable; try again later", {
       cause: error,
     });
@@ -172,32 +223,53 @@ export async function finalizeDraft(
     "launch not indexed yet; job enqueued",
   );
   // The indexer may have caught up while the receipt was read.
-  const bound = await tryBind();
+  const bound = await tryBind(pending.signer);
   if (bound) return bound;
-  throw new AppError(
-    "not_indexed",
-    "the launch is confirmed but not indexed yet; it will be bound when it is",
-  );
+  throw notIndexed("token_address", "launch confirmed but not yet indexed");
 }
 
 /**
- * The `TokenCreated` event for `tokenAddress` emitted by `launchpad` in `receipt`, decoded with
- * `launchpadAbi`; null when there is none.
+ * The launch event for `tokenAddress` emitted by `factory` in `receipt`: the V3 factory's
+ * `TokenLaunchedV3` or a former launchpad's `TokenCreated`; null when there is none.
  */
 export function launchInReceipt(
   receipt: TransactionReceipt,
-  launchpad: string,
+  factory: string,
   tokenAddress: string,
 ): ReceiptLaunch | null {
   for (const log of receipt.logs) {
-    if (log.address.toLowerCase() !== launchpad) continue;
+    if (log.address.toLowerCase() !== factory) continue;
     try {
       const event = decodeEventLog({ abi: launchpadAbi, data: log.data, topics: log.topics, strict: true });
-      if (event.eventName !== "TokenCreated") continue;
-      if (event.args.token.toLowerCase() !== tokenAddress) continue;
-      return { name: event.args.name, symbol: event.args.symbol, initialSupply: event.args.initialSupply };
+      if (event.eventName === "TokenCreated" && event.args.token.toLowerCase() === tokenAddress) {
+        return {
+          creator: event.args.creator.toLowerCase() as `0x${string}`,
+          name: event.args.name,
+          symbol: event.args.symbol,
+          initialSupply: event.args.initialSupply,
+        };
+      }
+      continue;
     } catch {
-      // not a launchpad event we know
+      // not a launchpad event
+    }
+    try {
+      const event = decodeEventLog({
+        abi: zonkFactoryV3Abi,
+        data: log.data,
+        topics: log.topics,
+        strict: true,
+      });
+      if (event.args.token.toLowerCase() === tokenAddress) {
+        return {
+          creator: event.args.creator.toLowerCase() as `0x${string}`,
+          name: null,
+          symbol: null,
+          initialSupply: event.args.totalSupply,
+        };
+      }
+    } catch {
+      // not a V3 launch event
     }
   }
   return null;

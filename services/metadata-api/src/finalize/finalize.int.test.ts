@@ -1,4 +1,7 @@
-import { createTrader, type Devnet, startDevnet, type Trader } from "@tmi/devnet";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { createTrader, type Devnet, devnetAccounts, startDevnet, type Trader } from "@tmi/devnet";
+import { erc20Abi } from "@tmi/shared/chain";
 import { createLogger } from "@tmi/shared/logger";
 import {
   devnetIndexerOptions,
@@ -10,11 +13,14 @@ import {
 } from "@tmi/testkit";
 import type { Job } from "bullmq";
 import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createHarness, type Harness, multipart } from "../../test/harness.js";
+import { createHarness, errorOf, type Harness, multipart } from "../../test/harness.js";
+import { bindDraft, markPending } from "../drafts/draft-queries.js";
+import { WORKSPACE_ROOT } from "../env.js";
 import { pngImage } from "../images/test-images.js";
 import { createFinalizeProcessor, NotIndexedYetError } from "../jobs/finalize.worker.js";
-import { markPending } from "../queries/draft-queries.js";
+import { finalizeMessage } from "./finalize-signature.js";
 
 let devnet: Devnet;
 let trader: Trader;
@@ -40,7 +46,23 @@ async function finalize(draft: string, body: unknown) {
     url: `/api/v1/token-metadata/${draft}/finalize`,
     payload: body as object,
   });
-  return { status: response.statusCode, body: response.json() };
+  const json = response.json();
+  return { status: response.statusCode, body: response.statusCode >= 400 ? errorOf(json) : json };
+}
+
+/** The finalize signature of devnet account `account` (1 is the trader that launches). */
+async function sign(
+  account: number,
+  claim: { draft: string; token: string; hash: string; chainId?: number },
+): Promise<`0x${string}`> {
+  return privateKeyToAccount(devnetAccounts()[account]!.privateKey).signMessage({
+    message: finalizeMessage({
+      chainId: claim.chainId ?? devnet.chainId,
+      draftId: claim.draft,
+      tokenAddress: claim.token.toLowerCase() as `0x${string}`,
+      transactionHash: claim.hash.toLowerCase() as `0x${string}`,
+    }),
+  });
 }
 
 async function draftRow(id: string) {
@@ -69,7 +91,7 @@ beforeAll(async () => {
   h = await createHarness({
     driver: "fs",
     chainId: devnet.chainId,
-    launchpad: devnet.deployment.contracts.launchpad.toLowerCase() as `0x${string}`,
+    factory: devnet.deployment.contracts.factory,
     backoffDelayMs: 200,
     receipts: {
       async getReceipt(hash) {
@@ -79,6 +101,11 @@ beforeAll(async () => {
           if (error instanceof TransactionReceiptNotFoundError) return null;
           throw error;
         }
+      },
+      async getTokenNames(token) {
+        const read = (functionName: "name" | "symbol") =>
+          client.readContract({ address: token, abi: erc20Abi, functionName });
+        return { name: await read("name"), symbol: await read("symbol") };
       },
     },
   });
@@ -121,11 +148,17 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     expect(await finalize("not-a-draft", { token_address: token, transaction_hash: tx })).toMatchObject({
       status: 404,
     });
-    // No receipt for this hash on the chain.
+    // No receipt for this hash on the chain (yet): the client keeps retrying on not_indexed.
     expect(await finalize(draft, { token_address: token, transaction_hash: tx })).toMatchObject({
       status: 409,
-      body: { code: "not_confirmed" },
+      body: {
+        code: "not_indexed",
+        details: [{ field: "transaction_hash", reason: "receipt not yet visible" }],
+      },
     });
+    expect(
+      await finalize(draft, { token_address: token, transaction_hash: tx, signature: "0x1234" }),
+    ).toMatchObject({ status: 400, body: { code: "invalid_request", details: [{ field: "signature" }] } });
     expect((await draftRow(draft)).status).toBe("draft");
   });
 
@@ -135,7 +168,13 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     const launch = await trader.createToken("Race Cat", "RACE");
     const body = { token_address: launch.token, transaction_hash: launch.hash };
     const first = await finalize(draft, body);
-    expect(first).toMatchObject({ status: 409, body: { code: "not_indexed" } });
+    expect(first).toMatchObject({
+      status: 409,
+      body: {
+        code: "not_indexed",
+        details: [{ field: "token_address", reason: "launch confirmed but not yet indexed" }],
+      },
+    });
     expect(await draftRow(draft)).toEqual({
       status: "pending",
       token_address: launch.token.toLowerCase(),
@@ -152,12 +191,12 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
       env: { DATABASE_URL: h.database.url, QUEUE_PREFIX: h.prefix.slice(0, -1), LOG_LEVEL: "info" },
     });
     await waitFor(() => worker!.output().includes("metadata worker ready"), {
-      timeoutMs: 30_000,
+      timeoutMs: 60_000,
       message: "worker did not start",
     });
     // Let the worker try (and fail) at least once before the indexer catches up.
     await waitFor(() => worker!.output().includes("will retry"), {
-      timeoutMs: 15_000,
+      timeoutMs: 30_000,
       message: `no retry seen\n${worker.output()}`,
     });
     expect((await draftRow(draft)).status).toBe("pending");
@@ -174,13 +213,14 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({
-      draft_id: draft,
-      status: "finalized",
-      token_address: launch.token.toLowerCase(),
-      transaction_hash: launch.hash.toLowerCase(),
+      address: launch.token.toLowerCase(),
+      name: "Race Cat",
+      symbol: "RACE",
+      metadata_verified: false,
+      created_at: { transaction_hash: launch.hash.toLowerCase() },
     });
-    expect(again.body.finalized_at).toEqual(expect.any(Number));
-  });
+    expect(again.body.image_url).toMatch(/^\/objects\/images\//);
+  }, 240_000); // a worker process and an indexer start inside: slow on a loaded machine
 
   test("default", async () => {
     const draft = await createDraft("Indexed Cat", "ICAT");
@@ -189,13 +229,23 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     const body = { token_address: launch.token, transaction_hash: launch.hash };
     const first = await finalize(draft, body);
     expect(first.status).toBe(200);
+    // The Token object of the bound token, metadata at the top level, optional keys absent.
     expect(first.body).toMatchObject({
-      draft_id: draft,
-      status: "finalized",
+      address: launch.token.toLowerCase(),
+      creator: trader.address.toLowerCase(),
       name: "Indexed Cat",
       symbol: "ICAT",
       initial_supply: SUPPLY,
+      metadata_verified: false,
+      created_at: { transaction_hash: launch.hash.toLowerCase(), block_number: expect.any(Number) },
+      metrics: { latest_trade_timestamp: null },
+      curve: { lifecycle: "active" },
     });
+    expect(first.body.image_url).toMatch(/^\/objects\/images\/[0-9a-f]{64}\.png$/);
+    expect(first.body.metadata_url).toMatch(/^\/objects\/metadata\/[0-9a-f]{64}\.json$/);
+    expect(first.body).not.toHaveProperty("graduation");
+    expect(first.body).not.toHaveProperty("description");
+    expect(Object.values(first.body)).not.toContain(null);
     const repeat = await finalize(draft, body);
     expect(repeat).toEqual(first);
   });
@@ -203,7 +253,7 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
   test("error: already_finalized — draft bound to another launch, token bound to another draft", async () => {
     const draft = await createDraft("Twin", "TWIN");
     const a = await trader.createToken("Twin", "TWIN");
-    const b = await trader.createToken("Twin", "TWIN");
+    const b = await trader.createToken("Twin Two", "TWIN2"); // the factory refuses a duplicate name
     await index();
     expect((await finalize(draft, { token_address: a.token, transaction_hash: a.hash })).status).toBe(200);
     expect(await finalize(draft, { token_address: b.token, transaction_hash: b.hash })).toMatchObject({
@@ -257,22 +307,28 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     await index();
     const body = { token_address: launch.token, transaction_hash: launch.hash };
     const results = await Promise.all([...drafts, ...drafts].map((d) => finalize(d, body)));
-    const winners = new Set(results.filter((r) => r.status === 200).map((r) => r.body.draft_id));
-    expect(winners.size).toBe(1);
+    // Every 200 shows the same binding (the winner's image); everyone else is told already_finalized.
+    const images = new Set(results.filter((r) => r.status === 200).map((r) => r.body.image_url));
+    expect(images.size).toBe(1);
     for (const r of results) expect([200, 409]).toContain(r.status);
-    const bound = await h.sql.query("SELECT id FROM metadata_drafts WHERE token_address = $1", [
-      launch.token.toLowerCase(),
-    ]);
-    expect(bound.rows.map((r) => r.id)).toEqual([...winners]);
+    const bound = await h.sql.query(
+      "SELECT id, '/objects/' || image_key AS image_url FROM metadata_drafts WHERE token_address = $1",
+      [launch.token.toLowerCase()],
+    );
+    expect(bound.rows.length).toBe(1);
+    expect(drafts).toContain(bound.rows[0].id);
+    expect([...images]).toEqual([bound.rows[0].image_url]);
   });
 
   test("behavior: the job retries while not indexed and releases the claim after its last attempt", async () => {
     const draft = await createDraft("Ghost", "GHST");
     const token = `0x${"ef".repeat(20)}`;
     const tx = `0x${"12".repeat(32)}`;
-    expect(await markPending(h.sql, draft, token, tx)).toMatchObject({ status: "pending" });
+    expect(
+      await markPending(h.db, { id: draft, tokenAddress: token, transactionHash: tx, signer: null }),
+    ).toMatchObject({ status: "pending" });
     const process = createFinalizeProcessor({
-      sql: h.sql,
+      db: h.db,
       logger: createLogger({ service: "test", level: "silent" }),
     });
     const job = (attemptsMade: number) =>
@@ -288,5 +344,193 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     expect(await draftRow(draft)).toEqual({ status: "draft", token_address: null, transaction_hash: null });
     // A stale job (the draft moved on) does nothing.
     expect(await process(job(0))).toBe("stale");
+  });
+});
+
+describe("finalize signatures: who may bind metadata", () => {
+  async function verifiedRow(id: string) {
+    const result = await h.sql.query(
+      "SELECT status, token_address, verified, signer FROM metadata_drafts WHERE id = $1",
+      [id],
+    );
+    return result.rows[0];
+  }
+
+  test("behavior: a hijacker's unsigned binding is replaced by the creator's signed finalize, which nobody replaces", async () => {
+    const launch = await trader.createToken("Hijack", "HJK");
+    await index();
+    const body = { token_address: launch.token, transaction_hash: launch.hash };
+    const hijack = await createDraft("Hijack", "HJK");
+    const bound = await finalize(hijack, body);
+    expect(bound).toMatchObject({ status: 200, body: { metadata_verified: false } });
+    const hijackImage = bound.body.image_url;
+
+    // The creator's own draft: unsigned it loses (first caller wins) ...
+    const mine = await createDraft("Hijack", "HJK");
+    expect(await finalize(mine, body)).toMatchObject({ status: 409, body: { code: "already_finalized" } });
+    // ... signed by the creator it replaces the unverified binding.
+    const signature = await sign(1, { draft: mine, token: launch.token, hash: launch.hash });
+    const verified = await finalize(mine, { ...body, signature });
+    expect(verified).toMatchObject({
+      status: 200,
+      body: { address: launch.token.toLowerCase(), metadata_verified: true },
+    });
+    expect(verified.body.image_url).not.toBe(hijackImage);
+    expect(await verifiedRow(mine)).toEqual({
+      status: "finalized",
+      token_address: launch.token.toLowerCase(),
+      verified: true,
+      signer: trader.address.toLowerCase(),
+    });
+    expect(await verifiedRow(hijack)).toEqual({
+      status: "draft",
+      token_address: null,
+      verified: false,
+      signer: null,
+    });
+    // Identical repeats answer 200 again, signed or not.
+    expect(await finalize(mine, { ...body, signature })).toEqual(verified);
+    expect((await finalize(mine, body)).body).toEqual(verified.body);
+    // The hijacker cannot take it back, and a verified binding is never replaced, not even by the creator.
+    expect(await finalize(hijack, body)).toMatchObject({ status: 409, body: { code: "already_finalized" } });
+    const later = await createDraft("Hijack", "HJK");
+    const laterSignature = await sign(1, { draft: later, token: launch.token, hash: launch.hash });
+    expect(await finalize(later, { ...body, signature: laterSignature })).toMatchObject({
+      status: 409,
+      body: { code: "already_finalized" },
+    });
+  });
+
+  test("behavior: a verified bind that binds nothing releases nothing (one transaction)", async () => {
+    const launch = await trader.createToken("Rollback", "RBK");
+    await index();
+    const hijack = await createDraft("Rollback", "RBK");
+    expect(
+      (await finalize(hijack, { token_address: launch.token, transaction_hash: launch.hash })).status,
+    ).toBe(200);
+    const other = await createDraft("Rollback?", "RBK"); // does not match the launch
+    const request = {
+      id: other,
+      tokenAddress: launch.token.toLowerCase(),
+      transactionHash: launch.hash.toLowerCase(),
+      signer: trader.address.toLowerCase(),
+    };
+    expect(await bindDraft(h.db, request)).toBeNull();
+    expect(await markPending(h.db, { ...request, id: hijack })).toBeNull();
+    expect(await verifiedRow(hijack)).toMatchObject({
+      status: "finalized",
+      token_address: launch.token.toLowerCase(),
+    });
+  });
+
+  test("behavior: the creator's signature upgrades its own unverified binding", async () => {
+    const launch = await trader.createToken("Upgrade", "UPG");
+    await index();
+    const body = { token_address: launch.token, transaction_hash: launch.hash };
+    const draft = await createDraft("Upgrade", "UPG");
+    expect(await finalize(draft, body)).toMatchObject({ status: 200, body: { metadata_verified: false } });
+    const signature = await sign(1, { draft, token: launch.token, hash: launch.hash });
+    expect(await finalize(draft, { ...body, signature })).toMatchObject({
+      status: 200,
+      body: { metadata_verified: true },
+    });
+  });
+
+  test("error: a signature by someone other than the creator is refused", async () => {
+    const launch = await trader.createToken("Imposter", "IMP");
+    await index();
+    const body = { token_address: launch.token, transaction_hash: launch.hash };
+    const hijack = await createDraft("Imposter", "IMP");
+    expect((await finalize(hijack, body)).status).toBe(200);
+    const draft = await createDraft("Imposter", "IMP");
+    const signature = await sign(2, { draft, token: launch.token, hash: launch.hash });
+    expect(await finalize(draft, { ...body, signature })).toMatchObject({
+      status: 422,
+      body: { code: "invalid_signature", details: [{ field: "signature" }] },
+    });
+    expect(await verifiedRow(draft)).toMatchObject({ status: "draft", verified: false });
+    expect(await verifiedRow(hijack)).toMatchObject({ status: "finalized", verified: false });
+  });
+
+  test("error: a creator's signature replayed for another draft, token, transaction or chain is refused", async () => {
+    const launch = await trader.createToken("Replay", "RPL");
+    const other = await trader.createToken("Replay Two", "RPL2");
+    await index();
+    const body = { token_address: launch.token, transaction_hash: launch.hash };
+    const signedDraft = await createDraft("Replay", "RPL");
+    const victim = await createDraft("Replay", "RPL");
+    const forSigned = await sign(1, { draft: signedDraft, token: launch.token, hash: launch.hash });
+    const replays = [
+      forSigned,
+      await sign(1, { draft: victim, token: other.token, hash: launch.hash }),
+      await sign(1, { draft: victim, token: launch.token, hash: other.hash }),
+      await sign(1, { draft: victim, token: launch.token, hash: launch.hash, chainId: 8453 }),
+    ];
+    for (const signature of replays) {
+      expect(await finalize(victim, { ...body, signature })).toMatchObject({
+        status: 422,
+        body: { code: "invalid_signature" },
+      });
+    }
+    expect(await verifiedRow(victim)).toMatchObject({ status: "draft", token_address: null });
+    // The signature still works for the draft it was made for.
+    expect(await finalize(signedDraft, { ...body, signature: forSigned })).toMatchObject({
+      status: 200,
+      body: { metadata_verified: true },
+    });
+  });
+
+  test("behavior: a signed finalize before indexing is remembered and binds verified once indexed", async () => {
+    await index(); // the indexer process exists (earlier tests); this launch is mined after it caught up
+    const draft = await createDraft("Early Bird", "EARLY");
+    const launch = await trader.createToken("Early Bird", "EARLY");
+    const body = { token_address: launch.token, transaction_hash: launch.hash };
+    const signature = await sign(1, { draft, token: launch.token, hash: launch.hash });
+    const first = await finalize(draft, { ...body, signature });
+    if (first.status === 409) {
+      expect(first.body.code).toBe("not_indexed");
+      expect(await verifiedRow(draft)).toMatchObject({
+        status: "pending",
+        signer: trader.address.toLowerCase(),
+      });
+    }
+    await index();
+    await waitFor(async () => (await verifiedRow(draft)).status === "finalized", {
+      timeoutMs: 30_000,
+      message: "the pending signed draft was not bound",
+    });
+    expect(await verifiedRow(draft)).toMatchObject({ verified: true, signer: trader.address.toLowerCase() });
+    expect(await finalize(draft, body)).toMatchObject({ status: 200, body: { metadata_verified: true } });
+  });
+
+  test("behavior: the operator command unbinds a token (even a verified binding), which can then be bound again", async () => {
+    const launch = await trader.createToken("Unbind", "UNB");
+    await index();
+    const body = { token_address: launch.token, transaction_hash: launch.hash };
+    const draft = await createDraft("Unbind", "UNB");
+    const signature = await sign(1, { draft, token: launch.token, hash: launch.hash });
+    expect((await finalize(draft, { ...body, signature })).body.metadata_verified).toBe(true);
+    const cli = async (...args: string[]) => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ["--conditions=tmi-source", "--import", "tsx", "services/metadata-api/src/metadata-cli.ts", ...args],
+        { cwd: WORKSPACE_ROOT, env: { ...process.env, DATABASE_URL: h.database.url } },
+      );
+      return stdout;
+    };
+    expect(await cli("show", launch.token)).toContain(`verified by ${trader.address.toLowerCase()}`);
+    expect(await cli("unbind", launch.token.toUpperCase().replace("0X", "0x"))).toBe(
+      `unbound ${launch.token.toLowerCase()} (draft ${draft})\n`,
+    );
+    expect(await verifiedRow(draft)).toEqual({
+      status: "draft",
+      token_address: null,
+      verified: false,
+      signer: null,
+    });
+    expect(await cli("unbind", launch.token)).toContain("no metadata bound");
+    const again = await createDraft("Unbind", "UNB");
+    expect(await finalize(again, body)).toMatchObject({ status: 200, body: { metadata_verified: false } });
+    await expect(cli("unbind", "0x12")).rejects.toMatchObject({ code: 2 });
   });
 });

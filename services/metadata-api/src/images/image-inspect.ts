@@ -28,7 +28,12 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 /** What {@link ImageInspector.finish} found: an accepted image, or why it is refused. */
 export type ImageVerdict =
   | { ok: true; mime: ImageMime; ext: ImageExt; width: number; height: number }
-  | { ok: false; reason: string; kind: "type" | "dimensions" };
+  | {
+      ok: false;
+      reason: string;
+      /** `type`: not a PNG, JPEG, WebP or GIF; `invalid`: empty or broken; `dimensions`: too many pixels. */
+      kind: "type" | "invalid" | "dimensions";
+    };
 
 /**
  * Streaming structural check of a PNG: signature, IHDR first, every chunk's length and CRC,
@@ -241,7 +246,7 @@ export class ImageInspector {
    */
   async finish(readMore?: () => Promise<Buffer>): Promise<ImageVerdict> {
     const head = Buffer.concat(this.head);
-    if (this.size === 0) return { ok: false, kind: "type", reason: "empty file" };
+    if (this.size === 0) return { ok: false, kind: "invalid", reason: "empty file" };
     const detected = await fileTypeFromBuffer(head);
     // An animated PNG is a PNG.
     const mime = detected?.mime === "image/apng" ? "image/png" : (detected?.mime as string | undefined);
@@ -250,16 +255,16 @@ export class ImageInspector {
     }
     const imageMime = mime as ImageMime;
     const structure = this.structureProblem(imageMime, head);
-    if (structure) return { ok: false, kind: "type", reason: structure };
+    if (structure) return { ok: false, kind: "invalid", reason: structure };
 
     let dims: { width?: number; height?: number; type?: string } | null = tryImageSize(head);
     if (!dims && readMore && this.size > head.length) dims = tryImageSize(await readMore());
     if (!dims?.width || !dims.height) {
-      return { ok: false, kind: "type", reason: "image dimensions cannot be read" };
+      return { ok: false, kind: "invalid", reason: "image dimensions cannot be read" };
     }
     const sizeType = dims.type === "jpeg" ? "jpg" : dims.type;
     if (sizeType !== IMAGE_TYPES[imageMime])
-      return { ok: false, kind: "type", reason: "inconsistent image header" };
+      return { ok: false, kind: "invalid", reason: "inconsistent image header" };
     if (dims.width * dims.height > this.maxPixels) {
       return {
         ok: false,

@@ -1,7 +1,13 @@
+import type { Db } from "@tmi/db";
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
-import { bindDraft, findDraft, isTokenTaken, releasePending, type Sql } from "../queries/draft-queries.js";
-import { findIndexedLaunch } from "../queries/launch-queries.js";
+import {
+  bindDraft,
+  findDraft,
+  findIndexedLaunch,
+  isTokenTaken,
+  releasePending,
+} from "../drafts/draft-queries.js";
 import { jobCatalog } from "./job-catalog.js";
 
 /** Outcome of one finalize job run (the job's return value). */
@@ -27,7 +33,7 @@ export class NotIndexedYetError extends Error {
  * Not indexed yet → throws {@link NotIndexedYetError} (retried); on the last attempt, or when the
  * indexed launch does not match, releases the draft's `pending` claim instead.
  */
-export function createFinalizeProcessor(deps: { sql: Sql; logger: Logger }) {
+export function createFinalizeProcessor(deps: { db: Db; logger: Logger }) {
   return async function processFinalize(job: Job): Promise<FinalizeOutcome> {
     const payload = jobCatalog["metadata-finalize"].payload.parse(job.data);
     const log = deps.logger.child({
@@ -37,29 +43,32 @@ export function createFinalizeProcessor(deps: { sql: Sql; logger: Logger }) {
       attempt: job.attemptsMade + 1,
     });
     const { draft_id: id, token_address: token, transaction_hash: tx } = payload;
+    const current = await findDraft(deps.db, id);
+    // A pending draft remembers the creator whose signature came with the finalize.
+    const signer = current?.status === "pending" ? current.signer : null;
     try {
-      if (await bindDraft(deps.sql, id, token, tx)) {
+      if (await bindDraft(deps.db, { id, tokenAddress: token, transactionHash: tx, signer })) {
         log.info({ token_address: token }, "draft finalized");
         return "finalized";
       }
     } catch (error) {
       if (!isTokenTaken(error)) throw error;
-      await releasePending(deps.sql, id, token, tx);
+      await releasePending(deps.db, id, token, tx);
       log.warn({ token_address: token }, "token already bound to another draft");
       return "token_taken";
     }
-    const draft = await findDraft(deps.sql, id);
+    const draft = await findDraft(deps.db, id);
     if (!draft) return "stale";
     if (draft.status === "finalized") return draft.tokenAddress === token ? "finalized" : "already_finalized";
     if (draft.status !== "pending" || draft.tokenAddress !== token || draft.transactionHash !== tx)
       return "stale";
-    if (await findIndexedLaunch(deps.sql, draft.chainId, token)) {
-      await releasePending(deps.sql, id, token, tx);
+    if (await findIndexedLaunch(deps.db, token)) {
+      await releasePending(deps.db, id, token, tx);
       log.warn({ token_address: token }, "indexed launch does not match the draft; claim released");
       return "mismatch";
     }
     if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
-      await releasePending(deps.sql, id, token, tx);
+      await releasePending(deps.db, id, token, tx);
       log.warn({ token_address: token }, "launch never indexed; claim released");
       return "expired";
     }

@@ -54,6 +54,11 @@ export interface JobProducer {
    * do not pile up. Returns the job id.
    */
   enqueueFinalize(payload: JobPayload<"metadata-finalize">): Promise<string>;
+  /**
+   * State of the finalize job of draft `draftId` (`waiting`, `active`, `delayed`, `prioritized`,
+   * `waiting-children`, `completed`, `failed`), or null when Redis has no such job.
+   */
+  finalizeJobState(draftId: string): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -79,6 +84,12 @@ export function createJobProducer(
         jobOptions("metadata-finalize", data.draft_id, overrides),
       );
       return job.id ?? data.draft_id;
+    },
+    async finalizeJobState(draftId) {
+      const job = await finalizeQueue.getJob(draftId);
+      if (!job) return null;
+      const state = await job.getState();
+      return state === "unknown" ? null : state;
     },
     close: () => finalizeQueue.close(),
   };

@@ -1,30 +1,30 @@
-import type { DraftRow } from "../queries/draft-queries.js";
+import type { DraftRow } from "../drafts/draft-queries.js";
 
-/** The JSON form of a draft (create response 201, finalize response 200). */
+/**
+ * The JSON form of a new draft (create response 201), as the platform's client parses it:
+ * `description` is always a string (`""` when not given), `image_url`/`metadata_url` are paths
+ * under `/objects/`, the social URLs are present only when given (never null).
+ */
 export interface DraftView {
   draft_id: string;
-  /** `draft` | `pending` | `finalized` */
+  /** `draft` (a new draft) */
   status: DraftRow["status"];
   chain_id: number;
   name: string;
   symbol: string;
   /** uint256 decimal string */
   initial_supply: string;
-  description: string | null;
-  website_url: string | null;
-  x_url: string | null;
-  telegram_url: string | null;
-  discord_url: string | null;
+  description: string;
+  website_url?: string;
+  x_url?: string;
+  telegram_url?: string;
+  discord_url?: string;
   /** `/objects/images/<sha256>.<ext>` */
   image_url: string;
   /** `/objects/metadata/<sha256>.json` */
   metadata_url: string;
-  token_address: string | null;
-  transaction_hash: string | null;
   /** Unix seconds */
   created_at: number;
-  /** Unix seconds, null until finalized */
-  finalized_at: number | null;
 }
 
 /** Path under which an object key is served. */
@@ -34,23 +34,21 @@ export function objectPath(key: string): string {
 
 /** Converts a draft row to its JSON form. */
 export function draftView(draft: DraftRow): DraftView {
-  return {
+  const view: DraftView = {
     draft_id: draft.id,
     status: draft.status,
     chain_id: draft.chainId,
     name: draft.name,
     symbol: draft.symbol,
     initial_supply: draft.initialSupply.toString(10),
-    description: draft.description,
-    website_url: draft.websiteUrl,
-    x_url: draft.xUrl,
-    telegram_url: draft.telegramUrl,
-    discord_url: draft.discordUrl,
+    description: draft.description ?? "",
     image_url: objectPath(draft.imageKey),
     metadata_url: objectPath(draft.metadataKey),
-    token_address: draft.tokenAddress,
-    transaction_hash: draft.transactionHash,
     created_at: Math.floor(draft.createdAt.getTime() / 1000),
-    finalized_at: draft.finalizedAt ? Math.floor(draft.finalizedAt.getTime() / 1000) : null,
   };
+  if (draft.websiteUrl !== null) view.website_url = draft.websiteUrl;
+  if (draft.xUrl !== null) view.x_url = draft.xUrl;
+  if (draft.telegramUrl !== null) view.telegram_url = draft.telegramUrl;
+  if (draft.discordUrl !== null) view.discord_url = draft.discordUrl;
+  return view;
 }

@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import type { MultipartFile, MultipartValue } from "@fastify/multipart";
 import { parseAddress, parseTransactionHash } from "@tmi/shared/codec";
-import { AppError, type ErrorDetail, isAppError } from "@tmi/shared/errors";
+import { AppError, type ErrorCode, type ErrorDetail, isAppError } from "@tmi/shared/errors";
 import type { HttpApp } from "@tmi/shared/http";
 import type { Logger } from "pino";
 import {
@@ -12,11 +12,13 @@ import {
   type TextField,
   validateDraftFields,
 } from "../drafts/draft-fields.js";
+import { insertDraft } from "../drafts/draft-queries.js";
+import { findBoundToken } from "../finalize/bound-token-queries.js";
 import { type FinalizeDeps, finalizeDraft } from "../finalize/finalize-service.js";
+import { SIGNATURE_PATTERN } from "../finalize/finalize-signature.js";
 import { ImageFetchError, type ImageFetcher } from "../images/image-fetcher.js";
 import type { ImageVerdict } from "../images/image-inspect.js";
 import { type SpooledImage, spoolImage } from "../images/image-spool.js";
-import { insertDraft } from "../queries/draft-queries.js";
 import { imageKey, metadataKey, type ObjectStorage } from "../storage/object-storage.js";
 import { draftView, objectPath } from "./draft-view.js";
 
@@ -49,7 +51,7 @@ async function drain(stream: Readable): Promise<void> {
 export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDeps): void {
   app.post("/api/v1/token-metadata", async (request, reply) => {
     if (!request.isMultipart()) {
-      throw new AppError("invalid_request", "the body must be multipart/form-data", {
+      throw new AppError("invalid_upload", "the body must be multipart/form-data", {
         details: [{ field: "body", reason: "multipart/form-data required" }],
       });
     }
@@ -124,7 +126,7 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
       const validated = validateDraftFields(raw, upload !== null);
       if (!validated.ok || details.length > 0) {
         const all = [...details, ...(validated.ok ? [] : validated.details)];
-        throw new AppError("invalid_request", "invalid metadata fields", { details: all });
+        throw new AppError(validationCode(all), "invalid metadata fields", { details: all });
       }
       const fields = validated.fields;
 
@@ -134,9 +136,11 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
         image = upload;
         verdict = await upload.inspector.finish(() => upload!.readHead());
         if (!verdict.ok) {
-          throw new AppError("unsupported_image_type", `image refused: ${verdict.reason}`, {
-            details: [{ field: "image", reason: verdict.reason }],
-          });
+          throw new AppError(
+            verdict.kind === "type" ? "unsupported_image_type" : "invalid_image",
+            `image refused: ${verdict.reason}`,
+            { details: [{ field: "image", reason: verdict.reason }] },
+          );
         }
       } else {
         fetched = await fetchImage(deps, fields.imageUrl!);
@@ -156,12 +160,12 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
         await deps.storage.put(imgKey, createReadStream(image.path), image.size, verdict.mime);
         await deps.storage.put(metaKey, document, document.length, "application/json");
       } catch (error) {
-        throw new AppError("service_unavailable", "object storage is unavailable; try again later", {
+        throw new AppError("storage_unavailable", "object storage is unavailable; try again later", {
           cause: error,
         });
       }
 
-      const draft = await insertDraft(deps.sql, {
+      const draft = await insertDraft(deps.db, {
         id: randomUUID(),
         chainId: deps.chainId,
         name: fields.name,
@@ -189,7 +193,7 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
     if (!body || typeof body !== "object" || Array.isArray(body)) {
       throw new AppError(
         "invalid_request",
-        "the body must be a JSON object {token_address, transaction_hash}",
+        "the body must be a JSON object {token_address, transaction_hash, signature?}",
         {
           details: [{ field: "body", reason: "JSON object required" }],
         },
@@ -199,19 +203,68 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
     for (const field of ["token_address", "transaction_hash"]) {
       if (typeof body[field] !== "string") missing.push({ field, reason: "required string" });
     }
+    if (body.signature !== undefined && typeof body.signature !== "string") {
+      missing.push({ field: "signature", reason: "must be a 0x hex string" });
+    }
     if (missing.length > 0)
       throw new AppError("invalid_request", "missing finalize fields", { details: missing });
     const tokenAddress = parseAddress(body.token_address, "token_address");
     const transactionHash = parseTransactionHash(body.transaction_hash, "transaction_hash");
+    const signature = body.signature as string | undefined;
+    if (signature !== undefined && !SIGNATURE_PATTERN.test(signature)) {
+      throw new AppError(
+        "invalid_request",
+        "signature must be a 65-byte (or 64-byte EIP-2098) 0x hex signature",
+        {
+          details: [{ field: "signature", reason: "must be 0x followed by 130 (or 128) hex digits" }],
+        },
+      );
+    }
     if (!UUID.test(draftId)) throw new AppError("not_found", "no such draft");
-    const draft = await finalizeDraft(deps, draftId, tokenAddress, transactionHash);
-    return reply.status(200).header("cache-control", "no-store").send(draftView(draft));
+    const draft = await finalizeDraft(deps, {
+      draftId,
+      tokenAddress,
+      transactionHash,
+      ...(signature !== undefined ? { signature: signature as `0x${string}` } : {}),
+    });
+    const token = await findBoundToken(deps.db, draft);
+    if (!token) {
+      throw new AppError("not_indexed", "the launch is not indexed anymore", {
+        details: [{ field: "token_address", reason: "launch not indexed" }],
+      });
+    }
+    return reply.status(200).header("cache-control", "no-store").send(token);
   });
+}
+
+/** The platform's code of a draft validation failure: the code of its first problem's field. */
+const FIELD_CODES: Record<string, ErrorCode> = {
+  name: "invalid_name",
+  symbol: "invalid_symbol",
+  initial_supply: "invalid_supply",
+  description: "invalid_description",
+  website_url: "invalid_website_url",
+  x_url: "invalid_x_url",
+  telegram_url: "invalid_telegram_url",
+  discord_url: "invalid_discord_url",
+  image: "invalid_image",
+  image_url: "invalid_image",
+};
+
+/**
+ * The error code of a failed draft validation (`details` in the order found): the field code of
+ * the first problem (`invalid_name`, ...), `invalid_upload` for problems of the form itself
+ * (unknown or repeated parts).
+ */
+export function validationCode(details: readonly ErrorDetail[]): ErrorCode {
+  return FIELD_CODES[details[0]?.field ?? ""] ?? "invalid_upload";
 }
 
 /**
  * Maps what the multipart parser throws: our errors and Fastify's coded errors (limits → 413)
- * pass through; busboy's parse errors (no boundary, truncated or malformed parts) become 400.
+ * pass through; busboy's parse errors (no boundary, truncated or malformed parts, a boundary
+ * longer than its search buffer: 253+ characters, "needle" in its message) become 400
+ * `invalid_upload`.
  */
 function malformedMultipart(error: unknown): unknown {
   if (isAppError(error)) return error;
@@ -219,9 +272,9 @@ function malformedMultipart(error: unknown): unknown {
   if (typeof code === "string" && code.startsWith("FST_")) return error;
   if (
     error instanceof Error &&
-    /multipart|unexpected end|malformed|terminated|boundary/i.test(error.message)
+    /multipart|unexpected end|malformed|terminated|boundary|needle/i.test(error.message)
   ) {
-    return new AppError("invalid_request", "malformed multipart/form-data body", {
+    return new AppError("invalid_upload", "malformed multipart/form-data body", {
       details: [{ field: "body", reason: "malformed multipart/form-data" }],
       cause: error,
     });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   BASE_FIELDS,
   createHarness,
+  errorOf,
   type Harness,
   type ImageServer,
   multipart,
@@ -103,10 +104,8 @@ describe("POST /api/v1/token-metadata", () => {
       telegram_url: "https://t.me/mooncat",
       discord_url: "https://discord.gg/mooncat",
       image_url: `/objects/images/${sha}.png`,
-      token_address: null,
-      transaction_hash: null,
-      finalized_at: null,
     });
+    expect(Object.values(body)).not.toContain(null);
     expect(body.draft_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(body.metadata_url).toMatch(/^\/objects\/metadata\/[0-9a-f]{64}\.json$/);
 
@@ -171,7 +170,17 @@ describe("POST /api/v1/token-metadata", () => {
     expect(body.image_url).toMatch(/\.png$/);
   });
 
-  test("error: every field rule answers 400 invalid_request with details", async () => {
+  test("behavior: description is always a string and unset links are absent", async () => {
+    const { status, body } = await create(BASE_FIELDS, [{ bytes: pngImage(3, 5) }]);
+    expect(status).toBe(201);
+    expect(body.description).toBe("");
+    for (const key of ["website_url", "x_url", "telegram_url", "discord_url"])
+      expect(body).not.toHaveProperty(key);
+    expect(body.image_url).toMatch(/^\/objects\/images\/[0-9a-f]{64}\.png$/);
+    expect(body.metadata_url).toMatch(/^\/objects\/metadata\/[0-9a-f]{64}\.json$/);
+  });
+
+  test("error: every field rule answers 400 with the field's code and details", async () => {
     const png = [{ bytes: pngImage() }];
     const cases: [Record<string, string>, string][] = [
       [{ symbol: "A", initial_supply: "1" }, "name"],
@@ -198,10 +207,22 @@ describe("POST /api/v1/token-metadata", () => {
       [{ ...BASE_FIELDS, discord_url: "https://discord.io/x" }, "discord_url"],
       [{ ...BASE_FIELDS, color: "red" }, "color"],
     ];
+    const codes: Record<string, string> = {
+      name: "invalid_name",
+      symbol: "invalid_symbol",
+      initial_supply: "invalid_supply",
+      description: "invalid_description",
+      website_url: "invalid_website_url",
+      x_url: "invalid_x_url",
+      telegram_url: "invalid_telegram_url",
+      discord_url: "invalid_discord_url",
+      color: "invalid_upload",
+    };
     for (const [fields, field] of cases) {
-      const { status, body } = await create(fields, png);
+      const { status, body: raw } = await create(fields, png);
+      const body = errorOf(raw);
       expect(status, JSON.stringify(fields)).toBe(400);
-      expect(body.code).toBe("invalid_request");
+      expect(body.code, JSON.stringify(fields)).toBe(codes[field]);
       expect(body.request_id).toBeTruthy();
       expect(
         body.details.map((d: { field: string }) => d.field),
@@ -217,27 +238,31 @@ describe("POST /api/v1/token-metadata", () => {
   test("error: image and image_url are exclusive, one is required", async () => {
     const none = await create(BASE_FIELDS);
     expect(none.status).toBe(400);
-    expect(none.body.details).toEqual([{ field: "image", reason: "an image file or image_url is required" }]);
+    expect(errorOf(none.body)).toMatchObject({
+      code: "invalid_image",
+      details: [{ field: "image", reason: "an image file or image_url is required" }],
+    });
     const both = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/ok.png") }, [
       { bytes: pngImage() },
     ]);
     expect(both.status).toBe(400);
-    expect(both.body.details[0].field).toBe("image");
+    expect(errorOf(both.body).details[0].field).toBe("image");
     const two = await create(BASE_FIELDS, [{ bytes: pngImage() }, { bytes: gifImage() }]);
     expect(two.status).toBe(400);
     const http = await create({ ...BASE_FIELDS, image_url: "http://img.test/ok.png" });
     expect(http.status).toBe(400);
-    expect(http.body.details[0].field).toBe("image_url");
+    expect(errorOf(http.body)).toMatchObject({ code: "invalid_image" });
+    expect(errorOf(http.body).details[0].field).toBe("image_url");
   });
 
-  test("error: not multipart is 400 invalid_request", async () => {
+  test("error: not multipart, or malformed multipart, is 400 invalid_upload", async () => {
     const json = await h.app.inject({
       method: "POST",
       url: "/api/v1/token-metadata",
       payload: { name: "x" },
     });
     expect(json.statusCode).toBe(400);
-    expect(json.json().code).toBe("invalid_request");
+    expect(errorOf(json.json()).code).toBe("invalid_upload");
     const xml = await h.app.inject({
       method: "POST",
       url: "/api/v1/token-metadata",
@@ -252,7 +277,7 @@ describe("POST /api/v1/token-metadata", () => {
       headers: { "content-type": "multipart/form-data" },
     });
     expect(noBoundary.statusCode).toBe(400);
-    expect(noBoundary.json().code).toBe("invalid_request");
+    expect(errorOf(noBoundary.json()).code).toBe("invalid_upload");
     const { payload, headers } = await multipart(BASE_FIELDS, [{ bytes: pngImage() }]);
     const truncated = await h.app.inject({
       method: "POST",
@@ -261,20 +286,39 @@ describe("POST /api/v1/token-metadata", () => {
       headers,
     });
     expect(truncated.statusCode).toBe(400);
-    expect(truncated.json().code).toBe("invalid_request");
+    expect(errorOf(truncated.json()).code).toBe("invalid_upload");
   });
 
-  test("error: SVG, HTML and polyglots disguised as PNG are 415 unsupported_image_type", async () => {
-    for (const bytes of [
-      svgDocument(),
-      htmlDocument(),
-      pngHeadedHtml(),
-      pngWithTrailingHtml(),
-      gifScriptPolyglot(),
-    ]) {
+  test("error: a multipart boundary of 253 or more characters is 400 invalid_upload, not 500", async () => {
+    for (const length of [70, 252, 253, 254, 300, 1000]) {
+      const boundary = "b".repeat(length);
+      const payload = Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nCat\r\n--${boundary}--\r\n`,
+      );
+      const response = await h.app.inject({
+        method: "POST",
+        url: "/api/v1/token-metadata",
+        payload,
+        headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+      });
+      expect(response.statusCode, `boundary of ${length}`).toBe(400);
+      const body = errorOf(response.json());
+      // Short boundaries parse, and the form then misses its fields; long ones are refused as uploads.
+      expect(body.code, `boundary of ${length}`).toBe(length < 253 ? "invalid_symbol" : "invalid_upload");
+      expect(body.request_id).toBe(response.headers["x-request-id"]);
+    }
+  });
+
+  test("error: SVG and HTML are 415 unsupported_image_type; polyglots disguised as PNG are 400 invalid_image", async () => {
+    for (const bytes of [svgDocument(), htmlDocument()]) {
       const { status, body } = await create(BASE_FIELDS, [{ bytes, filename: "cat.png", type: "image/png" }]);
       expect(status).toBe(415);
-      expect(body.code).toBe("unsupported_image_type");
+      expect(errorOf(body).code).toBe("unsupported_image_type");
+    }
+    for (const bytes of [pngHeadedHtml(), pngWithTrailingHtml(), gifScriptPolyglot()]) {
+      const { status, body } = await create(BASE_FIELDS, [{ bytes, filename: "cat.png", type: "image/png" }]);
+      expect(status).toBe(400);
+      expect(errorOf(body)).toMatchObject({ code: "invalid_image", details: [{ field: "image" }] });
     }
     const count = await h.sql.query(
       "SELECT count(*)::int AS n FROM metadata_drafts WHERE image_key LIKE '%.svg'",
@@ -284,9 +328,9 @@ describe("POST /api/v1/token-metadata", () => {
 
   test("error: decompression bomb is refused", async () => {
     const { status, body } = await create(BASE_FIELDS, [{ bytes: pngBomb() }]);
-    expect(status).toBe(415);
-    expect(body.code).toBe("unsupported_image_type");
-    expect(body.message).toMatch(/pixels/);
+    expect(status).toBe(400);
+    expect(errorOf(body).code).toBe("invalid_image");
+    expect(errorOf(body).message).toMatch(/pixels/);
   });
 
   test("behavior: exactly 5 MiB is accepted; 5 MiB + 1 byte ends cleanly with 413 over a real socket", async () => {
@@ -308,7 +352,7 @@ describe("POST /api/v1/token-metadata", () => {
       headers: over.headers,
     });
     expect(response.status).toBe(413);
-    expect(((await response.json()) as { code: string }).code).toBe("payload_too_large");
+    expect(errorOf(await response.json()).code).toBe("payload_too_large");
 
     // A declared body far beyond the cap is refused before it is read.
     const huge = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, {
@@ -391,7 +435,7 @@ describe("image_url (SSRF rules)", () => {
     for (const url of forms) {
       const { status, body } = await create({ ...BASE_FIELDS, image_url: url });
       expect(status, url).toBe(422);
-      expect(body.code, url).toBe("image_unavailable");
+      expect(errorOf(body).code, url).toBe("image_unavailable");
     }
     expect(server.hits.length).toBe(before);
   });
@@ -452,7 +496,7 @@ describe("image_url (SSRF rules)", () => {
     expect(ok.status).toBe(201);
     const tooMany = await create({ ...BASE_FIELDS, image_url: server.url("img.test", "/r/4") });
     expect(tooMany.status).toBe(422);
-    expect(tooMany.body.message).toMatch(/more than 3/);
+    expect(errorOf(tooMany.body).message).toMatch(/more than 3/);
     const p = server.port;
     for (const to of [
       `https://127.0.0.1:${p}/ok.png`,
@@ -471,7 +515,7 @@ describe("image_url (SSRF rules)", () => {
         image_url: server.url("img.test", `/redirect?to=${encodeURIComponent(to)}`),
       });
       expect(status, to).toBe(422);
-      expect(body.code).toBe("image_unavailable");
+      expect(errorOf(body).code).toBe("image_unavailable");
       expect(server.hits.length, to).toBe(before + 1); // only the redirecting request was made
     }
   });
@@ -480,7 +524,7 @@ describe("image_url (SSRF rules)", () => {
     for (const path of ["/svg.png", "/bomb.png", "/big-declared", "/big-chunked", "/missing"]) {
       const { status, body } = await create({ ...BASE_FIELDS, image_url: server.url("img.test", path) });
       expect(status, path).toBe(422);
-      expect(body.code, path).toBe("image_unavailable");
+      expect(errorOf(body).code, path).toBe("image_unavailable");
     }
   });
 
@@ -533,7 +577,7 @@ describe("GET /objects/*", () => {
     ]) {
       const response = await h.app.inject({ url });
       expect(response.statusCode, url).toBe(404);
-      expect(response.json().code, url).toBe("not_found");
+      expect(errorOf(response.json()).code, url).toBe("not_found");
     }
   });
 });

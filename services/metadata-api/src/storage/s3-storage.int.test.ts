@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { BASE_FIELDS, createHarness, type Harness, multipart } from "../../test/harness.js";
+import { BASE_FIELDS, createHarness, errorOf, type Harness, multipart } from "../../test/harness.js";
 import { jpegImage, pngImage } from "../images/test-images.js";
 
 let h: Harness;
@@ -48,18 +48,18 @@ describe("s3 storage driver (s3rver)", () => {
     await h.s3!.stop();
     const down = await h.app.inject({ url: body.image_url });
     expect(down.statusCode).toBe(404);
-    expect(down.json().code).toBe("not_found");
+    expect(errorOf(down.json()).code).toBe("not_found");
     const conditional = await h.app.inject({
       url: body.image_url,
       headers: { "if-none-match": `"${body.image_url.slice(15, 79)}"` },
     });
     expect(conditional.statusCode).toBe(404);
-    // Creating a draft while storage is down is 503 service_unavailable (retryable), no draft row.
+    // Creating a draft while storage is down is 503 storage_unavailable (retryable), no draft row.
     const drafts = Number((await h.sql.query("SELECT count(*) AS n FROM metadata_drafts")).rows[0].n);
     const create = await multipart(BASE_FIELDS, [{ bytes: pngImage(9, 9) }]);
     const refused = await h.app.inject({ method: "POST", url: "/api/v1/token-metadata", ...create });
     expect(refused.statusCode).toBe(503);
-    expect(refused.json().code).toBe("service_unavailable");
+    expect(errorOf(refused.json()).code).toBe("storage_unavailable");
     expect(Number((await h.sql.query("SELECT count(*) AS n FROM metadata_drafts")).rows[0].n)).toBe(drafts);
   });
 });

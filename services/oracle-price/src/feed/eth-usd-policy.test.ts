@@ -30,7 +30,7 @@ describe("evaluateEthUsd", () => {
         price: "3012.45000000",
         decimals: 8,
         updated_at: NOW - 60,
-        source: "oracle_eth_usd",
+        source: "chainlink_eth_usd",
         chain_id: 8453,
       },
     });

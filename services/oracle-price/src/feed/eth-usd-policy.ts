@@ -2,8 +2,11 @@ import { formatFixed } from "@tmi/shared/codec";
 import type { ErrorDetail } from "@tmi/shared/errors";
 import type { FeedSnapshot } from "./feed-reader.js";
 
-/** The `source` of every ETH/USD answer (spec: ETH/USD reference response). */
-export const ETH_USD_SOURCE = "oracle_eth_usd";
+/**
+ * The `source` of every ETH/USD answer: the platform's name for its Chainlink feed (the spec's
+ * `oracle_eth_usd` is a neutral stand-in for it; docs/api.md "GET /api/v1/prices/eth-usd").
+ */
+export const ETH_USD_SOURCE = "chainlink_eth_usd";
 
 /** Tolerated clock skew (s) before an `updatedAt` in the future is rejected. */
 export const FUTURE_TOLERANCE_SECONDS = 300;

@@ -44,12 +44,17 @@ export function pageSchema<T extends z.ZodType>(item: T, id: string) {
 /** `next_cursor` of pages embedded in a larger object (the creator profile). */
 export const nextCursorSchema = nextCursor;
 
-/** Error body (docs/api.md "Errors"). */
+/** Error body: the envelope of every error (docs/api.md "Errors"). */
 export const errorSchema = z
   .object({
-    code: z.string(),
-    message: z.string(),
-    request_id: z.string(),
-    details: z.array(z.object({ field: z.string(), reason: z.string() })).optional(),
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      request_id: z.string(),
+      details: z
+        .array(z.object({ field: z.string(), reason: z.string() }))
+        .optional()
+        .meta({ description: "only for field validation" }),
+    }),
   })
   .meta({ id: "Error" });

@@ -1,3 +1,4 @@
+import { TOKEN_FROM_SQL } from "@tmi/shared/token";
 import { prepared, type ReadDb } from "../db.js";
 import {
   type NewestPosition,
@@ -39,12 +40,12 @@ export async function getCreatorAggregates(
 }
 
 /** Visible tokens of creator $1, newest first: the first page. */
-const CREATOR_TOKENS_FIRST_SQL = `SELECT ${PAGE_COLUMNS} FROM tokens t
+const CREATOR_TOKENS_FIRST_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE t.creator = $1 AND ${VISIBLE_TOKEN}
   ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $2`;
 
 /** Visible tokens of creator $1, newest first, after the keyset position ($2, $3). */
-const CREATOR_TOKENS_AFTER_SQL = `SELECT ${PAGE_COLUMNS} FROM tokens t
+const CREATOR_TOKENS_AFTER_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE t.creator = $1 AND (t.created_block_number, t.created_log_index) < ($2::int8, $3::int4) AND ${VISIBLE_TOKEN}
   ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $4`;
 

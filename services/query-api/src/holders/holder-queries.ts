@@ -9,7 +9,7 @@ export interface HolderTokenInfo {
   address: string;
   /** Fixed supply in token base units (the denominator of `share_bps`). */
   initialSupply: bigint;
-  /** Addresses whose balances are not holders (docs/api.md "GET /api/v1/tokens/{address}/holders"): zero address, launchpad, token, pool. */
+  /** Addresses whose balances are not holders (docs/api.md "GET /api/v1/tokens/{address}/holders"): zero address, factory, token, curve, pool, graduation manager, LP custodian, residual escrow. */
   notHolders: string[];
 }
 
@@ -21,9 +21,9 @@ export interface HolderRow {
 
 /**
  * Reads the token (`tokens`) and the addresses that do not count as its holders: the zero
- * address, the token itself, its pool (`tokens.pool_address`, once graduated), the launchpad
- * (the contract that emitted its `TokenCreated` event, from `chain_events`) and `launchpad`
- * when given. Returns null when the token has no canonical record.
+ * address, the token itself, the platform's own contracts of the token (its curve, canonical
+ * pool, graduation manager, LP custodian and residual escrow), the factory (the contract that
+ * emitted its launch event, from `chain_events`) and `launchpad` when given. Returns null when the token has no canonical record.
  */
 export async function readHolderToken(
   db: ReadDb,
@@ -33,9 +33,14 @@ export async function readHolderToken(
   const { rows } = await db.query<{
     initial_supply: string;
     pool_address: string | null;
+    curve_address: string | null;
+    graduation_manager_address: string | null;
+    lp_custodian_address: string | null;
+    residual_escrow_address: string | null;
     launchpad: string | null;
   }>(
-    `SELECT t.initial_supply::text AS initial_supply, t.pool_address,
+    `SELECT t.initial_supply::text AS initial_supply, t.pool_address, t.curve_address, t.graduation_manager_address,
+            t.lp_custodian_address, t.residual_escrow_address,
             (SELECT ce.contract_address FROM chain_events ce
               WHERE ce.block_number = t.created_block_number AND ce.log_index = t.created_log_index) AS launchpad
        FROM tokens t WHERE t.address = $1`,
@@ -44,7 +49,15 @@ export async function readHolderToken(
   const row = rows[0];
   if (!row) return null;
   const notHolders = new Set<string>([ZERO_ADDRESS, token]);
-  if (row.pool_address) notHolders.add(row.pool_address.toLowerCase());
+  for (const platform of [
+    row.pool_address,
+    row.curve_address,
+    row.graduation_manager_address,
+    row.lp_custodian_address,
+    row.residual_escrow_address,
+  ]) {
+    if (platform) notHolders.add(platform.toLowerCase());
+  }
   if (row.launchpad) notHolders.add(row.launchpad.toLowerCase());
   if (launchpad) notHolders.add(launchpad.toLowerCase());
   return { address: token, initialSupply: toBigInt(row.initial_supply), notHolders: [...notHolders] };

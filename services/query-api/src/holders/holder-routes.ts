@@ -17,14 +17,14 @@ export interface HolderRoutesDeps {
   /** Read pool (replica allowed). */
   pool: ReadDb;
   cursorCodec: CursorCodec;
-  /** Launchpad address, also left out of holders (it is found from the token's TokenCreated event anyway). */
+  /** Factory address, also left out of holders (it is found from the token's launch event anyway). */
   launchpadAddress?: string;
 }
 
 /**
  * `GET /api/v1/tokens/:address/holders`: a Page of `{address, balance, share_bps}` from
  * `token_balances`, ordered by balance descending then address ascending, positive balances
- * only, without the zero address, the launchpad, the token itself and its pool (docs/api.md "GET /api/v1/tokens/{address}/holders").
+ * only, without the zero address, the factory, the token itself and its platform contracts (docs/api.md "GET /api/v1/tokens/{address}/holders").
  * Errors: 400 `invalid_address` (malformed path address), 400 `invalid_request` (limit outside
  * 1–100, or a cursor not issued by this route), 404 `not_found` (no canonical token).
  */
@@ -38,7 +38,7 @@ export function holderRoutes(deps: HolderRoutesDeps): FastifyPluginAsync {
           tags: ["tokens"],
           summary: "Token holders",
           description:
-            "Holders of a token by balance (descending, then address ascending). The zero address, the launchpad, the token itself and its pool are not holders.",
+            "Holders of a token by balance (descending, then address ascending). The zero address, the factory, the token itself, its curve, canonical pool, graduation manager, LP custodian and residual escrow are not holders.",
           params: addressParams,
           querystring: pageQuery,
           response: { 200: holderPageSchema, ...errorResponses },

@@ -116,11 +116,11 @@ describe("GET /api/v1/tokens/:address/holders", () => {
   it("error: malformed address, bad limit or cursor, unknown token", async () => {
     const bad = await app.inject({ url: "/api/v1/tokens/0x123/holders" });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toMatchObject({ code: "invalid_address" });
+    expect(bad.json()).toMatchObject({ error: { code: "invalid_address" } });
     for (const query of ["limit=0", "limit=101", "limit=abc", "cursor=nope"]) {
       const response = await app.inject({ url: `/api/v1/tokens/${token}/holders?${query}` });
       expect(response.statusCode, query).toBe(400);
-      expect(response.json()).toMatchObject({ code: "invalid_request" });
+      expect(response.json()).toMatchObject({ error: { code: "invalid_request" } });
     }
     // A cursor of another token's holders is refused too (route-bound).
     const other = testAddress(0xcc);
@@ -130,12 +130,12 @@ describe("GET /api/v1/tokens/:address/holders", () => {
       url: `/api/v1/tokens/${other}/holders?cursor=${encodeURIComponent(page.json().next_cursor)}`,
     });
     expect(foreign.statusCode).toBe(400);
-    expect(foreign.json()).toMatchObject({ code: "invalid_request" });
+    expect(foreign.json()).toMatchObject({ error: { code: "invalid_request" } });
     const empty = await app.inject({ url: `/api/v1/tokens/${other}/holders` });
     expect(empty.json()).toEqual({ items: [] });
 
     const unknown = await app.inject({ url: `/api/v1/tokens/${testAddress(0xdd)}/holders` });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toMatchObject({ code: "not_found" });
+    expect(unknown.json()).toMatchObject({ error: { code: "not_found" } });
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ReadDb } from "../db.js";
+import type { ReadDatabase, ReadDatabaseLag } from "../read-database/read-database.js";
 
 /** Dependencies of {@link statusRoutes}. */
 export interface StatusRoutesDeps {
@@ -9,6 +10,8 @@ export interface StatusRoutesDeps {
   pool: ReadDb;
   /** Chain id reported before the indexer has committed anything (otherwise the checkpoint's). */
   chainId?: number;
+  /** The read side (main.ts): its lag behind the primary is reported as `read_database`. */
+  readDatabase?: ReadDatabase;
   /** Clock in Unix seconds (tests). */
   now?: () => number;
 }
@@ -33,6 +36,26 @@ export const statusSchema = z.object({
       depth: z.number().int().describe("number of blocks rolled back"),
     })
     .nullable(),
+  read_database: z
+    .object({
+      replica: z.boolean().describe("true when query-api reads from a streaming replica"),
+      lag_seconds: z
+        .number()
+        .nullable()
+        .describe(
+          "seconds the read database is behind the primary (0 when caught up; null when it cannot be measured)",
+        ),
+      lag_blocks: z
+        .number()
+        .int()
+        .nullable()
+        .describe("indexed blocks the read database is behind the primary"),
+      indexed_block: z.number().int().nullable().describe("last indexed block the read database shows"),
+      replay_paused: z.boolean().describe("WAL replay paused on the replica"),
+    })
+    .describe(
+      "the database this replica reads from, against the primary (the fields above are read from it)",
+    ),
   skipped_logs: z
     .object({
       count: z.number().int().describe("logs the indexer could not index and left out (table skipped_logs)"),
@@ -99,6 +122,10 @@ interface CheckpointRow {
 
 /**
  * `GET /api/v1/status`: indexing progress from `indexer_checkpoints` (read on every call, never
+ * cached): `{chain_id, head_block, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg}`.
+ * Before the indexer's first commit every field but `chain_id` is null. `read_database`: the read
+ * database's lag behind the primary (see `ReadDatabaseLag`). Always 200 (503 `service_unavailable`
+ * while the read database is unreachable).
  * cached): `{chain_id, head_block, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg,
  * skipped_logs}` (`skipped_logs` from the table of that name: count and the latest one).
  * Before the indexer's first commit every field but `chain_id` is null. Always 200 (500 only if the database fails).
@@ -120,6 +147,15 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
       },
       async (_request, reply) => {
         reply.header("cache-control", "no-store");
+        const readDatabase: Promise<ReadDatabaseLag> = deps.readDatabase
+          ? deps.readDatabase.lag()
+          : Promise.resolve({
+              replica: false,
+              lag_seconds: 0,
+              lag_blocks: 0,
+              indexed_block: null,
+              replay_paused: false,
+            });
         const { rows } = await deps.pool.query<CheckpointRow>(
           `SELECT chain_id, block_number::text, block_timestamp::text, head_block_number::text,
                   last_reorg_at, last_reorg_from_block::text, last_reorg_to_block::text, last_reorg_depth
@@ -136,6 +172,7 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
             lag_seconds: null,
             indexed_at: null,
             last_reorg: null,
+            read_database: await readDatabase,
             skipped_logs: skipped,
           };
         }
@@ -163,6 +200,10 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
           lag_seconds: lagSeconds,
           indexed_at: indexedAt,
           last_reorg: lastReorg,
+          read_database: {
+            ...(await readDatabase),
+            ...(deps.readDatabase ? {} : { indexed_block: indexed }),
+          },
           skipped_logs: skipped,
         };
       },

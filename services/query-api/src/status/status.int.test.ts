@@ -55,6 +55,13 @@ describe("GET /api/v1/status and freshness headers", () => {
       lag_seconds: null,
       indexed_at: null,
       last_reorg: null,
+      read_database: {
+        replica: false,
+        lag_seconds: 0,
+        lag_blocks: 0,
+        indexed_block: null,
+        replay_paused: false,
+      },
       skipped_logs: { count: 0, last: null },
     });
     expect(response.headers["x-indexed-block"]).toBeUndefined();
@@ -74,6 +81,13 @@ describe("GET /api/v1/status and freshness headers", () => {
       lag_seconds: 30,
       indexed_at: NOW - 30,
       last_reorg: null,
+      read_database: {
+        replica: false,
+        lag_seconds: 0,
+        lag_blocks: 0,
+        indexed_block: 500,
+        replay_paused: false,
+      },
       skipped_logs: { count: 0, last: null },
     });
     expect(response.headers["x-indexed-block"]).toBe("500");

@@ -33,6 +33,13 @@ export interface StreamHubConfig {
   pollMs?: number;
   /** A subscriber with more unsent bytes than this is disconnected (slow consumer) [1 MiB]. */
   maxBufferedBytes?: number;
+  /**
+   * With `readPosition`: how long events wait for the read database to show their block before
+   * they are sent anyway (ms) [2,000].
+   */
+  readWaitMs?: number;
+  /** With no subscriber for this long, stop listening and reading (connections to the primary close) [30,000]. */
+  idleStopMs?: number;
 }
 
 /** One connected client. */
@@ -100,10 +107,15 @@ export class StreamHub {
   private draining = false;
   private starting: Promise<void> | null = null;
   private stopped = false;
+  /** True while idle-stopped (no subscriber): nothing is read until the next subscriber. */
+  private suspended = false;
   private timers: NodeJS.Timeout[] = [];
   private reconnectTimer: NodeJS.Timeout | null = null;
   private readonly ownPool: pg.Pool | null;
   private readonly db: pg.Pool;
+  private idleTimer: NodeJS.Timeout | null = null;
+  /** Block the read database is known to show (from `readPosition`). */
+  private readShown: bigint | null = null;
 
   constructor(
     private readonly options: {
@@ -111,6 +123,12 @@ export class StreamHub {
       listenerUrl: string;
       /** Pool for the range reads; must see what the notification announced (the primary, not a lagging replica). */
       pool?: pg.Pool;
+      /**
+       * Block up to which the database REST reads from shows data (the replica's
+       * `indexer_checkpoints`): events wait for it (at most `readWaitMs`), so that what the stream
+       * announces is readable over REST. Without it events are sent as soon as they are read.
+       */
+      readPosition?: () => Promise<bigint | null>;
       logger: FastifyBaseLogger;
       config?: StreamHubConfig;
     },
@@ -123,6 +141,8 @@ export class StreamHub {
       heartbeatMs: 15_000,
       pollMs: 1_000,
       maxBufferedBytes: 1024 * 1024,
+      readWaitMs: 2_000,
+      idleStopMs: 30_000,
       ...options.config,
     };
     this.ownPool = options.pool
@@ -157,9 +177,10 @@ export class StreamHub {
   }
 
   private async doStart(): Promise<void> {
+    this.suspended = false;
     await this.connectListener();
     const checkpoint = await readStreamCheckpoint(this.db);
-    if (this.highWater === null && checkpoint) {
+    if (checkpoint) {
       this.highWater = checkpoint.blockNumber;
       this.seenReorgAt = checkpoint.lastReorgAt;
     }
@@ -221,7 +242,7 @@ export class StreamHub {
     if (this.draining || this.stopped) return;
     this.draining = true;
     try {
-      while (!this.stopped && (this.pending.length > 0 || this.ticked)) {
+      while (!this.stopped && !this.suspended && (this.pending.length > 0 || this.ticked)) {
         const batch = this.pending.splice(0);
         this.ticked = false;
         await this.process(batch);
@@ -305,6 +326,7 @@ export class StreamHub {
       return;
     }
     const readAt = performance.now();
+    await this.waitForReadDatabase(hi);
     this.dispatch(fixes.length > 0 ? [...fixes, ...read.events] : read.events);
     this.options.logger.debug(
       {
@@ -316,6 +338,29 @@ export class StreamHub {
       },
       "stream: dispatched",
     );
+  }
+
+  /**
+   * Waits until the read database shows `block` (polling `readPosition` every 20 ms), at most
+   * `readWaitMs`; past that the events go out anyway (logged), so a stalled replica cannot stop
+   * the stream (its readiness fails and the balancer takes it out).
+   */
+  private async waitForReadDatabase(block: bigint): Promise<void> {
+    const position = this.options.readPosition;
+    if (!position || (this.readShown !== null && this.readShown >= block)) return;
+    const deadline = performance.now() + this.cfg.readWaitMs;
+    for (;;) {
+      this.readShown = await position().catch(() => null);
+      if (this.readShown !== null && this.readShown >= block) return;
+      if (performance.now() >= deadline || this.stopped) {
+        this.options.logger.warn(
+          { block: String(block), read_block: this.readShown === null ? null : String(this.readShown) },
+          "stream: the read database does not show the block yet; sending its events anyway",
+        );
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   /**
@@ -466,6 +511,10 @@ export class StreamHub {
    * database; otherwise a `reset` event. Live events arriving meanwhile are queued, then flushed.
    */
   async subscribe(sub: StreamSubscriber, lastEventId: string | undefined): Promise<void> {
+    if (this.idleTimer) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = null;
+    }
     await this.start();
     if (lastEventId === undefined) {
       this.subscribers.add(sub);
@@ -556,11 +605,54 @@ export class StreamHub {
   unsubscribe(sub: StreamSubscriber): void {
     sub.closed = true;
     this.subscribers.delete(sub);
+    if (this.subscribers.size === 0 && !this.stopped && !this.idleTimer) {
+      this.idleTimer = setTimeout(() => {
+        this.idleTimer = null;
+        if (this.subscribers.size === 0) void this.suspend();
+      }, this.cfg.idleStopMs);
+      this.idleTimer.unref();
+    }
+  }
+
+  /**
+   * Idle stop: no subscriber for `idleStopMs`, so stop listening and polling (the read pool's
+   * connections close when idle) and forget the ring (a later resume re-reads short gaps from the
+   * database). The next subscriber starts everything again.
+   */
+  private async suspend(): Promise<void> {
+    if (this.stopped || this.suspended || this.starting === null) return;
+    this.suspended = true;
+    await this.starting.catch(() => {});
+    if (this.subscribers.size > 0 || this.stopped) {
+      // Someone subscribed meanwhile: keep going.
+      this.suspended = false;
+      this.tick();
+      return;
+    }
+    // From here on synchronous (no subscriber can slip in), then the listener is closed.
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const listener = this.listener;
+    this.listener = null;
+    this.ring.length = 0;
+    this.ringIndex.clear();
+    this.pending.length = 0;
+    this.candleFixes.clear();
+    this.reorgFromCheckpoint = null;
+    this.highWater = null;
+    this.starting = null;
+    if (listener) {
+      listener.removeAllListeners("end");
+      await listener.end().catch(() => {});
+    }
+    this.options.logger.debug("stream: no subscriber, stopped listening");
   }
 
   /** Ends every stream, stops listening and polling, closes the pool it made. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     for (const timer of this.timers) clearInterval(timer);
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     for (const sub of this.subscribers) {

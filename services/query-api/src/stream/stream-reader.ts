@@ -58,7 +58,7 @@ const INTERVALS_SQL = `(VALUES ('1m', 60), ('5m', 300), ('15m', 900), ('1h', 360
 /**
  * One statement (so one consistent snapshot, one round trip): the checkpoint, and the committed
  * rows of blocks `afterBlock` < n ≤ `toBlock` (the checkpoint's block when `toBlock` is null).
- * Rows: `token_created` (`tokens`), `trade` (`trades`), `graduated` (`TokenGraduated` rows of
+ * Rows: `token_created` (`tokens`), `trade` (`trades`), `graduated` (`Graduated` rows of
  * `chain_events` with their token), and the current `candles` row of every (token, interval,
  * bucket) touched by those trades. Block hashes for ids come from `chain_events` (then `blocks`).
  */
@@ -98,7 +98,7 @@ WITH cp AS (
     FROM chain_events ce
     JOIN tokens t ON t.address = COALESCE(ce.token_address, lower(ce.decoded->>'token'))
    WHERE ce.block_number > (SELECT lo FROM rng) AND ce.block_number <= (SELECT hi FROM rng)
-     AND ce.event_name = 'TokenGraduated'
+     AND ce.event_name = 'Graduated'
    LIMIT $3
 ), keys AS (
   SELECT DISTINCT tr.token_address, iv.name AS interval,

@@ -37,6 +37,8 @@ export interface StreamRoutesDeps {
   /** Pool for the range reads; it must not lag the primary (do not pass a replica pool). Default: 3 connections on `listenerUrl`. */
   pool?: pg.Pool;
   config?: StreamRoutesConfig;
+  /** Block up to which the read database shows data: events wait for it (see `StreamHubConfig.readWaitMs`). */
+  readPosition?: () => Promise<bigint | null>;
   /** Receives the hub once created (tests, metrics). */
   onHub?: (hub: StreamHub) => void;
 }
@@ -81,6 +83,7 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
     const hub = new StreamHub({
       listenerUrl: deps.listenerUrl,
       pool: deps.pool,
+      ...(deps.readPosition ? { readPosition: deps.readPosition } : {}),
       logger: fastify.log,
       config,
     });

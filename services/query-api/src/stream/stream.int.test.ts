@@ -406,13 +406,15 @@ describe("GET /api/v1/stream", () => {
     const { app } = await startApp();
     const badInterval = await app.inject({ url: "/api/v1/stream?interval=2m" });
     expect(badInterval.statusCode).toBe(400);
-    expect(badInterval.json()).toMatchObject({ code: "invalid_interval" });
+    expect(badInterval.json()).toMatchObject({ error: { code: "invalid_interval" } });
     const badToken = await app.inject({ url: "/api/v1/stream?tokens=0x1234" });
     expect(badToken.statusCode).toBe(400);
-    expect(badToken.json()).toMatchObject({ code: "invalid_address" });
+    expect(badToken.json()).toMatchObject({ error: { code: "invalid_address" } });
     const badEvent = await app.inject({ url: "/api/v1/stream?events=trade,swap" });
     expect(badEvent.statusCode).toBe(400);
-    expect(badEvent.json()).toMatchObject({ code: "invalid_request", details: [{ field: "events" }] });
+    expect(badEvent.json()).toMatchObject({
+      error: { code: "invalid_request", details: [{ field: "events" }] },
+    });
   });
 
   it("error: connections over the per-IP cap get 429 rate_limited, and closing frees the slot", async () => {
@@ -422,7 +424,7 @@ describe("GET /api/v1/stream", () => {
     const refused = await connect(url);
     expect(refused.status).toBe(429);
     expect(refused.headers["retry-after"]).toBe("5");
-    expect(JSON.parse(refused.body)).toMatchObject({ code: "rate_limited" });
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: "rate_limited" } });
     expect(hub.size).toBe(2);
     a.close();
     await waitFor(() => hub.size === 1, { timeoutMs: 3_000, intervalMs: 20, message: "slot not freed" });
@@ -449,6 +451,6 @@ describe("GET /api/v1/stream", () => {
     await connect(url);
     const refused = await connect(url);
     expect(refused.status).toBe(503);
-    expect(JSON.parse(refused.body)).toMatchObject({ code: "service_unavailable" });
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: "service_unavailable" } });
   });
 });

@@ -1,3 +1,4 @@
+import { TOKEN_FROM_SQL, tokenJsonSql } from "@tmi/shared/token";
 import { tokenUsdJsonSql } from "../common/usd-sql.js";
 import { type Int8, prepared, type ReadDb } from "../db.js";
 import type { CheckpointCache } from "../freshness/checkpoint-cache.js";
@@ -14,23 +15,14 @@ export const VISIBLE_TOKEN = `NOT EXISTS (SELECT 1 FROM excluded_addresses x WHE
   AND NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'creator' AND x.address = t.creator)`;
 
 /**
- * SQL expression (over `tokens t`) of the wire Token (list item) as JSON text, built by
- * PostgreSQL: amounts as decimal strings (`::text`), block numbers and counts as numbers, the
- * fields of the Token schema (`schemas.ts`). Pages of tokens are served from these texts without
- * parsing 17 columns per row in Node (the row parsing of `pg` was the bottleneck of the lists).
- * `usd` (addition): the wei values × the latest indexed ETH/USD answer ({@link tokenUsdJsonSql};
- * the answer is an uncorrelated subquery, evaluated once per statement, not per row).
+ * SQL expression (over `TOKEN_FROM_SQL`: `tokens t` and the finalized draft `m`) of the Token
+ * object as JSON text (`tokenJsonSql` of `@tmi/shared/token`, the one definition metadata-api's
+ * finalize response uses too), plus query-api's addition `usd`: the wei values × the latest
+ * indexed ETH/USD answer ({@link tokenUsdJsonSql}; an uncorrelated subquery, evaluated once per
+ * statement, not per row). Pages of tokens are served from these texts without parsing dozens
+ * of columns per row in Node.
  */
-export const TOKEN_ITEM_JSON = `json_build_object(
-  'address', t.address, 'creator', t.creator, 'name', t.name, 'symbol', t.symbol,
-  'initial_supply', t.initial_supply::text,
-  'created_at', json_build_object('block_number', t.created_block_number,
-    'transaction_hash', t.created_transaction_hash, 'log_index', t.created_log_index),
-  'metrics', json_build_object('trade_count', t.trade_count, 'buy_count', t.buy_count, 'sell_count', t.sell_count,
-    'volume', t.volume::text, 'fees', t.fees::text, 'unique_trader_count', t.unique_trader_count,
-    'current_price', t.current_price::text, 'fully_diluted_value', t.fully_diluted_value::text,
-    'holder_count', t.holder_count),
-  'usd', ${tokenUsdJsonSql("t")})::text`;
+export const TOKEN_ITEM_JSON = tokenJsonSql(`'usd', ${tokenUsdJsonSql("t")}`);
 
 /** A token of a page: its newest-first position and its wire JSON ({@link TOKEN_ITEM_JSON}). */
 export interface TokenJsonRow {
@@ -52,24 +44,24 @@ export const PAGE_COLUMNS = `t.created_block_number, t.created_log_index, ${TOKE
 export type NewestPosition = [bigint, number];
 
 /** Visible tokens, newest launch first: the first page. */
-const TOKENS_FIRST_SQL = `SELECT ${PAGE_COLUMNS} FROM tokens t
+const TOKENS_FIRST_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE ${VISIBLE_TOKEN}
   ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $1`;
 
 /** Visible tokens, newest launch first, after the keyset position ($1, $2). */
-const TOKENS_AFTER_SQL = `SELECT ${PAGE_COLUMNS} FROM tokens t
+const TOKENS_AFTER_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE ${VISIBLE_TOKEN}
     AND (t.created_block_number, t.created_log_index) < ($1::int8, $2::int4)
   ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $3`;
 
 /** Visible tokens whose name, symbol or address starts with the `LIKE` pattern $1: the first page. */
-const TOKENS_SEARCH_FIRST_SQL = `SELECT ${PAGE_COLUMNS} FROM tokens t
+const TOKENS_SEARCH_FIRST_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE ${VISIBLE_TOKEN}
     AND (t.search_name LIKE $1 OR t.search_symbol LIKE $1 OR t.address LIKE $1)
   ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT $2`;
 
 /** Visible tokens whose name, symbol or address starts with $1, after the keyset position ($2, $3). */
-const TOKENS_SEARCH_AFTER_SQL = `SELECT ${PAGE_COLUMNS} FROM tokens t
+const TOKENS_SEARCH_AFTER_SQL = `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE ${VISIBLE_TOKEN}
     AND (t.search_name LIKE $1 OR t.search_symbol LIKE $1 OR t.address LIKE $1)
     AND (t.created_block_number, t.created_log_index) < ($2::int8, $3::int4)
@@ -109,47 +101,17 @@ export async function listTokens(
   return result.rows;
 }
 
-/** The detail JSON object (without `stats`) over `tokens t` and `metadata_drafts m`. */
-const DETAIL_JSON = `json_build_object(
-  'address', t.address, 'creator', t.creator, 'name', t.name, 'symbol', t.symbol,
-  'initial_supply', t.initial_supply::text,
-  'created_at', json_build_object('block_number', t.created_block_number,
-    'transaction_hash', t.created_transaction_hash, 'log_index', t.created_log_index),
-  'metrics', json_build_object('trade_count', t.trade_count, 'buy_count', t.buy_count, 'sell_count', t.sell_count,
-    'volume', t.volume::text, 'fees', t.fees::text, 'unique_trader_count', t.unique_trader_count,
-    'current_price', t.current_price::text, 'fully_diluted_value', t.fully_diluted_value::text,
-    'holder_count', t.holder_count),
-  'usd', ${tokenUsdJsonSql("t")},
-  'state', t.state,
-  'curve', json_build_object('reserve_balance', t.reserve_balance::text, 'token_balance', t.token_balance::text,
-    'real_reserve', t.real_reserve::text, 'tokens_sold', t.tokens_sold::text,
-    'graduation_threshold', t.graduation_threshold::text,
-    'progress_bps', CASE WHEN t.state = 'graduated' THEN 10000
-                         WHEN t.graduation_threshold <= 0 THEN 0
-                         ELSE LEAST(10000, floor(t.real_reserve * 10000 / t.graduation_threshold))::int END),
-  'metadata', CASE WHEN m.id IS NULL THEN NULL ELSE json_build_object(
-    'description', m.description,
-    'image_url', '/objects/' || ltrim(m.image_key, '/'),
-    'metadata_url', '/objects/' || ltrim(m.metadata_key, '/'),
-    'website_url', m.website_url, 'x_url', m.x_url, 'telegram_url', m.telegram_url, 'discord_url', m.discord_url) END,
-  'graduation', CASE WHEN t.pool_address IS NULL OR t.graduated_block_number IS NULL THEN NULL ELSE json_build_object(
-    'pool_address', t.pool_address, 'block_number', t.graduated_block_number,
-    'transaction_hash', t.graduated_transaction_hash, 'log_index', t.graduated_log_index,
-    'timestamp', t.graduated_at) END
-)::text`;
-const DETAIL_FROM = `FROM tokens t LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'`;
-
 /** Detail without `stats` (the stats come from the cache). */
-const DETAIL_SQL = `SELECT ${DETAIL_JSON} AS detail ${DETAIL_FROM} WHERE t.address = $1`;
+const DETAIL_SQL = `SELECT ${TOKEN_ITEM_JSON} AS detail FROM ${TOKEN_FROM_SQL} WHERE t.address = $1`;
 
 /**
  * Detail, its `stats` and the checkpoint they were computed at (`<block>:<hash>`, null before the
  * first commit), in one statement: the checkpoint row read here gives the windows' "now".
  */
-const DETAIL_WITH_STATS_SQL = `SELECT ${DETAIL_JSON} AS detail,
+const DETAIL_WITH_STATS_SQL = `SELECT ${TOKEN_ITEM_JSON} AS detail,
   ${tokenStatsJsonSql("t.address", "COALESCE(cp.block_timestamp, 0)")}::text AS stats,
   cp.block_number::text || ':' || cp.block_hash AS stats_key
-  ${DETAIL_FROM}
+  FROM ${TOKEN_FROM_SQL}
   LEFT JOIN (SELECT block_number, block_hash, block_timestamp FROM indexer_checkpoints ORDER BY chain_id LIMIT 1) cp ON true
   WHERE t.address = $1`;
 
@@ -161,13 +123,10 @@ export interface DetailStatsSource {
 }
 
 /**
- * Token detail (docs/api.md "Token detail") of `address` (lowercase) as wire JSON text, or `null` when no
- * canonical launch is indexed. Built by PostgreSQL in one row: the list item plus `state`,
- * `curve` (`progress_bps` = real_reserve × 10000 / graduation_threshold, floored, at most 10000;
- * 10000 once graduated), `metadata` (the finalized `metadata_drafts` row bound to the token, object
- * keys as `/objects/<key>` paths; null otherwise) and `graduation` (null before it). Detail is
- * not filtered by exclusions (they hide tokens from discovery only). Additions: `usd` (as the list
- * item) and `stats` (window figures from the candle rollups, {@link tokenStatsJsonSql}), in the same
+ * Token detail (docs/api.md "Token detail") of `address` (lowercase) as wire JSON text, or `null`
+ * when no canonical launch is indexed: the Token object of the lists ({@link TOKEN_ITEM_JSON})
+ * plus `stats`. Detail is not filtered by exclusions (they hide tokens from discovery only).
+ * `stats` (window figures from the candle rollups, {@link tokenStatsJsonSql}), in the same
  * statement; with `statsSource`, the stats of the current checkpoint block are taken from its
  * cache when present (they are exact for that block), else computed and cached.
  * Source: `tokens`, `metadata_drafts`, `eth_usd_answers`, `candles`, `candle_traders`, `indexer_checkpoints`.
@@ -207,7 +166,7 @@ function withStats(detail: string, stats: string): string {
 /**
  * Pricing of `address`, or `null` when no canonical launch is indexed. `source` is
  * `indexed_v3_market` only when the token graduated and its latest indexed trade is a
- * `dex_v3` swap, `indexed_v3_curve` otherwise (docs/api.md "Pricing"). Source: `tokens`.
+ * `uniswap_v3` swap, `indexed_v3_curve` otherwise (docs/api.md "Pricing"). Source: `tokens`.
  */
 export async function getPricing(db: ReadDb, address: string): Promise<Pricing | null> {
   const result = await db.query<{
@@ -225,7 +184,7 @@ export async function getPricing(db: ReadDb, address: string): Promise<Pricing |
     current_price: row.current_price,
     fully_diluted_value: row.fully_diluted_value,
     source:
-      row.state === "graduated" && row.last_trade_source === "dex_v3"
+      row.state === "graduated" && row.last_trade_source === "uniswap_v3"
         ? "indexed_v3_market"
         : "indexed_v3_curve",
   };

@@ -12,10 +12,10 @@ import { tokenStatsSchema } from "./token-stats-schemas.js";
 
 // Wire schemas of tokens (docs/api.md "Token (list item)", "Token detail", "Pricing").
 
-/** Position of a launch: the `TokenCreated` log. */
-export const createdAtSchema = z
+/** Position of a chain event: `{block_number, transaction_hash, log_index}`. */
+export const chainPositionSchema = z
   .object({ block_number: intSchema, transaction_hash: hashSchema, log_index: intSchema })
-  .meta({ id: "TokenCreatedAt" });
+  .meta({ id: "ChainPosition" });
 
 /** Aggregates of a token (docs/api.md "Units"). */
 export const tokenMetricsSchema = z
@@ -23,7 +23,7 @@ export const tokenMetricsSchema = z
     trade_count: intSchema,
     buy_count: intSchema,
     sell_count: intSchema,
-    volume: amountSchema.meta({ description: "sum of trade reserve amounts (wei)" }),
+    volume: amountSchema.meta({ description: "sum of the trades' curve_value (wei)" }),
     fees: amountSchema.meta({ description: "sum of protocol and creator fees (wei)" }),
     unique_trader_count: intSchema,
     current_price: priceSchema,
@@ -31,10 +31,68 @@ export const tokenMetricsSchema = z
       .nullable()
       .meta({ description: "current_price × initial_supply / 10^18 (wei); null when no valid price exists" }),
     holder_count: intSchema,
+    latest_trade_timestamp: intSchema.nullable().meta({
+      description: "block timestamp (Unix seconds) of the latest indexed trade; null before the first",
+    }),
   })
   .meta({ id: "TokenMetrics" });
 
-/** Token (list item). */
+/** Bonding curve of a token (docs/api.md "Token"). */
+export const curveSchema = z
+  .object({
+    address: addressSchema.meta({ description: "the token's curve contract" }),
+    canonical_pool_address: addressSchema
+      .optional()
+      .meta({ description: "the token's canonical Uniswap V3 pool (created at launch)" }),
+    supply: amountSchema.meta({ description: "total supply (token base units)" }),
+    sold_supply: amountSchema.meta({
+      description: "tokens sold by the curve, `soldSupply()` (token base units)",
+    }),
+    reserve_balance: amountSchema.meta({
+      description: "net ETH held by the curve, `reserveCoordinate()` (wei)",
+    }),
+    virtual_token_reserve: amountSchema.meta({ description: "`virtualTokenReserve()` (token base units)" }),
+    virtual_eth_reserve: amountSchema.meta({ description: "`virtualEthReserve()` (wei)" }),
+    graduation_threshold: amountSchema.meta({
+      description: "the curve allocation, sold out at graduation (token base units, 800,000,000 × 10^18)",
+    }),
+    progress_bps: intSchema
+      .min(0)
+      .max(10_000)
+      .meta({ description: "floor(sold_supply × 10000 / graduation_threshold), at most 10000" }),
+    lifecycle: z.enum(["active", "graduated"]),
+  })
+  .meta({ id: "TokenCurve" });
+
+/** Graduation of a token (present once graduated). */
+export const graduationSchema = z
+  .object({
+    phase: z.literal("graduated"),
+    canonical_pool_address: addressSchema.optional(),
+    graduation_manager_address: addressSchema.optional().meta({ description: "from `Graduated`" }),
+    lp_custodian_address: addressSchema.optional().meta({ description: "from `GraduatedV3`" }),
+    position_token_id: amountSchema
+      .optional()
+      .meta({ description: "the LP position NFT id, from `GraduatedV3`" }),
+    liquidity: amountSchema.optional().meta({ description: "the position's liquidity, from `GraduatedV3`" }),
+    token_amount: amountSchema
+      .optional()
+      .meta({ description: "tokens moved to the pool (base units), from `Graduated`" }),
+    eth_amount: amountSchema
+      .optional()
+      .meta({ description: "ETH moved to the pool (wei), from `Graduated`" }),
+    sold_supply: amountSchema.optional().meta({ description: "sold supply at graduation, from `Graduated`" }),
+    curve_terminal_at: chainPositionSchema.optional().meta({ description: "position of `Graduated`" }),
+    settled_at: chainPositionSchema.optional().meta({ description: "position of `GraduatedV3`" }),
+  })
+  .meta({ id: "TokenGraduation" });
+
+const objectPath = z.string().regex(/^\/objects\//);
+
+/**
+ * The Token object (list items, newest, search, trending, creator pages; detail adds `stats`):
+ * optional keys absent, never null.
+ */
 export const tokenItemSchema = z
   .object({
     address: addressSchema,
@@ -42,62 +100,32 @@ export const tokenItemSchema = z
     name: z.string(),
     symbol: z.string(),
     initial_supply: amountSchema,
-    created_at: createdAtSchema,
+    description: z.string().optional(),
+    image_url: objectPath
+      .optional()
+      .meta({ description: "stored object path, `/objects/images/<sha256>.<ext>`" }),
+    metadata_url: objectPath
+      .optional()
+      .meta({ description: "stored object path, `/objects/metadata/<sha256>.json`" }),
+    website_url: z.string().optional(),
+    x_url: z.string().optional(),
+    telegram_url: z.string().optional(),
+    discord_url: z.string().optional(),
+    metadata_verified: z
+      .boolean()
+      .optional()
+      .meta({ description: "present when metadata is bound: true when the creator signed the binding" }),
+    graduation: graduationSchema.optional(),
+    created_at: chainPositionSchema,
     metrics: tokenMetricsSchema,
+    curve: curveSchema,
     usd: tokenUsdSchema,
   })
   .meta({ id: "Token" });
 
-/** Bonding-curve state of a token (docs/api.md "Token detail"). */
-export const curveSchema = z
-  .object({
-    reserve_balance: amountSchema.meta({ description: "virtual reserve balance (wei)" }),
-    token_balance: amountSchema.meta({ description: "virtual token balance (base units)" }),
-    real_reserve: amountSchema.meta({ description: "real reserve held by the curve (wei)" }),
-    tokens_sold: amountSchema,
-    graduation_threshold: amountSchema.meta({
-      description: "real reserve at which the token graduates (wei)",
-    }),
-    progress_bps: intSchema
-      .min(0)
-      .max(10_000)
-      .meta({ description: "real_reserve / graduation_threshold in basis points, floored, at most 10000" }),
-  })
-  .meta({ id: "TokenCurve" });
-
-/** Metadata of a finalized draft (docs/api.md "Token detail"). */
-export const tokenMetadataSchema = z
-  .object({
-    description: z.string().nullable(),
-    image_url: z.string().meta({ description: "stored object path, `/objects/images/<sha256>.<ext>`" }),
-    metadata_url: z.string().meta({ description: "stored object path, `/objects/metadata/<sha256>.json`" }),
-    website_url: z.string().nullable(),
-    x_url: z.string().nullable(),
-    telegram_url: z.string().nullable(),
-    discord_url: z.string().nullable(),
-  })
-  .meta({ id: "TokenMetadata" });
-
-/** Graduation of a token to its DEX pool. */
-export const graduationSchema = z
-  .object({
-    pool_address: addressSchema,
-    block_number: intSchema,
-    transaction_hash: hashSchema,
-    log_index: intSchema,
-    timestamp: intSchema.meta({ description: "Unix seconds of the graduation block" }),
-  })
-  .meta({ id: "TokenGraduation" });
-
-/** Token detail: the list item plus state, curve, metadata and graduation. */
+/** Token detail: the Token object plus `stats`. */
 export const tokenDetailSchema = tokenItemSchema
-  .extend({
-    state: z.enum(["curve", "graduated"]),
-    curve: curveSchema,
-    metadata: tokenMetadataSchema.nullable(),
-    graduation: graduationSchema.nullable(),
-    stats: tokenStatsSchema,
-  })
+  .extend({ stats: tokenStatsSchema })
   .meta({ id: "TokenDetail" });
 
 /** Pricing (docs/api.md "Pricing"). */

@@ -50,7 +50,7 @@ interface TradeRow {
   transaction_hash: string;
   trader: string;
   side: "buy" | "sell";
-  source: "curve" | "dex_v3";
+  source: "curve" | "uniswap_v3";
   token_amount: string;
   reserve_amount: string;
   curve_value: string;

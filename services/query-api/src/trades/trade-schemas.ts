@@ -13,7 +13,9 @@ export const tradeSchema = z
     curve_value: amountSchema,
     protocol_fee: amountSchema,
     creator_fee: amountSchema,
-    source: z.enum(["curve", "dex_v3"]),
+    source: z
+      .enum(["curve", "uniswap_v3"])
+      .meta({ description: "`curve` or `uniswap_v3` (a swap of the canonical pool)" }),
     block_number: intSchema,
     transaction_index: intSchema,
     transaction_hash: hashSchema,

@@ -11,15 +11,25 @@ export interface TrendingRow {
   item: string | null;
 }
 
-const ENTRIES = (
-  snapshot: string,
-) => `SELECT s.id AS snapshot_id, x.rank, x.item FROM (${snapshot}) s LEFT JOIN LATERAL (
-  SELECT e.rank, ${TOKEN_ITEM_JSON} AS item FROM trending_entries e JOIN tokens t ON t.address = e.token_address
-  WHERE e.snapshot_id = s.id AND e.rank > $1 AND ${VISIBLE_TOKEN}
-  ORDER BY e.rank LIMIT $2) x ON true`;
+/** The first page of the latest snapshot: ranks above $1, at most $2 (one row with null rank when the page is empty). */
+const LATEST_SQL = `SELECT s.id AS snapshot_id, x.rank, x.item
+  FROM (SELECT id FROM trending_snapshots ORDER BY id DESC LIMIT 1) s
+  LEFT JOIN LATERAL (
+    SELECT e.rank, ${TOKEN_ITEM_JSON} AS item
+    FROM trending_entries e JOIN tokens t ON t.address = e.token_address
+      LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'
+    WHERE e.snapshot_id = s.id AND e.rank > $1 AND ${VISIBLE_TOKEN}
+    ORDER BY e.rank LIMIT $2) x ON true`;
 
-const LATEST_SQL = ENTRIES("SELECT id FROM trending_snapshots ORDER BY id DESC LIMIT 1");
-const AT_SQL = ENTRIES("SELECT id FROM trending_snapshots WHERE id = $3");
+/** A further page of snapshot $3: ranks above $1, at most $2 (no row when the snapshot is gone). */
+const AT_SQL = `SELECT s.id AS snapshot_id, x.rank, x.item
+  FROM (SELECT id FROM trending_snapshots WHERE id = $3) s
+  LEFT JOIN LATERAL (
+    SELECT e.rank, ${TOKEN_ITEM_JSON} AS item
+    FROM trending_entries e JOIN tokens t ON t.address = e.token_address
+      LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'
+    WHERE e.snapshot_id = s.id AND e.rank > $1 AND ${VISIBLE_TOKEN}
+    ORDER BY e.rank LIMIT $2) x ON true`;
 
 /**
  * Visible tokens of a trending snapshot in rank order (docs/api.md "Trending": window volume, then window

@@ -1,0 +1,162 @@
+/**
+ * The Token object: the one wire shape of a token on every route that returns tokens (list,
+ * newest, search, trending, detail, creator pages) and in the finalize response of
+ * metadata-api (docs/api.md "Token"). Built by PostgreSQL as JSON text from the `tokens` read
+ * model and the finalized `metadata_drafts` row bound to the token, so that a page of tokens is
+ * served without parsing dozens of columns per row in Node.
+ *
+ * Shape: `address`, `creator`, `name`, `symbol`, `initial_supply`; the finalized metadata fields
+ * at the top level (`description`, `image_url`, `metadata_url` as `/objects/<key>` paths,
+ * `website_url`, `x_url`, `telegram_url`, `discord_url`, each absent when unset) and
+ * `metadata_verified` (present when metadata is bound); `graduation` (absent before graduation);
+ * `created_at`; `metrics` (with `latest_trade_timestamp`); `curve`. Optional keys are absent,
+ * never null; nullable keys (`current_price`, `fully_diluted_value`, `latest_trade_timestamp`)
+ * are present. Amounts are decimal strings, block numbers and counts JSON numbers.
+ */
+
+/** `{block_number, transaction_hash, log_index}` of a chain event. */
+export interface TokenChainPosition {
+  block_number: number;
+  transaction_hash: string;
+  log_index: number;
+}
+
+/** `metrics` of the Token object. */
+export interface TokenMetrics {
+  trade_count: number;
+  buy_count: number;
+  sell_count: number;
+  /** Σ curve_value of the trades (wei). */
+  volume: string;
+  /** Σ (protocol_fee + creator_fee) (wei). */
+  fees: string;
+  unique_trader_count: number;
+  /** Wei per whole token (10^18 base units), floored; null when no valid price exists. */
+  current_price: string | null;
+  /** floor(current_price × initial_supply / 10^18) (wei); null when no valid price exists. */
+  fully_diluted_value: string | null;
+  holder_count: number;
+  /** Block timestamp (Unix seconds) of the latest indexed trade; null before the first trade. */
+  latest_trade_timestamp: number | null;
+}
+
+/** `curve` of the Token object: the token's bonding curve. */
+export interface TokenCurve {
+  /** The token's curve contract. */
+  address: string;
+  /** The canonical Uniswap V3 pool (created at launch). */
+  canonical_pool_address?: string;
+  /** The token's total supply (token base units). */
+  supply: string;
+  /** Tokens sold by the curve (`soldSupply()`, token base units). */
+  sold_supply: string;
+  /** Net ETH held by the curve (`reserveCoordinate()`, wei). */
+  reserve_balance: string;
+  /** `virtualTokenReserve()` (token base units). */
+  virtual_token_reserve: string;
+  /** `virtualEthReserve()` (wei). */
+  virtual_eth_reserve: string;
+  /** The curve allocation: tokens sold at graduation (token base units, 800,000,000 × 10^18). */
+  graduation_threshold: string;
+  /** floor(sold_supply × 10000 / graduation_threshold), at most 10000. */
+  progress_bps: number;
+  lifecycle: "active" | "graduated";
+}
+
+/** `graduation` of the Token object (present once the token graduated). */
+export interface TokenGraduation {
+  phase: "graduated";
+  canonical_pool_address?: string;
+  graduation_manager_address?: string;
+  lp_custodian_address?: string;
+  position_token_id?: string;
+  liquidity?: string;
+  token_amount?: string;
+  eth_amount?: string;
+  sold_supply?: string;
+  /** Position of `Graduated`. */
+  curve_terminal_at?: TokenChainPosition;
+  /** Position of `GraduatedV3`. */
+  settled_at?: TokenChainPosition;
+}
+
+/** The Token object (see the module comment). */
+export interface TokenObject {
+  address: string;
+  creator: string;
+  name: string;
+  symbol: string;
+  initial_supply: string;
+  description?: string;
+  image_url?: string;
+  metadata_url?: string;
+  website_url?: string;
+  x_url?: string;
+  telegram_url?: string;
+  discord_url?: string;
+  /** Whether the bound metadata was signed by the token's creator (present when metadata is bound). */
+  metadata_verified?: boolean;
+  graduation?: TokenGraduation;
+  created_at: TokenChainPosition;
+  metrics: TokenMetrics;
+  curve: TokenCurve;
+}
+
+/**
+ * The relations a Token object statement reads: `tokens t` and the finalized draft bound to it,
+ * `m` (null columns when none). Use as `SELECT ${tokenJsonSql()} FROM ${TOKEN_FROM_SQL} WHERE ...`.
+ */
+export const TOKEN_FROM_SQL = `tokens t
+  LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'`;
+
+/**
+ * SQL expression (over {@link TOKEN_FROM_SQL}) of the Token object as JSON text. `extra` adds
+ * further keys after `curve`, as `json_build_object` arguments (`'usd', <expr>`): query-api's
+ * additions. Assembled from text pieces so that optional keys are absent rather than null:
+ * the scalar head, the metadata fields (`json_strip_nulls`, `metadata_verified` last), the
+ * graduation (`json_strip_nulls`), then `created_at`, `metrics`, `curve` and the extras.
+ */
+export function tokenJsonSql(extra = ""): string {
+  return `rtrim(json_build_object('address', t.address, 'creator', t.creator, 'name', t.name, 'symbol', t.symbol,
+    'initial_supply', t.initial_supply::text)::text, '}')
+  || CASE WHEN m.id IS NULL THEN '' ELSE ', ' || ltrim(rtrim(json_strip_nulls(json_build_object(
+    'description', m.description,
+    'image_url', '/objects/' || ltrim(m.image_key, '/'),
+    'metadata_url', '/objects/' || ltrim(m.metadata_key, '/'),
+    'website_url', m.website_url, 'x_url', m.x_url, 'telegram_url', m.telegram_url, 'discord_url', m.discord_url,
+    'metadata_verified', m.verified))::text, '}'), '{') END
+  || CASE WHEN t.state <> 'graduated' THEN '' ELSE ', "graduation" : ' || json_strip_nulls(json_build_object(
+    'phase', 'graduated', 'canonical_pool_address', t.pool_address,
+    'graduation_manager_address', t.graduation_manager_address, 'lp_custodian_address', t.lp_custodian_address,
+    'position_token_id', t.position_token_id::text, 'liquidity', t.graduation_liquidity::text,
+    'token_amount', t.graduation_token_amount::text, 'eth_amount', t.graduation_eth_amount::text,
+    'sold_supply', t.graduation_sold_supply::text,
+    'curve_terminal_at', CASE WHEN t.graduated_block_number IS NOT NULL THEN json_build_object(
+      'block_number', t.graduated_block_number, 'transaction_hash', t.graduated_transaction_hash,
+      'log_index', t.graduated_log_index) END,
+    'settled_at', CASE WHEN t.settled_block_number IS NOT NULL THEN json_build_object(
+      'block_number', t.settled_block_number, 'transaction_hash', t.settled_transaction_hash,
+      'log_index', t.settled_log_index) END))::text END
+  || ', ' || ltrim(json_build_object(
+    'created_at', json_build_object('block_number', t.created_block_number,
+      'transaction_hash', t.created_transaction_hash, 'log_index', t.created_log_index),
+    'metrics', json_build_object('trade_count', t.trade_count, 'buy_count', t.buy_count, 'sell_count', t.sell_count,
+      'volume', t.volume::text, 'fees', t.fees::text, 'unique_trader_count', t.unique_trader_count,
+      'current_price', t.current_price::text, 'fully_diluted_value', t.fully_diluted_value::text,
+      'holder_count', t.holder_count, 'latest_trade_timestamp', t.latest_trade_timestamp),
+    'curve', json_strip_nulls(json_build_object('address', t.curve_address,
+      'canonical_pool_address', t.pool_address, 'supply', t.initial_supply::text,
+      'sold_supply', t.sold_supply::text, 'reserve_balance', t.reserve_balance::text,
+      'virtual_token_reserve', t.virtual_token_reserve::text, 'virtual_eth_reserve', t.virtual_eth_reserve::text,
+      'graduation_threshold', t.graduation_threshold::text,
+      'progress_bps', CASE WHEN t.graduation_threshold <= 0 THEN 0
+                           ELSE LEAST(10000, floor(t.sold_supply * 10000 / t.graduation_threshold))::int END,
+      'lifecycle', CASE WHEN t.state = 'graduated' THEN 'graduated' ELSE 'active' END))${extra === "" ? "" : `,\n    ${extra}`})::text, '{')`;
+}
+
+/**
+ * The Token object of one token (`$1`, lowercase address) as JSON text in column `token`; no
+ * row when the token is not indexed. Not filtered by exclusions. For metadata-api's finalize
+ * response: `JSON.parse` the text (a {@link TokenObject}). Source: `tokens`, `metadata_drafts`.
+ */
+export const TOKEN_BY_ADDRESS_SQL = `SELECT ${tokenJsonSql()} AS token FROM ${TOKEN_FROM_SQL} WHERE t.address = $1`;

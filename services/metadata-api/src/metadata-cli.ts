@@ -1,0 +1,72 @@
+// `pnpm metadata unbind <token>` | `pnpm metadata show <token>`
+// Operator command over `metadata_drafts` on DATABASE_URL (docs/operations.md "Metadata bindings"):
+// `unbind` puts the draft bound to (or pending for) a token back to `draft`, so the token shows no
+// metadata until someone finalizes again (an unsigned binding, or the creator's signed one);
+// `show` prints who holds the token. Exit 0 done, 1 failure, 2 usage.
+import { parseArgs } from "node:util";
+import { createDb } from "@tmi/db";
+import { parseAddress } from "@tmi/shared/codec";
+import { databaseUrl } from "@tmi/shared/env";
+import { isAppError } from "@tmi/shared/errors";
+import { findDraftByToken, unbindToken } from "./drafts/draft-queries.js";
+
+const USAGE = `usage:
+  pnpm metadata unbind <token>   release the metadata bound to (or pending for) <token>
+  pnpm metadata show <token>     print the draft bound to <token>
+env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/tmi)`;
+
+function fail(message: string, status = 2): never {
+  process.stderr.write(`${message}\n${status === 2 ? `${USAGE}\n` : ""}`);
+  process.exit(status);
+}
+
+let positionals: string[];
+try {
+  const parsed = parseArgs({
+    args: process.argv.slice(2).filter((arg) => arg !== "--"),
+    allowPositionals: true,
+    options: { help: { type: "boolean", short: "h" } },
+  });
+  if (parsed.values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  positionals = parsed.positionals;
+} catch (error) {
+  fail((error as Error).message);
+}
+const [command, tokenArg, ...rest] = positionals;
+if (command !== "unbind" && command !== "show")
+  fail(command === undefined ? "missing command" : `unknown command "${command}"`);
+if (tokenArg === undefined) fail(`${command} needs a token address`);
+if (rest.length > 0) fail(`unexpected arguments: ${rest.join(" ")}`);
+let token: string;
+try {
+  token = parseAddress(tokenArg, "token");
+} catch (error) {
+  fail(isAppError(error) ? error.message : String(error));
+}
+const url = databaseUrl.safeParse(process.env.DATABASE_URL || undefined);
+if (!url.success) fail("DATABASE_URL must be a postgres:// or postgresql:// URL", 1);
+
+const db = createDb({ url: url.data, max: 1, applicationName: "tmi-metadata-cli" });
+try {
+  if (command === "unbind") {
+    const released = await unbindToken(db, token);
+    process.stdout.write(
+      released ? `unbound ${token} (draft ${released})\n` : `no metadata bound to ${token}\n`,
+    );
+  } else {
+    const draft = await findDraftByToken(db, token);
+    process.stdout.write(
+      draft
+        ? `${token}\tdraft ${draft.id}\t${draft.status}\t${draft.verified ? `verified by ${draft.signer}` : "unverified"}\n`
+        : `no metadata bound to ${token}\n`,
+    );
+  }
+} catch (error) {
+  process.stderr.write(`metadata: ${(error as Error).message}\n`);
+  process.exitCode = 1;
+} finally {
+  await db.$disconnect().catch(() => {});
+}

@@ -1,0 +1,876 @@
+// Contract tests: every route of the API, errors included, called through the gateway of the whole
+// system (test/src/system.ts: devnet, real indexer, every service) and every answer parsed with the
+// schemas of test/src/platform-schemas.ts — what zonk.fun's web client parses, tightened by
+// docs/api.md. The market is built once (test/src/api-scenario.ts); the tests of this file run in
+// order on it. With API_EXAMPLES_OUT set, the titled answers are written as docs/api-examples.md.
+import { setEthUsdRound } from "@tmi/devnet";
+import { waitFor } from "@tmi/testkit";
+import { createPublicClient, http } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { ApiExampleLog } from "../src/api-examples.js";
+import { ALPHA_FIELDS, draftForm, type Market, seedMarket, TOTAL_SUPPLY } from "../src/api-scenario.js";
+import { openApiChecker } from "../src/openapi-check.js";
+import {
+  activityPageSchema,
+  CHART_INTERVALS,
+  CURVE_ALLOCATION,
+  chartSchema,
+  creatorProfileSchema,
+  errorEnvelopeSchema,
+  ethUsdSchema,
+  holderPageSchema,
+  indexingStatusSchema,
+  metadataDraftSchema,
+  platformClientEthUsdSchema,
+  pricingSchema,
+  schemaProblems,
+  serviceStatusSchema,
+  tokenPageSchema,
+  tokenSchema,
+  tradePageSchema,
+  unexpectedNulls,
+} from "../src/platform-schemas.js";
+import { type JsonResponse, type System, startSystem } from "../src/system.js";
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const UNKNOWN = "0x00000000000000000000000000000000deadbeef";
+const JSON_HEADERS = { "content-type": "application/json" };
+
+let system: System;
+let market: Market;
+const examples = new ApiExampleLog();
+/** Every answer seen, for the checks that apply to all of them. */
+const seen: { label: string; response: JsonResponse }[] = [];
+
+/**
+ * One request through the gateway; every answer must carry a valid `X-Request-ID`. With `example`,
+ * the exchange goes into the API examples under that section and title.
+ */
+async function call(
+  path: string,
+  init: RequestInit & { example?: [section: string, title: string]; shownRequest?: unknown } = {},
+): Promise<JsonResponse> {
+  const { example, shownRequest, ...requestInit } = init;
+  const response = await system.request(path, requestInit);
+  const label = `${requestInit.method ?? "GET"} ${path}`;
+  seen.push({ label, response });
+  expect(response.headers.get("x-request-id"), `X-Request-ID of ${label}`).toMatch(REQUEST_ID);
+  if (example)
+    examples.add({
+      section: example[0],
+      title: example[1],
+      method: requestInit.method ?? "GET",
+      path,
+      request: shownRequest,
+      headers: ["retry-after", "allow", "cache-control"].filter(
+        (h) => h !== "cache-control" || path.startsWith("/api/v1/prices"),
+      ),
+      response,
+    });
+  return response;
+}
+
+/** Asserts `status` and that the body parses with `schema`; returns the body. */
+// biome-ignore lint/suspicious/noExplicitAny: bodies are read field by field after the schema passed
+function expectAnswer(response: JsonResponse, status: number, schema: z.ZodType): any {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  expect(schemaProblems(schema, response.body), JSON.stringify(response.body)).toBe("");
+  return response.body;
+}
+
+/** Asserts an error answer: `status`, the envelope, `code` (or one of `code`), `details` fields. */
+function expectError(
+  response: JsonResponse,
+  status: number,
+  code: string | readonly string[],
+  detailsField?: string,
+): void {
+  const body = expectAnswer(response, status, errorEnvelopeSchema);
+  const codes = typeof code === "string" ? [code] : code;
+  expect(codes, JSON.stringify(body)).toContain(body.error.code);
+  expect(body.error.request_id).toBe(response.headers.get("x-request-id"));
+  if (detailsField)
+    expect(body.error.details?.map((d: { field: string }) => d.field) ?? [], JSON.stringify(body)).toContain(
+      detailsField,
+    );
+}
+
+const tokenRoutes = (a: string) => [
+  `/api/v1/tokens/${a}`,
+  `/api/v1/tokens/${a}/pricing`,
+  `/api/v1/tokens/${a}/chart`,
+  `/api/v1/tokens/${a}/trades`,
+  `/api/v1/tokens/${a}/activity`,
+  `/api/v1/tokens/${a}/holders`,
+];
+const creatorRoutes = (a: string) => [`/api/v1/creators/${a}`, `/api/v1/creators/${a}/tokens`];
+
+describe("contract: every route through the gateway", () => {
+  beforeAll(async () => {
+    system = await startSystem({ echo: process.env.E2E_ECHO === "1" });
+  }, 180_000);
+
+  afterAll(async () => {
+    const out = process.env.API_EXAMPLES_OUT;
+    if (out && market) {
+      examples.write(
+        out,
+        `Written by \`pnpm docs:api-examples\` (the contract tests, test/contract/contract.int.test.ts, with
+\`API_EXAMPLES_OUT\`): every answer below was returned through the gateway of the whole system on a
+devnet (the real indexer and every service) after wallets launched two tokens, traded on their
+curves, graduated one into its canonical Uniswap V3 pool and swapped there (test/src/api-scenario.ts).
+Each answer was parsed with the contract schemas (test/src/platform-schemas.ts): the shapes zonk.fun's
+own web client parses, with the rules of \`docs/api.md\` (optional keys absent, never \`null\`; one
+Token object everywhere; the error envelope). Lists are cut to their first items (candles: the last
+ones), as each title says; everything else is as returned.
+
+One answer is known not to parse in the platform's client: \`GET /api/v1/prices/eth-usd\` keeps the
+API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seconds, \`source\`,
+\`chain_id\`), while the client expects \`price_decimals\`, an ISO-8601 \`updated_at\`, \`feed\` and
+\`max_age_seconds\`. The specification wins there; the contract test asserts both facts.`,
+      );
+    }
+    // The services' own logs, when asked for (debugging a failure).
+    if (process.env.CONTRACT_OUTPUT === "1" && system) console.log(system.output());
+    await system?.stop();
+  }, 60_000);
+
+  it("default: /health and /readyz answer the status response with the request id", async () => {
+    const health = await call("/health", {
+      headers: { "x-request-id": "contract-health.1" },
+      example: ["Status", "Liveness (the gateway itself)"],
+    });
+    expect(expectAnswer(health, 200, serviceStatusSchema("ok")).request_id).toBe("contract-health.1");
+    expect(health.headers.get("x-request-id")).toBe("contract-health.1");
+    expectAnswer(
+      await call("/readyz", { example: ["Status", "Readiness (query-api, database ping)"] }),
+      200,
+      serviceStatusSchema("ready"),
+    );
+    // An invalid incoming id is replaced.
+    const replaced = await call("/health", { headers: { "x-request-id": "bad id" } });
+    expect(replaced.headers.get("x-request-id")).not.toBe("bad id");
+  });
+
+  it("behavior: metadata drafts answer 201 with description always a string and object paths", async () => {
+    const full = await call("/api/v1/token-metadata", {
+      method: "POST",
+      body: draftForm({ ...ALPHA_FIELDS, name: "Draft Full" }),
+      shownRequest: { "multipart/form-data": { ...ALPHA_FIELDS, name: "Draft Full", image: "(1×1 PNG)" } },
+      example: ["Metadata", "Create a draft (every field)"],
+    });
+    const body = expectAnswer(full, 201, metadataDraftSchema);
+    expect(body).toMatchObject({ ...ALPHA_FIELDS, name: "Draft Full" });
+    const minimalFields = { name: "Draft Min", symbol: "MIN", initial_supply: TOTAL_SUPPLY.toString() };
+    const minimal = expectAnswer(
+      await call("/api/v1/token-metadata", {
+        method: "POST",
+        body: draftForm(minimalFields),
+        shownRequest: { "multipart/form-data": { ...minimalFields, image: "(1×1 PNG)" } },
+        example: ["Metadata", "Create a draft (required fields only)"],
+      }),
+      201,
+      metadataDraftSchema,
+    );
+    expect(minimal.description).toBe("");
+    for (const key of ["website_url", "x_url", "telegram_url", "discord_url"])
+      expect(minimal).not.toHaveProperty(key);
+  });
+
+  it("error: metadata validation answers the platform's codes with details", async () => {
+    const base = { name: "Valid", symbol: "VAL", initial_supply: TOTAL_SUPPLY.toString() };
+    const cases: [string, Record<string, string>, string, string][] = [
+      ["empty name", { ...base, name: "" }, "invalid_name", "name"],
+      ["name over 64 bytes", { ...base, name: "é".repeat(33) }, "invalid_name", "name"],
+      ["symbol over 16 bytes", { ...base, symbol: "S".repeat(17) }, "invalid_symbol", "symbol"],
+      [
+        "description over 1,000 bytes",
+        { ...base, description: "d".repeat(1001) },
+        "invalid_description",
+        "description",
+      ],
+      ["supply zero", { ...base, initial_supply: "0" }, "invalid_supply", "initial_supply"],
+      ["supply not an integer", { ...base, initial_supply: "1e27" }, "invalid_supply", "initial_supply"],
+      [
+        "supply over uint256",
+        { ...base, initial_supply: (1n << 256n).toString() },
+        "invalid_supply",
+        "initial_supply",
+      ],
+      [
+        "website not http(s)",
+        { ...base, website_url: "ftp://example.com/" },
+        "invalid_website_url",
+        "website_url",
+      ],
+      ["x_url on another host", { ...base, x_url: "https://example.com/alpha" }, "invalid_x_url", "x_url"],
+      [
+        "telegram_url on another host",
+        { ...base, telegram_url: "https://x.com/alpha" },
+        "invalid_telegram_url",
+        "telegram_url",
+      ],
+      [
+        "discord_url on another host",
+        { ...base, discord_url: "https://t.me/alpha" },
+        "invalid_discord_url",
+        "discord_url",
+      ],
+    ];
+    for (const [what, fields, code, field] of cases) {
+      const response = await call("/api/v1/token-metadata", {
+        method: "POST",
+        body: draftForm(fields),
+        ...(what === "x_url on another host"
+          ? {
+              shownRequest: { "multipart/form-data": { ...fields, image: "(1×1 PNG)" } },
+              example: ["Metadata errors", "A field that fails validation"] as [string, string],
+            }
+          : {}),
+      });
+      expect.soft(response.status, what).toBe(400);
+      expect.soft(response.body?.error?.code, `${what}: ${JSON.stringify(response.body)}`).toBe(code);
+      expect
+        .soft(response.body?.error?.details?.map((d: { field: string }) => d.field) ?? [], what)
+        .toContain(field);
+      expect.soft(schemaProblems(errorEnvelopeSchema, response.body), what).toBe("");
+    }
+    // Neither image nor image_url; not multipart; not an image; over 5 MB; an image_url on a private host.
+    expectError(
+      await call("/api/v1/token-metadata", { method: "POST", body: draftForm(base, null) }),
+      400,
+      ["invalid_upload", "invalid_image"],
+      "image",
+    );
+    expectError(
+      await call("/api/v1/token-metadata", {
+        method: "POST",
+        headers: JSON_HEADERS,
+        body: JSON.stringify(base),
+        shownRequest: base,
+        example: ["Metadata errors", "Not a multipart form"],
+      }),
+      400,
+      "invalid_upload",
+    );
+    expectError(
+      await call("/api/v1/token-metadata", {
+        method: "POST",
+        body: draftForm(base, Buffer.from("not an image at all")),
+      }),
+      415,
+      "unsupported_image_type",
+    );
+    expectError(
+      await call("/api/v1/token-metadata", {
+        method: "POST",
+        body: draftForm(base, new Uint8Array(5 * 1024 * 1024 + 1)),
+        shownRequest: { "multipart/form-data": { ...base, image: "(5 MB + 1 byte)" } },
+        example: ["Metadata errors", "Image over 5 MB"],
+      }),
+      413,
+      "payload_too_large",
+    );
+    expectError(
+      await call("/api/v1/token-metadata", {
+        method: "POST",
+        body: draftForm({ ...base, image_url: "https://127.0.0.1/logo.png" }, null),
+        shownRequest: { "multipart/form-data": { ...base, image_url: "https://127.0.0.1/logo.png" } },
+        example: ["Metadata errors", "image_url on a private host"],
+      }),
+      422,
+      "image_unavailable",
+    );
+  });
+
+  it("behavior: the market is built; finalize before indexing answers 409 not_indexed (the only code the client retries on)", async () => {
+    market = await seedMarket(system);
+    const { launchNotIndexed, receiptNotVisible } = market.beforeIndexing;
+    for (const [what, response] of [
+      ["launch confirmed, not indexed", launchNotIndexed],
+      ["receipt not yet visible", receiptNotVisible],
+    ] as const) {
+      seen.push({ label: `finalize before indexing (${what})`, response });
+      expect(response.headers.get("x-request-id")).toMatch(REQUEST_ID);
+      expectError(response, 409, "not_indexed");
+    }
+    examples.add({
+      section: "Finalize",
+      title: "Finalize before the launch is indexed",
+      method: "POST",
+      path: `/api/v1/token-metadata/${market.alpha.draftId}/finalize`,
+      request: { token_address: market.alpha.token, transaction_hash: market.alpha.launch.hash },
+      response: launchNotIndexed,
+    });
+  }, 300_000);
+
+  it("behavior: finalize answers 200 with the Token object, again on a repeat; 404, 422, 409 and 400 otherwise", async () => {
+    const { alpha, beta, alphaDraft } = market;
+    const request = { token_address: alpha.token, transaction_hash: alpha.launch.hash };
+    const path = `/api/v1/token-metadata/${alpha.draftId}/finalize`;
+    const post = (p: string, body: unknown, example?: [string, string]) =>
+      call(p, {
+        method: "POST",
+        headers: JSON_HEADERS,
+        body: JSON.stringify(body),
+        shownRequest: body,
+        example,
+      });
+    const bound = expectAnswer(
+      await post(path, request, ["Finalize", "Finalize once indexed (the bound Token)"]),
+      200,
+      tokenSchema,
+    );
+    expect(bound).toMatchObject({
+      address: alpha.token,
+      name: ALPHA_FIELDS.name,
+      description: ALPHA_FIELDS.description,
+      website_url: ALPHA_FIELDS.website_url,
+      x_url: ALPHA_FIELDS.x_url,
+      telegram_url: ALPHA_FIELDS.telegram_url,
+      discord_url: ALPHA_FIELDS.discord_url,
+      image_url: alphaDraft.image_url,
+      metadata_url: alphaDraft.metadata_url,
+      metadata_verified: false,
+    });
+    expectAnswer(await post(path, request), 200, tokenSchema);
+    expectError(
+      await post(`/api/v1/token-metadata/00000000-0000-4000-8000-000000000000/finalize`, request, [
+        "Finalize",
+        "Unknown draft",
+      ]),
+      404,
+      "not_found",
+    );
+    // The draft is bound to alpha: binding it to beta is refused.
+    expectError(
+      await post(path, { token_address: beta.token, transaction_hash: beta.launch.hash }, [
+        "Finalize",
+        "Draft bound to another launch",
+      ]),
+      409,
+      "already_finalized",
+    );
+    // A fresh draft whose name differs from beta's launch.
+    const other = expectAnswer(
+      await call("/api/v1/token-metadata", {
+        method: "POST",
+        body: draftForm({ ...ALPHA_FIELDS, name: "Not Beta", symbol: "NOTB" }),
+      }),
+      201,
+      metadataDraftSchema,
+    );
+    expectError(
+      await post(
+        `/api/v1/token-metadata/${other.draft_id}/finalize`,
+        { token_address: beta.token, transaction_hash: beta.launch.hash },
+        ["Finalize", "Launch does not match the draft"],
+      ),
+      422,
+      "launch_mismatch",
+    );
+    expectError(await post(path, { token_address: "0x1234", transaction_hash: alpha.launch.hash }), 400, [
+      "invalid_request",
+      "invalid_address",
+    ]);
+    expectError(await post(path, { token_address: alpha.token }), 400, "invalid_request");
+    expectError(
+      await call(path, { method: "POST", headers: JSON_HEADERS, body: "{not json" }),
+      400,
+      "invalid_request",
+    );
+  });
+
+  it("behavior: token list, newest, search, trending and its alias answer pages of the one Token object", async () => {
+    const { alpha, beta, alphaDraft } = market;
+    const list = expectAnswer(
+      await call("/api/v1/tokens", { example: ["Tokens", "Token list"] }),
+      200,
+      tokenPageSchema,
+    );
+    expect(list.items.map((t: { address: string }) => t.address)).toEqual([beta.token, alpha.token]);
+    expect(list).not.toHaveProperty("next_cursor");
+    const [betaItem, alphaItem] = list.items;
+    // List items carry curve (progress from sold_supply / graduation_threshold) and graduation.
+    for (const item of list.items) {
+      expect(item.curve.graduation_threshold).toBe(CURVE_ALLOCATION.toString());
+      expect(item.curve.address).not.toBe(item.address);
+      expect(item.metrics.latest_trade_timestamp).toBeTypeOf("number");
+      expect(item.initial_supply).toBe(TOTAL_SUPPLY.toString());
+    }
+    expect(alphaItem.curve.lifecycle).toBe("graduated");
+    expect(alphaItem.graduation.phase).toBe("graduated");
+    expect(alphaItem.image_url).toBe(alphaDraft.image_url);
+    expect(betaItem.curve.lifecycle).toBe("active");
+    expect(betaItem).not.toHaveProperty("graduation");
+    for (const key of [
+      "description",
+      "image_url",
+      "metadata_url",
+      "website_url",
+      "x_url",
+      "telegram_url",
+      "discord_url",
+    ])
+      expect(betaItem, key).not.toHaveProperty(key);
+
+    expect(
+      expectAnswer(
+        await call("/api/v1/tokens/newest", { example: ["Tokens", "Newest (alias of the list)"] }),
+        200,
+        tokenPageSchema,
+      ),
+    ).toEqual(list);
+    const first = expectAnswer(
+      await call("/api/v1/tokens?limit=1", { example: ["Tokens", "A page of one, with next_cursor"] }),
+      200,
+      tokenPageSchema,
+    );
+    expect(first.next_cursor).toBeTypeOf("string");
+    const second = expectAnswer(
+      await call(`/api/v1/tokens?limit=1&cursor=${encodeURIComponent(first.next_cursor)}`),
+      200,
+      tokenPageSchema,
+    );
+    expect(second.items.map((t: { address: string }) => t.address)).toEqual([alpha.token]);
+    expect(second).not.toHaveProperty("next_cursor");
+    const search = expectAnswer(
+      await call("/api/v1/tokens?search=alpha", { example: ["Tokens", "Search"] }),
+      200,
+      tokenPageSchema,
+    );
+    expect(search.items.map((t: { address: string }) => t.address)).toEqual([alpha.token]);
+    expectAnswer(await call("/api/v1/tokens?search=nothing-matches"), 200, tokenPageSchema);
+
+    const trending = await waitFor(
+      async () => {
+        const r = await call("/api/v1/tokens/trending");
+        return r.status === 200 && r.body.items.length === 2 && r;
+      },
+      { timeoutMs: 30_000, message: "trending snapshot with both tokens" },
+    );
+    expectAnswer(trending, 200, tokenPageSchema);
+    examples.add({
+      section: "Tokens",
+      title: "Trending",
+      method: "GET",
+      path: "/api/v1/tokens/trending",
+      response: trending,
+    });
+    expect(
+      expectAnswer(
+        await call("/api/v1/trending", { example: ["Tokens", "Trending (alias)"] }),
+        200,
+        tokenPageSchema,
+      ).items,
+    ).toEqual(trending.body.items);
+    const trendingFirst = expectAnswer(await call("/api/v1/trending?limit=1"), 200, tokenPageSchema);
+    expectAnswer(
+      await call(`/api/v1/trending?limit=1&cursor=${encodeURIComponent(trendingFirst.next_cursor)}`),
+      200,
+      tokenPageSchema,
+    );
+  });
+
+  it("behavior: detail, pricing, chart, trades, activity and holders of a graduated and a curve token", async () => {
+    const { alpha, beta } = market;
+    const alphaDetail = expectAnswer(
+      await call(`/api/v1/tokens/${alpha.token}`, {
+        example: ["Token", "Detail of a graduated token with metadata"],
+      }),
+      200,
+      tokenSchema,
+    );
+    expect(alphaDetail.graduation).toMatchObject({
+      phase: "graduated",
+      canonical_pool_address: alphaDetail.curve.canonical_pool_address,
+    });
+    const betaDetail = expectAnswer(
+      await call(`/api/v1/tokens/${beta.token}`, { example: ["Token", "Detail of a token on its curve"] }),
+      200,
+      tokenSchema,
+    );
+    expect(betaDetail.curve.progress_bps).toBeGreaterThan(0);
+    expect(betaDetail.curve.progress_bps).toBeLessThan(10_000);
+    // Upper-case path addresses are accepted.
+    expectAnswer(await call(`/api/v1/tokens/0x${beta.token.slice(2).toUpperCase()}`), 200, tokenSchema);
+
+    const alphaPricing = expectAnswer(
+      await call(`/api/v1/tokens/${alpha.token}/pricing`, { example: ["Token", "Pricing after pool swaps"] }),
+      200,
+      pricingSchema,
+    );
+    expect(alphaPricing.source).toBe("indexed_v3_market");
+    const betaPricing = expectAnswer(
+      await call(`/api/v1/tokens/${beta.token}/pricing`, { example: ["Token", "Pricing on the curve"] }),
+      200,
+      pricingSchema,
+    );
+    expect(betaPricing.source).toBe("indexed_v3_curve");
+    expect(betaPricing.current_price).toBe(betaDetail.metrics.current_price);
+
+    for (const interval of CHART_INTERVALS) {
+      const chart = expectAnswer(
+        await call(
+          `/api/v1/tokens/${beta.token}/chart?interval=${interval}&limit=3`,
+          interval === "1m" ? { example: ["Token", "Chart (1m, limit 3)"] } : {},
+        ),
+        200,
+        chartSchema,
+      );
+      expect(chart.interval).toBe(interval);
+      expect(chart.candles.length).toBeGreaterThan(0);
+      expect(chart.candles.length).toBeLessThanOrEqual(3);
+    }
+    expect(expectAnswer(await call(`/api/v1/tokens/${alpha.token}/chart`), 200, chartSchema).interval).toBe(
+      "1h",
+    );
+
+    const trades = expectAnswer(
+      await call(`/api/v1/tokens/${alpha.token}/trades?limit=100`, {
+        example: ["Token", "Trades (curve and pool)"],
+      }),
+      200,
+      tradePageSchema,
+    );
+    expect(new Set(trades.items.map((t: { source: string }) => t.source))).toEqual(
+      new Set(["curve", "uniswap_v3"]),
+    );
+    const tradesFirst = expectAnswer(
+      await call(`/api/v1/tokens/${alpha.token}/trades?limit=1&order=asc`),
+      200,
+      tradePageSchema,
+    );
+    expectAnswer(
+      await call(
+        `/api/v1/tokens/${alpha.token}/trades?limit=1&order=asc&cursor=${encodeURIComponent(tradesFirst.next_cursor)}`,
+      ),
+      200,
+      tradePageSchema,
+    );
+    expectAnswer(await call(`/api/v1/tokens/${beta.token}/trades`), 200, tradePageSchema);
+
+    const activity = expectAnswer(
+      await call(`/api/v1/tokens/${alpha.token}/activity?limit=100`, { example: ["Token", "Activity"] }),
+      200,
+      activityPageSchema,
+    );
+    const names = new Set(activity.items.map((e: { event_name: string }) => e.event_name));
+    for (const name of ["TokensBought", "TokensSold", "Graduated", "Swap", "Transfer"])
+      expect(names, name).toContain(name);
+    const activityFirst = expectAnswer(
+      await call(`/api/v1/tokens/${beta.token}/activity?limit=2`),
+      200,
+      activityPageSchema,
+    );
+    expectAnswer(
+      await call(
+        `/api/v1/tokens/${beta.token}/activity?limit=2&cursor=${encodeURIComponent(activityFirst.next_cursor)}`,
+      ),
+      200,
+      activityPageSchema,
+    );
+
+    const holders = expectAnswer(
+      await call(`/api/v1/tokens/${alpha.token}/holders`, { example: ["Token", "Holders (addition)"] }),
+      200,
+      holderPageSchema,
+    );
+    expect(holders.items.length).toBe(alphaDetail.metrics.holder_count);
+    expectAnswer(
+      await call("/api/v1/status", { example: ["Status", "Indexing status (addition)"] }),
+      200,
+      indexingStatusSchema,
+    );
+  });
+
+  it("behavior: creator profile and creator tokens, and the zero profile of an address that launched nothing", async () => {
+    const { creator } = market;
+    const profile = expectAnswer(
+      await call(`/api/v1/creators/${creator.address}`, { example: ["Creators", "Creator profile"] }),
+      200,
+      creatorProfileSchema,
+    );
+    expect(profile.token_count).toBe(2);
+    expect(profile.tokens).toHaveLength(2);
+    expect(profile).not.toHaveProperty("next_cursor");
+    const firstPage = expectAnswer(
+      await call(`/api/v1/creators/${creator.address}?limit=1`),
+      200,
+      creatorProfileSchema,
+    );
+    const tokens = expectAnswer(
+      await call(
+        `/api/v1/creators/${creator.address}/tokens?limit=1&cursor=${encodeURIComponent(firstPage.next_cursor)}`,
+      ),
+      200,
+      tokenPageSchema,
+    );
+    expect(tokens.items).toHaveLength(1);
+    expectAnswer(
+      await call(`/api/v1/creators/${creator.address}/tokens`, { example: ["Creators", "Creator tokens"] }),
+      200,
+      tokenPageSchema,
+    );
+    const zero = expectAnswer(
+      await call(`/api/v1/creators/${UNKNOWN}`, {
+        example: ["Creators", "An address that launched nothing"],
+      }),
+      200,
+      creatorProfileSchema,
+    );
+    expect(zero).toEqual({ address: UNKNOWN, token_count: 0, volume: "0", tokens: [] });
+  });
+
+  it("behavior: the live stream answers text/event-stream; a malformed filter is 400 in the envelope", async () => {
+    const controller = new AbortController();
+    const stream = await fetch(`${system.baseUrl}/api/v1/stream?tokens=${market.alpha.token}`, {
+      signal: controller.signal,
+    });
+    try {
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      expect(stream.headers.get("x-request-id")).toMatch(REQUEST_ID);
+    } finally {
+      controller.abort();
+    }
+    expectError(
+      await call("/api/v1/stream?tokens=0x1234", { example: ["Errors", "Malformed stream filter"] }),
+      400,
+      "invalid_address",
+      "tokens",
+    );
+    expectError(await call("/api/v1/stream?events=nothing"), 400, "invalid_request", "events");
+  });
+
+  it("behavior: /objects serves the stored image and metadata; a missing object is 404 in the envelope", async () => {
+    const { alphaDraft } = market;
+    const image = await fetch(`${system.baseUrl}${alphaDraft.image_url}`);
+    expect(image.status).toBe(200);
+    expect(image.headers.get("content-type")).toBe("image/png");
+    expect(image.headers.get("cache-control")).toContain("immutable");
+    expect(image.headers.get("x-request-id")).toMatch(REQUEST_ID);
+    const metadata = await call(alphaDraft.metadata_url!, { example: ["Objects", "Stored metadata object"] });
+    expect(metadata.status).toBe(200);
+    expect(metadata.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(metadata.body).toMatchObject({ name: ALPHA_FIELDS.name, symbol: ALPHA_FIELDS.symbol });
+    expectError(
+      await call(`/objects/images/${"0".repeat(64)}.png`, { example: ["Objects", "Missing object"] }),
+      404,
+      "not_found",
+    );
+  });
+
+  it("behavior: ETH/USD answers the spec's shape (which the platform client cannot parse), and 503 oracle_unavailable when stale", async () => {
+    const { rpcUrl, deployment } = system.devnet;
+    const client = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 });
+    const now = (await client.getBlock({ blockTag: "latest" })).timestamp;
+    await setEthUsdRound(rpcUrl, deployment, {
+      roundId: 900n,
+      answer: 312_345_678_901n,
+      startedAt: now,
+      updatedAt: now,
+      answeredInRound: 900n,
+    });
+    const price = await call("/api/v1/prices/eth-usd", { example: ["ETH/USD", "Reference price"] });
+    const body = expectAnswer(price, 200, ethUsdSchema);
+    expect(body).toMatchObject({
+      price: "3123.45678901",
+      decimals: 8,
+      source: "chainlink_eth_usd",
+      chain_id: system.devnet.chainId,
+    });
+    expect(price.headers.get("cache-control")).toBe("no-store");
+    // Known and documented: the platform's client expects another ETH/USD shape; the spec wins.
+    expect(platformClientEthUsdSchema.safeParse(body).success).toBe(false);
+
+    await setEthUsdRound(rpcUrl, deployment, {
+      roundId: 901n,
+      answer: 312_345_678_901n,
+      startedAt: now - 7200n,
+      updatedAt: now - 7200n,
+      answeredInRound: 901n,
+    });
+    expectError(
+      await call("/api/v1/prices/eth-usd", { example: ["ETH/USD", "Stale oracle data"] }),
+      503,
+      "oracle_unavailable",
+    );
+    await setEthUsdRound(rpcUrl, deployment, {
+      roundId: 902n,
+      answer: 312_345_678_901n,
+      startedAt: now,
+      updatedAt: now,
+      answeredInRound: 902n,
+    });
+  });
+
+  it("error: malformed addresses, pagination, search, order and interval; unknown tokens", async () => {
+    const { alpha, creator } = market;
+    let first = true;
+    for (const bad of ["0x1234", "not-an-address", `0x${"g".repeat(40)}`, `${alpha.token}00`]) {
+      for (const path of [...tokenRoutes(bad), ...creatorRoutes(bad)]) {
+        expectError(
+          await call(path, first ? { example: ["Errors", "Malformed address"] } : {}),
+          400,
+          "invalid_address",
+        );
+        first = false;
+      }
+    }
+    const paged = [
+      "/api/v1/tokens",
+      "/api/v1/tokens/newest",
+      "/api/v1/tokens/trending",
+      "/api/v1/trending",
+      `/api/v1/tokens/${alpha.token}/trades`,
+      `/api/v1/tokens/${alpha.token}/activity`,
+      `/api/v1/tokens/${alpha.token}/holders`,
+      ...creatorRoutes(creator.address),
+    ];
+    first = true;
+    for (const path of paged) {
+      for (const query of [
+        "limit=0",
+        "limit=101",
+        "limit=abc",
+        "limit=1.5",
+        "cursor=not-a-cursor",
+        "cursor=",
+      ]) {
+        expectError(
+          await call(`${path}?${query}`, first ? { example: ["Errors", "Invalid limit"] } : {}),
+          400,
+          "invalid_request",
+        );
+        first = false;
+      }
+    }
+    // A cursor of another route.
+    const tokensPage = expectAnswer(await call("/api/v1/tokens?limit=1"), 200, tokenPageSchema);
+    expectError(
+      await call(`/api/v1/tokens/${alpha.token}/trades?cursor=${encodeURIComponent(tokensPage.next_cursor)}`),
+      400,
+      "invalid_request",
+    );
+    expectError(
+      await call(`/api/v1/tokens?search=${encodeURIComponent("50%")}`, {
+        example: ["Errors", "Unsupported search characters"],
+      }),
+      400,
+      "invalid_request",
+      "search",
+    );
+    expectError(await call(`/api/v1/tokens?search=${"a".repeat(65)}`), 400, "invalid_request", "search");
+    expectError(await call(`/api/v1/tokens/${alpha.token}/trades?order=sideways`), 400, "invalid_request");
+    expectError(
+      await call(`/api/v1/tokens/${alpha.token}/chart?interval=2m`, {
+        example: ["Errors", "Unsupported interval"],
+      }),
+      400,
+      "invalid_interval",
+    );
+    expectError(await call(`/api/v1/tokens/${alpha.token}/chart?interval=`), 400, "invalid_interval");
+    for (const query of ["limit=0", "limit=1001", "limit=x"])
+      expectError(await call(`/api/v1/tokens/${alpha.token}/chart?${query}`), 400, "invalid_request");
+    first = true;
+    for (const path of tokenRoutes(UNKNOWN)) {
+      expectError(await call(path, first ? { example: ["Errors", "Unknown token"] } : {}), 404, "not_found");
+      first = false;
+    }
+  });
+
+  it("error: unknown routes are 404, other methods 405 with Allow, a preflight without origin is not a bare body", async () => {
+    expectError(
+      await call("/api/v1/nothing-here", { example: ["Errors", "Unknown route"] }),
+      404,
+      "not_found",
+    );
+    expectError(await call("/nothing-here"), 404, "not_found");
+    const wrong = await call("/api/v1/tokens", {
+      method: "POST",
+      headers: JSON_HEADERS,
+      body: "{}",
+      example: ["Errors", "Wrong method"],
+    });
+    expectError(wrong, 405, "method_not_allowed");
+    expect(wrong.headers.get("allow")).toMatch(/GET/);
+    expectError(
+      await call(`/api/v1/tokens/${market.alpha.token}`, { method: "DELETE" }),
+      405,
+      "method_not_allowed",
+    );
+    expectError(await call("/api/v1/token-metadata"), 405, "method_not_allowed");
+    expectError(await call("/api/v1/prices/eth-usd", { method: "POST" }), 405, "method_not_allowed");
+    const preflight = await call("/api/v1/tokens", { method: "OPTIONS" });
+    if (preflight.status >= 400) expectAnswer(preflight, preflight.status, errorEnvelopeSchema);
+    else expect(preflight.status).toBeLessThan(300);
+    // Bad percent-encoding and an over-long path segment.
+    const badEncoding = await call("/api/v1/tokens/%E0%A4%A");
+    expect(badEncoding.status).toBe(400);
+    expectAnswer(badEncoding, 400, errorEnvelopeSchema);
+    const long = await call(`/api/v1/tokens/${"a".repeat(5000)}`);
+    expect(long.status).toBeGreaterThanOrEqual(400);
+    expect(long.status).toBeLessThan(500);
+    expectAnswer(long, long.status, errorEnvelopeSchema);
+  });
+
+  it("error: the gateway's rate limit answers 429 rate_limited with Retry-After", async () => {
+    await system.restartService("gateway", { RATE_LIMIT_PER_MINUTE: "5" });
+    try {
+      const limited = await waitFor(
+        async () => {
+          const r = await system.request("/api/v1/tokens?limit=1");
+          return r.status === 429 && r;
+        },
+        { timeoutMs: 10_000, intervalMs: 1, message: "a 429" },
+      );
+      seen.push({ label: "rate limited", response: limited });
+      expectError(limited, 429, "rate_limited");
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      examples.add({
+        section: "Errors",
+        title: "Rate limited (gateway)",
+        method: "GET",
+        path: "/api/v1/tokens?limit=1",
+        headers: ["retry-after"],
+        response: limited,
+      });
+    } finally {
+      await system.restartService("gateway", { RATE_LIMIT_PER_MINUTE: "0" });
+    }
+  });
+
+  it("behavior: the OpenAPI document agrees with every answer seen (documented status, documented schema)", async () => {
+    const openapi = await call("/api/v1/openapi.json");
+    expect(openapi.status).toBe(200);
+    const checker = openApiChecker(openapi.body);
+    const problems = new Set<string>();
+    let checked = 0;
+    for (const { label, response } of seen) {
+      const [method, path] = label.split(" ") as [string, string];
+      if (!path?.startsWith("/") || !checker.find(method, path.split("?")[0]!)) continue;
+      checked++;
+      const problem = checker.check(method, path, response.status, response.body);
+      if (problem) problems.add(problem);
+    }
+    expect(checked).toBeGreaterThan(50);
+    expect([...problems]).toEqual([]);
+  });
+
+  it("behavior: no answer has a null outside the nullable keys, and every error is the envelope", () => {
+    expect(seen.length).toBeGreaterThan(100);
+    const problems: string[] = [];
+    for (const { label, response } of seen) {
+      if (response.status >= 400 && errorEnvelopeSchema.safeParse(response.body).success === false)
+        problems.push(
+          `${label}: ${response.status} not the envelope: ${JSON.stringify(response.body).slice(0, 200)}`,
+        );
+      if (label.startsWith("GET /api/v1/status")) continue;
+      const nulls = unexpectedNulls(response.body, ["usd", "reserve_amount_usd", "stats"]);
+      if (nulls.length > 0) problems.push(`${label}: null at ${nulls.slice(0, 5).join(", ")}`);
+    }
+    expect(problems).toEqual([]);
+  });
+});

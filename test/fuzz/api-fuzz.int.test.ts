@@ -1,0 +1,568 @@
+// A bounded property-based pass (fast-check) over every route of the OpenAPI document
+// (`/api/v1/openapi.json`) and the routes the gateway sends to the other services (metadata,
+// objects, ETH/USD, health), through the gateway of the whole system on a devnet with a small
+// indexed market (test/src/api-scenario.ts). Each case is one request with random or hostile path
+// parameters, query values, headers, methods and bodies. Every answer must:
+// - carry a valid X-Request-ID (the one sent, when it was valid);
+// - have a status the route documents (plus 405 for another method, 304 for If-None-Match,
+//   204 for a preflight), and never a 5xx other than a documented 503;
+// - be the error envelope when it is an error, and parse with the contract schemas on success.
+// The run is bounded by FUZZ_BUDGET_MS (default 45 s) over all routes; it prints the number of
+// cases and requests per route. FUZZ_SEED replays a run; FUZZ_ROUTES narrows it to some routes.
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { draftForm, type Market, PNG_1X1, seedMarket, TOTAL_SUPPLY } from "../src/api-scenario.js";
+import { openApiChecker } from "../src/openapi-check.js";
+import {
+  activityPageSchema,
+  chartSchema,
+  creatorProfileSchema,
+  errorEnvelopeSchema,
+  ethUsdSchema,
+  finalizeResponseSchema,
+  holderPageSchema,
+  indexingStatusSchema,
+  metadataDraftSchema,
+  pricingSchema,
+  serviceStatusSchema,
+  tokenPageSchema,
+  tokenSchema,
+  tradePageSchema,
+} from "../src/platform-schemas.js";
+import { type System, startSystem } from "../src/system.js";
+
+const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 45_000);
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
+/** FUZZ_ROUTES: a regular expression on "METHOD template" to fuzz only some routes (debugging). */
+const ONLY = process.env.FUZZ_ROUTES ? new RegExp(process.env.FUZZ_ROUTES) : undefined;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"] as const;
+
+/** A route to fuzz: a path template with `{name}` parameters (or a trailing `*`). */
+interface FuzzRoute {
+  method: "GET" | "POST";
+  template: string;
+  /** Documented statuses of the route. */
+  statuses: Set<number>;
+  /** Query parameters with their OpenAPI schema (type, enum). */
+  query: { name: string; schema: { type?: string; enum?: string[] } }[];
+  /** Success schema (200/201); `null` for a non-JSON success (SSE, objects). */
+  success: z.ZodType | null;
+  /** Body generator for POST routes. */
+  body?: fc.Arbitrary<{ body: BodyInit; headers: Record<string, string>; shown: string }>;
+}
+
+/** Success schemas of the query-api routes, by OpenAPI path template. */
+const SUCCESS: Record<string, z.ZodType | null> = {
+  "/api/v1/tokens": tokenPageSchema,
+  "/api/v1/tokens/newest": tokenPageSchema,
+  "/api/v1/tokens/trending": tokenPageSchema,
+  "/api/v1/trending": tokenPageSchema,
+  "/api/v1/tokens/{address}": tokenSchema,
+  "/api/v1/tokens/{address}/pricing": pricingSchema,
+  "/api/v1/tokens/{address}/chart": chartSchema,
+  "/api/v1/tokens/{address}/trades": tradePageSchema,
+  "/api/v1/tokens/{address}/activity": activityPageSchema,
+  "/api/v1/tokens/{address}/holders": holderPageSchema,
+  "/api/v1/creators/{address}": creatorProfileSchema,
+  "/api/v1/creators/{address}/tokens": tokenPageSchema,
+  "/api/v1/status": indexingStatusSchema,
+  "/api/v1/stream": null,
+  "/health": serviceStatusSchema("ok"),
+  "/readyz": serviceStatusSchema("ready"),
+};
+
+let system: System;
+let market: Market;
+
+/** Hostile strings for any text position (path segments, query values, form fields). */
+const hostileText = fc.oneof(
+  fc.constantFrom(
+    "",
+    " ",
+    "0x",
+    "0X",
+    "..",
+    "%",
+    "%zz",
+    "%00",
+    "%E0%A4%A",
+    "%2F",
+    "a/b",
+    "\u0000",
+    "\u202eevil",
+    "𝔘𝔫𝔦",
+    "'; DROP TABLE tokens; --",
+    "<script>",
+    "{{7*7}}",
+    "NaN",
+    "-1",
+    "1e3",
+    "0x10",
+    "9".repeat(400),
+    "a".repeat(3000),
+    "null",
+    "[]",
+    "{}",
+  ),
+  fc.string({ maxLength: 80 }),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 40 }),
+);
+
+/** Encodes a generated path segment: mostly percent-encoded, sometimes raw (hostile escapes). */
+const segment = (value: string, raw: boolean) =>
+  raw ? value.replace(/[?#]/g, "") : encodeURIComponent(value);
+
+/** Printable ASCII (fetch refuses other header bytes). */
+const headerText = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 200,
+});
+
+/** Random headers: request id (valid or not), If-None-Match, Accept, Origin, junk. */
+const headersArb = fc.record(
+  {
+    "x-request-id": fc.oneof(fc.stringMatching(/^[A-Za-z0-9._:-]{1,128}$/), headerText),
+    "if-none-match": fc.oneof(
+      fc.constant("*"),
+      headerText.map((t) => `"${t}"`),
+    ),
+    accept: fc.constantFrom("*/*", "application/json", "text/html", "image/png", "application/xml;q=0.1"),
+    origin: fc.constantFrom("https://zonk.fun", "null", "http://127.0.0.1:3000"),
+    "x-forwarded-for": fc.constantFrom("1.2.3.4", "::1", "not-an-ip", "1.2.3.4, 5.6.7.8"),
+    "x-junk": headerText,
+  },
+  { requiredKeys: [] },
+);
+
+/** Values for a query parameter of the given OpenAPI schema, valid and hostile. */
+function queryValue(schema: { type?: string; enum?: string[] }, name: string): fc.Arbitrary<string> {
+  const typed: fc.Arbitrary<string>[] = [hostileText];
+  if (schema.enum?.length) typed.push(fc.constantFrom(...schema.enum));
+  if (schema.type === "integer" || name === "limit")
+    typed.push(fc.integer({ min: -10, max: 1200 }).map(String), fc.constantFrom("1", "20", "100", "1000"));
+  if (name === "interval") typed.push(fc.constantFrom("1m", "5m", "15m", "1h", "4h", "1d", "1w", "2m", "1H"));
+  if (name === "order") typed.push(fc.constantFrom("asc", "desc", "ASC"));
+  if (name === "search")
+    typed.push(fc.constantFrom("alpha", "beta", "ALP", "0x", "a.b_c-d"), fc.string({ maxLength: 70 }));
+  if (name === "cursor") typed.push(fc.base64String({ maxLength: 120 }).map((s) => s.replace(/=/g, "")));
+  return fc.oneof(...typed);
+}
+
+/** Addresses for `{address}`: the market's, random ones, upper case, hostile strings. */
+function addressArb(): fc.Arbitrary<{ value: string; raw: boolean }> {
+  const known = [
+    market.alpha.token,
+    market.beta.token,
+    market.creator.address,
+    `0x${market.beta.token.slice(2).toUpperCase()}`,
+  ];
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...known).map((value) => ({ value, raw: false })) },
+    {
+      weight: 2,
+      arbitrary: fc.stringMatching(/^0x[0-9a-fA-F]{40}$/).map((value) => ({ value, raw: false })),
+    },
+    { weight: 3, arbitrary: fc.record({ value: hostileText, raw: fc.boolean() }) },
+  );
+}
+
+/** One fuzz case for `route`: method, URL path, headers, body. */
+function caseArb(route: FuzzRoute) {
+  const params = [...route.template.matchAll(/\{(\w+)\}|\*$/g)].map((m) => m[1] ?? "*");
+  const pathArb = fc.tuple(
+    ...params.map((p) => (p === "*" ? objectKeyArb() : p === "draft" ? draftArb() : addressArb())),
+  );
+  const queryArb = fc.tuple(
+    fc
+      .subarray(route.query)
+      .chain((chosen) =>
+        fc.tuple(...chosen.map((q) => fc.tuple(fc.constant(q.name), queryValue(q.schema, q.name)))),
+      ),
+    fc.array(fc.tuple(fc.constantFrom("limit", "x", "cursor", "__proto__", "search[]"), hostileText), {
+      maxLength: 2,
+    }),
+  );
+  return fc.record({
+    method: fc.oneof(
+      { weight: 9, arbitrary: fc.constant(route.method) },
+      { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
+    ),
+    path: pathArb,
+    query: queryArb,
+    headers: headersArb,
+    body: route.body ?? fc.constant(undefined),
+  });
+}
+
+/** Object keys: the stored ones, made-up ones, traversal attempts. */
+function objectKeyArb(): fc.Arbitrary<{ value: string; raw: boolean }> {
+  const stored = [market.alphaDraft.image_url!, market.alphaDraft.metadata_url!].map((p) =>
+    p.replace(/^\/objects\//, ""),
+  );
+  return fc.oneof(
+    fc.constantFrom(...stored).map((value) => ({ value, raw: true })),
+    fc
+      .constantFrom("../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "images/", "metadata/x.json", "%00.json")
+      .map((value) => ({ value, raw: true })),
+    fc.record({ value: hostileText, raw: fc.boolean() }),
+  );
+}
+
+/** Draft ids: the market's bound draft, a well-formed unknown one, hostile strings. */
+function draftArb(): fc.Arbitrary<{ value: string; raw: boolean }> {
+  return fc.oneof(
+    fc
+      .constantFrom(market.alpha.draftId, "00000000-0000-4000-8000-000000000000")
+      .map((value) => ({ value, raw: false })),
+    fc.uuid().map((value) => ({ value, raw: false })),
+    fc.record({ value: hostileText, raw: fc.boolean() }),
+  );
+}
+
+/** Multipart metadata forms: valid, missing, hostile and oversized fields; random image bytes. */
+function metadataBodyArb(): FuzzRoute["body"] {
+  // Mostly valid values, so that the valid path (201) is fuzzed too.
+  const field = (valid: fc.Arbitrary<string>) =>
+    fc.oneof(
+      { weight: 6, arbitrary: valid },
+      { weight: 1, arbitrary: hostileText },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+    );
+  return fc
+    .record({
+      name: field(fc.constantFrom("Fuzz Token", "F")),
+      symbol: field(fc.constantFrom("FUZZ", "F")),
+      initial_supply: field(fc.constantFrom(TOTAL_SUPPLY.toString(), "1", "0", (1n << 256n).toString())),
+      description: field(fc.string({ maxLength: 1100 })),
+      website_url: field(fc.constantFrom("https://fuzz.example.com/", "http://a.b/", "javascript:alert(1)")),
+      x_url: field(fc.constantFrom("https://x.com/fuzz", "https://twitter.com/f", "https://evil.com/")),
+      telegram_url: field(fc.constantFrom("https://t.me/fuzz", "https://x.com/f")),
+      discord_url: field(fc.constantFrom("https://discord.gg/fuzz", "https://t.me/f")),
+      image_url: field(
+        fc.constantFrom(
+          "https://127.0.0.1/a.png",
+          "https://[::1]/a.png",
+          "http://10.0.0.1/a.png",
+          "file:///etc/passwd",
+          "https://169.254.169.254/",
+        ),
+      ),
+      image: fc.oneof(
+        fc.constant<Uint8Array | null>(PNG_1X1),
+        fc.constant<Uint8Array | null>(null),
+        fc.uint8Array({ maxLength: 64 }).map((b): Uint8Array | null => b),
+        fc.constant<Uint8Array | null>(Buffer.concat([PNG_1X1.subarray(0, 16), Buffer.alloc(32)])),
+      ),
+      kind: fc.constantFrom(...Array<string>(12).fill("multipart"), "json", "text", "broken-multipart"),
+    })
+    .map(({ image, kind, ...fields }) => {
+      const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<
+        string,
+        string
+      >;
+      if (kind === "json")
+        return {
+          body: JSON.stringify(defined),
+          headers: { "content-type": "application/json" },
+          shown: "json",
+        };
+      if (kind === "text")
+        return { body: "name=x", headers: { "content-type": "text/plain" }, shown: "text" };
+      if (kind === "broken-multipart")
+        return {
+          body: `--b\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--b`,
+          headers: {
+            "content-type": `multipart/form-data; boundary=${"b".repeat(1 + (defined.name?.length ?? 0) * 7)}`,
+          },
+          shown: "broken multipart",
+        };
+      return {
+        body: draftForm(defined, image),
+        headers: {},
+        shown: `multipart ${Object.keys(defined).join(",")}`,
+      };
+    });
+}
+
+/** Finalize bodies: the market's real launch, mixed-up pairs, wrong types, junk. */
+function finalizeBodyArb(): FuzzRoute["body"] {
+  const tokens = [
+    market.alpha.token,
+    market.beta.token,
+    "0x1234",
+    "0x00000000000000000000000000000000deadbeef",
+  ];
+  const hashes = [market.alpha.launch.hash, market.beta.launch.hash, `0x${"ab".repeat(32)}`, "0x"];
+  return fc
+    .oneof(
+      fc
+        .record(
+          {
+            token_address: fc.oneof(
+              { weight: 5, arbitrary: fc.constantFrom(...tokens) },
+              { weight: 1, arbitrary: hostileText },
+            ),
+            transaction_hash: fc.oneof(
+              { weight: 5, arbitrary: fc.constantFrom(...hashes) },
+              { weight: 1, arbitrary: hostileText },
+            ),
+          },
+          { requiredKeys: ["token_address", "transaction_hash"] },
+        )
+        .map((b) => JSON.stringify(b)),
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)) },
+      { weight: 1, arbitrary: hostileText },
+    )
+    .map((body) => ({ body, headers: { "content-type": "application/json" }, shown: body.slice(0, 80) }));
+}
+
+/** Reads an answer: JSON when it is JSON; an SSE or binary answer is not read past its headers. */
+async function send(url: string, init: RequestInit) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 15_000);
+  try {
+    const response = await fetch(url, { ...init, signal: controller.signal, redirect: "manual" });
+    const type = response.headers.get("content-type") ?? "";
+    let body: unknown = null;
+    if (type.startsWith("text/event-stream") || type.startsWith("image/")) controller.abort();
+    else {
+      const text = await response.text();
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        body = text;
+      }
+    }
+    return { status: response.status, headers: response.headers, body, type };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe("fuzz: every route through the gateway", () => {
+  beforeAll(async () => {
+    system = await startSystem({ echo: process.env.E2E_ECHO === "1" });
+    market = await seedMarket(system);
+  }, 300_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  }, 60_000);
+
+  it("behavior: random and hostile requests answer documented statuses, the envelope, X-Request-ID and valid bodies", async () => {
+    const openapi = await system.request("/api/v1/openapi.json");
+    expect(openapi.status).toBe(200);
+    const routes: FuzzRoute[] = [];
+    for (const [template, operations] of Object.entries(
+      openapi.body.paths as Record<string, Record<string, unknown>>,
+    )) {
+      for (const [method, op] of Object.entries(
+        operations as Record<
+          string,
+          { parameters?: { in: string; name: string; schema?: object }[]; responses?: object }
+        >,
+      )) {
+        if (method !== "get") continue;
+        routes.push({
+          method: "GET",
+          template,
+          statuses: new Set(
+            Object.keys(op.responses ?? {})
+              .map(Number)
+              .filter(Number.isFinite),
+          ),
+          query: (op.parameters ?? [])
+            .filter((p) => p.in === "query")
+            .map((p) => ({ name: p.name, schema: (p.schema ?? {}) as { type?: string } })),
+          success: SUCCESS[template] ?? null,
+        });
+      }
+    }
+    const checker = openApiChecker(openapi.body);
+    const openapiTemplates = new Set(routes.map((r) => r.template));
+    const unknown = [...openapiTemplates].filter((t) => !(t in SUCCESS));
+    // Routes the gateway sends to metadata-api and oracle-price (and its own /health), unless the document has them.
+    const extra: FuzzRoute[] = [
+      {
+        method: "GET",
+        template: "/health",
+        statuses: new Set([200]),
+        query: [],
+        success: SUCCESS["/health"]!,
+      },
+      {
+        method: "GET",
+        template: "/readyz",
+        statuses: new Set([200, 503]),
+        query: [],
+        success: SUCCESS["/readyz"]!,
+      },
+      {
+        method: "GET",
+        template: "/api/v1/prices/eth-usd",
+        statuses: new Set([200, 503]),
+        query: [],
+        success: ethUsdSchema,
+      },
+      { method: "GET", template: "/objects/*", statuses: new Set([200, 404]), query: [], success: null },
+      {
+        method: "POST",
+        template: "/api/v1/token-metadata",
+        statuses: new Set([201, 400, 413, 415, 422, 503]),
+        query: [],
+        success: metadataDraftSchema,
+        body: metadataBodyArb(),
+      },
+      {
+        method: "POST",
+        template: "/api/v1/token-metadata/{draft}/finalize",
+        statuses: new Set([200, 400, 404, 409, 422, 503]),
+        query: [],
+        success: finalizeResponseSchema,
+        body: finalizeBodyArb(),
+      },
+    ];
+    for (const route of extra) if (!openapiTemplates.has(route.template)) routes.push(route);
+    if (ONLY)
+      routes.splice(0, routes.length, ...routes.filter((r) => ONLY.test(`${r.method} ${r.template}`)));
+
+    const started = Date.now();
+    const perRouteMs = Math.floor(BUDGET_MS / routes.length);
+    const report: { route: string; cases: number; statuses: Record<number, number> }[] = [];
+    let requests = 0;
+    /** Network failures that did not repeat on a retry (printed, not failed: they are races). */
+    const transient: string[] = [];
+    const failures: string[] = [];
+    for (const route of routes) {
+      const statuses: Record<number, number> = {};
+      let cases = 0;
+      const caught: string[] = [];
+      const property = fc.asyncProperty(caseArb(route), async (c) => {
+        cases++;
+        const method = c.method;
+        let path = route.template;
+        for (const p of c.path) {
+          // An empty segment makes another route (e.g. /api/v1/tokens/ is the list): a non-empty one instead.
+          const value = segment(p.value, p.raw) || "_";
+          path = path.includes("{") ? path.replace(/\{\w+\}/, value) : path.replace(/\*$/, value);
+        }
+        const search = [...c.query[0], ...c.query[1]]
+          .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+          .join("&");
+        const url = `${system.baseUrl}${path}${search ? `?${search}` : ""}`;
+        const withBody = method !== "GET" && method !== "HEAD" && c.body !== undefined;
+        const headers: Record<string, string> = { ...c.headers, ...(withBody ? c.body!.headers : {}) };
+        let answer: Awaited<ReturnType<typeof send>> | undefined;
+        for (let attempt = 1; answer === undefined; attempt++) {
+          try {
+            answer = await send(url, { method, headers, body: withBody ? c.body!.body : undefined });
+          } catch (error) {
+            // fetch refuses some URLs and header values before sending (nothing reached the server):
+            // not a case. "fetch failed" is a network failure (a connection closed without an
+            // answer): retried once and counted; a second one fails the case.
+            if (error instanceof TypeError && error.message !== "fetch failed") return;
+            const message = `${method} ${url.slice(0, 200)}: ${(error as Error).message} ${String((error as Error).cause ?? "")}`;
+            if (attempt === 1) {
+              transient.push(message);
+              continue;
+            }
+            caught.push(message);
+            throw new Error(message);
+          }
+        }
+        requests++;
+        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+        // A failure is also kept here: fast-check drops the verdict of a run cut by the time limit.
+        try {
+          const label = `${method} ${url.slice(system.baseUrl.length, system.baseUrl.length + 200)} → ${answer.status}`;
+          const id = answer.headers.get("x-request-id");
+          expect(id, `X-Request-ID of ${label}`).toMatch(REQUEST_ID);
+          const sentId = c.headers["x-request-id"];
+          if (sentId !== undefined && REQUEST_ID.test(sentId)) expect(id, label).toBe(sentId);
+
+          // Besides the route's own: 404 when a generated segment leaves the route (e.g. "a/b"); 400,
+          // 414 and 431 for what the HTTP server refuses itself (bad encoding, over-long URL or parameter).
+          const allowed = new Set([...route.statuses, 400, 404, 414, 431]);
+          if (method !== route.method && !(method === "HEAD" && route.method === "GET")) allowed.add(405);
+          if (method === "OPTIONS") allowed.add(204);
+          if (c.headers["if-none-match"] !== undefined && (method === "GET" || method === "HEAD"))
+            allowed.add(304);
+          expect(
+            answer.status >= 500 && !(answer.status === 503 && route.statuses.has(503)),
+            `no 5xx: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`,
+          ).toBe(false);
+          expect(
+            allowed.has(answer.status),
+            `documented status: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`,
+          ).toBe(true);
+          if (method === "HEAD" || answer.status === 304 || answer.status === 204) return;
+          // The published document must agree with the answer too (documented status and schema).
+          const documented = checker.check(method, path, answer.status, answer.body);
+          expect(documented, `OpenAPI: ${label}`).toBeNull();
+          if (answer.status >= 400) {
+            const parsed = errorEnvelopeSchema.safeParse(answer.body);
+            expect(parsed.success, `envelope: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`).toBe(
+              true,
+            );
+            if (parsed.success) expect(parsed.data.error.request_id, label).toBe(id);
+          } else if ((answer.status === 200 || answer.status === 201) && route.success) {
+            const parsed = route.success.safeParse(answer.body);
+            expect(
+              parsed.success,
+              `schema: ${label} ${
+                parsed.success
+                  ? ""
+                  : z
+                      .prettifyError(parsed.error)
+                      .replace(/\s*\n\s*/g, " ")
+                      .slice(0, 500)
+              }`,
+            ).toBe(true);
+          }
+        } catch (error) {
+          caught.push((error as Error).message.split("\n")[0]!);
+          throw error;
+        }
+      });
+      try {
+        await fc.assert(property, {
+          seed: SEED,
+          numRuns: 10_000,
+          interruptAfterTimeLimit: perRouteMs,
+          markInterruptAsFailure: false,
+          endOnFailure: true,
+        });
+      } catch (error) {
+        const message = (error as Error).message;
+        const counterexample = message.split("\n").find((line) => line.startsWith("Counterexample")) ?? "";
+        const cause =
+          (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : message;
+        failures.push(
+          `${route.method} ${route.template}: ${cause.split("\n")[0]}\n    ${counterexample.slice(0, 600)}`,
+        );
+      }
+      if (caught.length > 0 && !failures.some((f) => f.startsWith(`${route.method} ${route.template}:`)))
+        failures.push(`${route.method} ${route.template}: ${caught[0]} (in a run cut by the time limit)`);
+      report.push({ route: `${route.method} ${route.template}`, cases, statuses });
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const cases = report.reduce((n, r) => n + r.cases, 0);
+    console.log(
+      [
+        `fuzz: ${routes.length} routes, ${cases} cases, ${requests} requests in ${seconds.toFixed(1)} s (seed ${SEED}, budget ${BUDGET_MS} ms)`,
+        ...report.map((r) => `  ${r.route}: ${r.cases} cases, statuses ${JSON.stringify(r.statuses)}`),
+        ...(unknown.length
+          ? [`  routes of the OpenAPI document without a contract schema: ${unknown.join(", ")}`]
+          : []),
+        ...(transient.length
+          ? [`  ${transient.length} network failures that did not repeat on a retry, e.g. ${transient[0]}`]
+          : []),
+      ].join("\n"),
+    );
+    expect(failures, failures.join("\n\n")).toEqual([]);
+    expect(unknown, "every OpenAPI route has a contract schema").toEqual([]);
+  }, 300_000);
+});

@@ -1,0 +1,347 @@
+// The response shapes a client of the API may rely on, written as zod schemas for the contract and
+// fuzz tests: what zonk.fun's own web client parses (it shows "invalid response" when a body fails
+// its schema), tightened by the project's decisions in docs/api.md (one Token object, the error
+// envelope, optional keys absent and never null). Written from those rules, not generated from the
+// services' own schemas, so that a service cannot pass by agreeing with itself.
+//
+// Objects are open (extra keys such as `usd`, `stats`, `reserve_amount_usd` are allowed, as the
+// client allows them), except the error body, whose only top-level key is `error`.
+import * as chain from "@tmi/shared/chain";
+import { z } from "zod";
+
+/** `0x` + 40 hex digits (any letter case; the API answers lowercase). */
+export const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "address");
+/** `0x` + 64 hex digits. */
+export const hashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "hash");
+/** Integer amount in base units as a decimal string (never a JSON number). */
+export const amountSchema = z.string().regex(/^\d+$/, "decimal integer string");
+/** Non-negative JSON integer (block numbers, indexes, counts, Unix seconds). */
+export const countSchema = z.number().int().nonnegative();
+/** Path of a stored object served by `/objects/*`. */
+export const objectPathSchema = z.string().regex(/^\/objects\/\S+$/, "path under /objects/");
+
+/** The chart intervals, in the order the spec lists them. */
+export const CHART_INTERVALS = ["1m", "5m", "15m", "1h", "4h", "1d", "1w"] as const;
+
+/** The curve allocation in token base units (800,000,000 × 10^18), the platform's `graduation_threshold`. */
+export const CURVE_ALLOCATION = 800_000_000n * 10n ** 18n;
+
+/**
+ * Names of every event in the chain interface's ABIs (`@tmi/shared/chain`): an activity item's
+ * `event_name` is the name emitted on chain, so it must be one of these.
+ */
+export const CHAIN_EVENT_NAMES: ReadonlySet<string> = new Set(
+  (Object.values(chain) as unknown[])
+    .filter((value): value is { type?: unknown; name?: unknown }[] => Array.isArray(value))
+    .flat()
+    .filter((item) => item?.type === "event" && typeof item.name === "string")
+    .map((item) => item.name as string),
+);
+
+/** Position of a log: `{block_number, transaction_hash, log_index}`. */
+export const logPositionSchema = z.object({
+  block_number: countSchema,
+  transaction_hash: hashSchema,
+  log_index: countSchema,
+});
+
+/** Token `metrics`: the spec's fields plus `latest_trade_timestamp`; nullable keys are always present. */
+export const metricsSchema = z.object({
+  trade_count: countSchema,
+  buy_count: countSchema,
+  sell_count: countSchema,
+  volume: amountSchema,
+  fees: amountSchema,
+  unique_trader_count: countSchema,
+  current_price: amountSchema.nullable(),
+  fully_diluted_value: amountSchema.nullable(),
+  holder_count: countSchema.nullable(),
+  latest_trade_timestamp: countSchema.nullable(),
+});
+
+/**
+ * Token `curve`: the platform client needs `address`, `sold_supply`, `reserve_balance` and reads
+ * `graduation_threshold` (token base units) and `lifecycle`; the rest is the project's Token object.
+ * `progress_bps` = floor(sold_supply × 10000 / graduation_threshold), at most 10000.
+ */
+export const curveSchema = z
+  .object({
+    address: addressSchema,
+    canonical_pool_address: addressSchema.optional(),
+    supply: amountSchema,
+    sold_supply: amountSchema,
+    reserve_balance: amountSchema,
+    virtual_token_reserve: amountSchema,
+    virtual_eth_reserve: amountSchema,
+    graduation_threshold: amountSchema,
+    progress_bps: z.number().int().min(0).max(10_000),
+    lifecycle: z.enum(["active", "graduated"]),
+  })
+  .superRefine((curve, ctx) => {
+    const threshold = BigInt(curve.graduation_threshold);
+    if (threshold === 0n) return;
+    const expected = (BigInt(curve.sold_supply) * 10_000n) / threshold;
+    const bps = expected > 10_000n ? 10_000 : Number(expected);
+    if (curve.progress_bps !== bps)
+      ctx.addIssue({
+        code: "custom",
+        path: ["progress_bps"],
+        message: `progress_bps ${curve.progress_bps} is not floor(sold_supply × 10000 / graduation_threshold) = ${bps}`,
+      });
+  });
+
+/** Token `graduation` (present only once graduated): `phase` plus optional settlement facts. */
+export const graduationSchema = z.object({
+  phase: z.literal("graduated"),
+  canonical_pool_address: addressSchema.optional(),
+  graduation_manager_address: addressSchema.optional(),
+  lp_custodian_address: addressSchema.optional(),
+  position_token_id: amountSchema.optional(),
+  liquidity: amountSchema.optional(),
+  token_amount: amountSchema.optional(),
+  eth_amount: amountSchema.optional(),
+  sold_supply: amountSchema.optional(),
+  curve_terminal_at: logPositionSchema.optional(),
+  settled_at: logPositionSchema.optional(),
+});
+
+/**
+ * The one Token object (list items, newest, search, trending, detail, creator pages, finalize):
+ * metadata fields at the top level and absent when unset; `graduation` absent before graduation
+ * and present after (`curve.lifecycle` tells which).
+ */
+export const tokenSchema = z
+  .object({
+    address: addressSchema,
+    creator: addressSchema,
+    name: z.string(),
+    symbol: z.string(),
+    initial_supply: amountSchema,
+    description: z.string().optional(),
+    image_url: objectPathSchema.optional(),
+    metadata_url: objectPathSchema.optional(),
+    website_url: z.url().optional(),
+    x_url: z.url().optional(),
+    telegram_url: z.url().optional(),
+    discord_url: z.url().optional(),
+    metadata_verified: z.boolean().optional(),
+    created_at: logPositionSchema,
+    metrics: metricsSchema,
+    curve: curveSchema,
+    graduation: graduationSchema.optional(),
+  })
+  .superRefine((token, ctx) => {
+    const graduated = token.curve.lifecycle === "graduated";
+    if (graduated !== (token.graduation !== undefined))
+      ctx.addIssue({
+        code: "custom",
+        path: ["graduation"],
+        message: `graduation must be present exactly when curve.lifecycle is "graduated" (lifecycle ${token.curve.lifecycle})`,
+      });
+  });
+
+/** A Page of `item`: `items`, and `next_cursor` only when a further page exists (absent, never null or ""). */
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), next_cursor: z.string().min(1).optional() });
+}
+
+/** Page of Token. */
+export const tokenPageSchema = pageSchema(tokenSchema);
+
+/** A trade; `source` is `curve` or `uniswap_v3` (the spec's `dex_v3` is a neutral stand-in). */
+export const tradeSchema = z.object({
+  token_address: addressSchema,
+  trader: addressSchema,
+  side: z.enum(["buy", "sell"]),
+  token_amount: amountSchema,
+  reserve_amount: amountSchema,
+  curve_value: amountSchema,
+  protocol_fee: amountSchema,
+  creator_fee: amountSchema,
+  source: z.enum(["curve", "uniswap_v3"]),
+  block_number: countSchema,
+  transaction_index: countSchema,
+  transaction_hash: hashSchema,
+  log_index: countSchema,
+});
+
+/** Page of Trade. */
+export const tradePageSchema = pageSchema(tradeSchema);
+
+/** A decoded chain event: `event_name` as emitted on chain, `decoded` its arguments with `token`. */
+export const activityItemSchema = z.object({
+  event_name: z.string().refine((name) => CHAIN_EVENT_NAMES.has(name), {
+    message: "event_name is not an event of the chain interface",
+  }),
+  decoded: z.looseObject({ token: addressSchema }),
+  block_number: countSchema,
+  transaction_index: countSchema,
+  transaction_hash: hashSchema,
+  log_index: countSchema,
+});
+
+/** Page of Activity item. */
+export const activityPageSchema = pageSchema(activityItemSchema);
+
+/** A candle; prices are present and null for a bucket without trades. */
+export const candleSchema = z.object({
+  bucket_start: countSchema,
+  trade_count: countSchema,
+  buy_count: countSchema,
+  sell_count: countSchema,
+  volume: amountSchema,
+  unique_trader_count: countSchema,
+  open_price: amountSchema.nullable(),
+  high_price: amountSchema.nullable(),
+  low_price: amountSchema.nullable(),
+  close_price: amountSchema.nullable(),
+});
+
+/** Chart response. */
+export const chartSchema = z.object({
+  interval: z.enum(CHART_INTERVALS),
+  supported_intervals: z.array(z.string()).refine((list) => list.join() === CHART_INTERVALS.join(), {
+    message: `must be ${CHART_INTERVALS.join(",")}`,
+  }),
+  candles: z.array(candleSchema),
+});
+
+/** Pricing. */
+export const pricingSchema = z.object({
+  token_address: addressSchema,
+  current_price: amountSchema.nullable(),
+  fully_diluted_value: amountSchema.nullable(),
+  source: z.enum(["indexed_v3_curve", "indexed_v3_market"]),
+});
+
+/** Creator profile: the first page of the creator's tokens. */
+export const creatorProfileSchema = z.object({
+  address: addressSchema,
+  token_count: countSchema,
+  volume: amountSchema,
+  tokens: z.array(tokenSchema),
+  next_cursor: z.string().min(1).optional(),
+});
+
+/** Holder (addition: `/api/v1/tokens/{address}/holders`). */
+export const holderPageSchema = pageSchema(z.object({ address: addressSchema, balance: amountSchema }));
+
+/** Metadata draft (201): `description` always a string; object paths relative; social URLs only when given. */
+export const metadataDraftSchema = z.object({
+  draft_id: z.string().min(1),
+  name: z.string().min(1),
+  symbol: z.string().min(1),
+  initial_supply: amountSchema,
+  description: z.string(),
+  image_url: objectPathSchema,
+  metadata_url: z.string().regex(/^\/objects\/\S+\.json$/, "JSON object path under /objects/"),
+  website_url: z.url().optional(),
+  x_url: z.url().optional(),
+  telegram_url: z.url().optional(),
+  discord_url: z.url().optional(),
+});
+
+/** Finalize success (200): the Token object of the bound token. */
+export const finalizeResponseSchema = tokenSchema;
+
+/** A field problem in `error.details`. */
+export const errorDetailSchema = z.object({ field: z.string(), reason: z.string() });
+
+/** The error envelope: `{"error": {code, message, request_id, details?}}`, nothing else at the top. */
+export const errorEnvelopeSchema = z.strictObject({
+  error: z.object({
+    code: z.string().regex(/^[a-z][a-z0-9_]*$/, "snake_case code"),
+    message: z.string().min(1),
+    request_id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/),
+    details: z.array(errorDetailSchema).min(1).optional(),
+  }),
+});
+
+/** An error envelope with one given code. */
+export function errorWithCode(code: string) {
+  return errorEnvelopeSchema.refine((body) => body.error.code === code, {
+    message: `error.code must be ${code}`,
+  });
+}
+
+/** `/health` (`ok`) and `/readyz` (`ready`). */
+export function serviceStatusSchema(status: "ok" | "ready") {
+  return z.object({ status: z.literal(status), service: z.string().min(1), request_id: z.string().min(1) });
+}
+
+/** Indexing status (addition: `/api/v1/status`). */
+export const indexingStatusSchema = z.looseObject({
+  indexed_block: countSchema.nullable(),
+  indexed_at: countSchema.nullable(),
+});
+
+/**
+ * ETH/USD reference as the spec defines it (`price` with `decimals` fractional digits, `updated_at`
+ * Unix seconds, `source` `chainlink_eth_usd`).
+ */
+export const ethUsdSchema = z
+  .object({
+    price: z.string().regex(/^\d+\.\d+$/, "decimal with fractional digits"),
+    decimals: countSchema,
+    updated_at: countSchema,
+    source: z.literal("chainlink_eth_usd"),
+    chain_id: z.number().int().positive(),
+  })
+  .refine((body) => body.price.split(".")[1]!.length === body.decimals, {
+    message: "price must carry `decimals` fractional digits",
+  });
+
+/**
+ * ETH/USD as the platform's web client expects it (another shape than the spec's: `price_decimals`,
+ * an ISO `updated_at`, `feed`, `max_age_seconds`). The spec wins there, so this schema does not
+ * parse our answer; it is kept to show exactly where the client would fail.
+ */
+export const platformClientEthUsdSchema = z.object({
+  price: z.string(),
+  price_decimals: z.number().int(),
+  updated_at: z.iso.datetime({ offset: true }),
+  feed: z.string(),
+  max_age_seconds: z.number().int(),
+});
+
+/**
+ * Keys whose value may be `null` (present and nullable). Anywhere else a `null` breaks the rule
+ * "optional keys are absent, never null".
+ */
+export const NULLABLE_KEYS: ReadonlySet<string> = new Set([
+  "current_price",
+  "fully_diluted_value",
+  "holder_count",
+  "latest_trade_timestamp",
+  "open_price",
+  "high_price",
+  "low_price",
+  "close_price",
+]);
+
+/**
+ * Paths (`a.b[0].c`) of every `null` in `body` under a key not in {@link NULLABLE_KEYS} and not
+ * under one of `allowUnder` (the additions with documented nullable fields, e.g. `usd`).
+ */
+export function unexpectedNulls(body: unknown, allowUnder: readonly string[] = []): string[] {
+  const found: string[] = [];
+  const walk = (value: unknown, path: string, key: string, allowed: boolean) => {
+    if (value === null) {
+      if (!allowed && !NULLABLE_KEYS.has(key)) found.push(path || "(root)");
+      return;
+    }
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) walk(v, `${path}[${i}]`, key, allowed);
+    } else if (typeof value === "object")
+      for (const [k, v] of Object.entries(value as object))
+        walk(v, path ? `${path}.${k}` : k, k, allowed || allowUnder.includes(k));
+  };
+  walk(body, "", "", false);
+  return found;
+}
+
+/** `schema.safeParse(body)` as a readable message (empty when it parses), for `expect(...).toBe("")`. */
+export function schemaProblems(schema: z.ZodType, body: unknown): string {
+  const result = schema.safeParse(body);
+  return result.success ? "" : z.prettifyError(result.error);
+}
