@@ -74,8 +74,6 @@ describe("pnpm start on an outside chain", () => {
       FACTORY_ADDRESS: devnet.deployment.contracts.factory,
       START_BLOCK: String(devnet.deployment.startBlock),
       CHAIN_ID: "8453",
-      // metadata-api still reads the retired LAUNCHPAD_ADDRESS (until its V3 port): any address starts it.
-      LAUNCHPAD_ADDRESS: devnet.deployment.contracts.factory,
     };
   });
   afterAll(async () => {
