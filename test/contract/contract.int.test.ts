@@ -635,6 +635,14 @@ API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seco
     } finally {
       controller.abort();
     }
+    // HEAD answers the headers alone (it does not wait for events).
+    const head = await fetch(`${system.baseUrl}/api/v1/stream`, {
+      method: "HEAD",
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(head.headers.get("x-request-id")).toMatch(REQUEST_ID);
     expectError(
       await call("/api/v1/stream?tokens=0x1234", { example: ["Errors", "Malformed stream filter"] }),
       400,
@@ -857,6 +865,10 @@ API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seco
     }
     expect(checked).toBeGreaterThan(50);
     expect([...problems]).toEqual([]);
+    // The reference page (through the gateway) reads the same document.
+    const page = await fetch(`${system.baseUrl}/docs/`, { signal: AbortSignal.timeout(10_000) });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("/api/v1/openapi.json");
   });
 
   it("behavior: no answer has a null outside the nullable keys, and every error is the envelope", () => {
