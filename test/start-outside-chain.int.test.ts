@@ -23,6 +23,9 @@ interface Run {
   exited: Promise<number | null>;
 }
 
+/** Every run started, so that afterAll stops any left (a timed-out test skips its own cleanup). */
+const runs: Run[] = [];
+
 function start(env: Record<string, string>): Run {
   const base = { ...process.env };
   for (const key of [
@@ -47,7 +50,9 @@ function start(env: Record<string, string>): Run {
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
   const exited = once(child, "exit").then(([code]) => code as number | null);
-  return { child, output: () => text, exited };
+  const run = { child, output: () => text, exited };
+  runs.push(run);
+  return run;
 }
 
 describe("pnpm start on an outside chain", () => {
@@ -74,11 +79,14 @@ describe("pnpm start on an outside chain", () => {
       FACTORY_ADDRESS: devnet.deployment.contracts.factory,
       START_BLOCK: String(devnet.deployment.startBlock),
       CHAIN_ID: "8453",
-      // metadata-api still reads the retired LAUNCHPAD_ADDRESS (until its V3 port): any address starts it.
-      LAUNCHPAD_ADDRESS: devnet.deployment.contracts.factory,
     };
   });
   afterAll(async () => {
+    for (const run of runs) {
+      if (run.child.exitCode !== null || run.child.signalCode !== null) continue;
+      run.child.kill("SIGTERM"); // pnpm start stops its services (and waits for a build in progress) first
+      await Promise.race([run.exited, new Promise((r) => setTimeout(r, 120_000))]);
+    }
     await devnet?.stop();
     await dropDatabase(databaseName).catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
@@ -106,11 +114,11 @@ describe("pnpm start on an outside chain", () => {
       if (run.child.exitCode === null) run.child.kill("SIGTERM");
       expect(await run.exited).toBe(0);
     }
-  });
+  }, 900_000); // builds first when dist/ is stale
 
   it("error: a CHAIN_ID the node does not serve is refused before anything starts", async () => {
     const run = start({ ...env, CHAIN_ID: "31337" });
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain("RPC_URL serves chain 8453, but CHAIN_ID is 31337");
-  });
+  }, 600_000);
 });

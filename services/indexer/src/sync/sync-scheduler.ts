@@ -396,7 +396,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
       }
       if (whole === undefined) break;
       if (!isDataError(whole)) throw whole;
-      const found = await findFirstFailing(events, attempt);
+      const found = await findFirstFailing(events, attempt, isDataError);
       if (!found) throw whole ?? firstError;
       const event = events[found.index]!;
       const reason = errorText(found.error);
