@@ -1,6 +1,7 @@
 // `pnpm bench indexer`: historical sync of a loaded devnet history end to end (getLogs, decode,
 // every read model committed) in the indexer's own process, then live latency on 1 s blocks.
-// Settings: BENCH_INDEXER_TRADES (default 105000 trades ≈ 210k+ indexed events),
+// Settings: BENCH_INDEXER_TRADES (default 70000 V3 trades ≈ 210k+ indexed events: each curve trade
+// is a Transfer, a FeesDeposited and a TokensBought/TokensSold),
 // BENCH_INDEXER_LIVE_TRADES (default 40), BENCH_INDEXER_GRADUATIONS (default 10),
 // BENCH_INDEXER_CACHE_DIR (default $TMPDIR/tmi-bench-indexer-<trades>-<graduations>): the loaded
 // devnet (anvil state + deployment + history summary) is kept there and later runs start anvil from
@@ -23,7 +24,7 @@ import { chainHead, createTestDatabase, startIndexer } from "@tmi/testkit";
 import pg from "pg";
 import { parseEther } from "viem";
 
-const TRADES = Number(process.env.BENCH_INDEXER_TRADES ?? 105_000);
+const TRADES = Number(process.env.BENCH_INDEXER_TRADES ?? 70_000);
 const LIVE_TRADES =
   process.env.BENCH_INDEXER_SKIP_LIVE === "1" ? 0 : Number(process.env.BENCH_INDEXER_LIVE_TRADES ?? 40);
 const GRADUATIONS = Number(process.env.BENCH_INDEXER_GRADUATIONS ?? 10);
@@ -103,7 +104,7 @@ try {
     databaseUrl: db.url,
     rpcUrl: devnet.rpcUrl,
     chainId: devnet.chainId,
-    launchpadAddress: devnet.deployment.contracts.launchpad,
+    factoryAddress: devnet.deployment.contracts.factory,
     startBlock: devnet.deployment.startBlock,
     ethUsdFeedAddress: devnet.deployment.contracts.ethUsdFeed,
     env: {
@@ -194,6 +195,9 @@ try {
     sync_seconds: Number(syncSeconds.toFixed(2)),
     wall_seconds_with_process_start: Number(wallSeconds.toFixed(2)),
     events_per_second: Math.round(events / syncSeconds),
+    raw_logs: s.rawLogs ?? null,
+    raw_logs_per_second: s.rawLogs === undefined ? null : Math.round(s.rawLogs / syncSeconds),
+    log_requests: s.logRequests ?? null,
     blocks_per_second: Math.round((head - devnet.deployment.startBlock + 1) / syncSeconds),
     peak_rss_mb: 0,
     fetch_busy_share: Number((s.fetchMs! / 1000 / syncSeconds).toFixed(3)),
@@ -229,7 +233,7 @@ try {
   const token =
     LIVE_TRADES > 0
       ? (await trader.createToken("Live", "LIVE", { value: parseEther("0.01") })).token
-      : devnet.deployment.contracts.launchpad;
+      : devnet.deployment.contracts.factory;
   for (let i = 0; i < LIVE_TRADES; i++) {
     // Send at a random point within the block interval.
     await new Promise((r) => setTimeout(r, Math.random() * 1000));
@@ -271,6 +275,9 @@ try {
     "historical blocks": historical.blocks,
     "sync seconds": historical.sync_seconds,
     "events/s": historical.events_per_second,
+    "raw logs fetched": historical.raw_logs,
+    "raw logs/s": historical.raw_logs_per_second,
+    "getLogs requests": historical.log_requests,
     "blocks/s": historical.blocks_per_second,
     "peak RSS MB": historical.peak_rss_mb,
     "fetch busy share": historical.fetch_busy_share,

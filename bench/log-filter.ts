@@ -3,7 +3,8 @@
 // (platform topics without an address + Transfer/Swap/AnswerUpdated by chunked emitter sets,
 // headers, swap senders, token labels) with 1,000 / 10,000 / 100,000 known tokens: the real ones
 // plus synthetic addresses that emit nothing (as most of Base's launches are quiet at any moment).
-// Prints requests per block range and events/s of the fetch layer (no database).
+// Prints requests per block range and events/s of the fetch layer, and what loading that many known
+// tokens from `tokens` costs at start and after every reorg (time, heap).
 // Settings: BENCH_LOG_FILTER_TRADES (default 20000), BENCH_LOG_FILTER_TOKENS (known-token counts,
 // default "1000,10000,100000"), BENCH_LOG_FILTER_CHUNK (addresses per request, default 1000),
 // BENCH_LOG_FILTER_SPAN (blocks per range, default 10: ~6,500 logs per range on this history),
@@ -13,8 +14,10 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import os from "node:os";
 import { join } from "node:path";
 import { type Deployment, type LoadHistoryResult, loadHistory, startAnvil, startDevnet } from "@tmi/devnet";
-import { chainHead } from "@tmi/testkit";
+import { chainHead, createTestDatabase } from "@tmi/testkit";
+import pg from "pg";
 import { createRpcClient } from "../services/indexer/src/rpc/rpc-client.js";
+import { createIndexingCore } from "../services/indexer/src/sync/indexing-core.js";
 import { EmitterSet } from "../services/indexer/src/sync/log-filter.js";
 import { createRangeFetcher } from "../services/indexer/src/sync/range-fetcher.js";
 
@@ -71,6 +74,24 @@ interface Row {
   events: number;
   seconds: number;
   events_per_s: number;
+  load_tokens_ms: number;
+  load_heap_mb: number;
+}
+
+/** Inserts synthetic launched tokens into `tokens` until it holds `count` rows. */
+async function fillTokens(db: pg.Client, count: number): Promise<void> {
+  await db.query(
+    `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
+       created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at,
+       graduation_threshold, updated_block_number, curve_address, pool_address, pool_token_is_token0,
+       virtual_token_reserve, virtual_eth_reserve)
+     SELECT '0x' || lpad(to_hex(i), 40, '0'), 31337, '0x' || lpad('c', 40, '0'), 'T' || i, 'T' || i, 't' || i, 't' || i,
+       10::numeric ^ 27, 1, 0, '0x' || lpad(to_hex(i), 64, '0'), 0, 0, 8 * 10::numeric ^ 26, 1,
+       '0x' || lpad(to_hex(i + 300000000), 40, '0'), '0x' || lpad(to_hex(i + 600000000), 40, '0'), true,
+       1066666666666666666666666667, 10::numeric ^ 18
+     FROM generate_series((SELECT count(*) FROM tokens) + 1, $1) AS i`,
+    [count],
+  );
 }
 
 try {
@@ -94,8 +115,27 @@ try {
   await probe.fetchRange(from, head, false, real, { previous: Promise.resolve(), done: () => {} });
   log(`real emitters: ${real.tokens.size} tokens, ${real.pools.size} graduated pools`);
 
+  const database = await createTestDatabase();
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  const core = createIndexingCore({
+    chainId: 31337,
+    factory: deployment.contracts.factory.toLowerCase(),
+    weth: deployment.contracts.weth.toLowerCase(),
+    feed: null,
+    keepBlocks: 65,
+  });
   const rows: Row[] = [];
   for (const count of COUNTS) {
+    await fillTokens(db, count);
+    global.gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const loadStarted = performance.now();
+    const seed = await core.load(pool);
+    const loadMs = performance.now() - loadStarted;
+    const loadHeapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
+    if (seed.length !== count) throw new Error(`loaded ${seed.length} tokens, expected ${count}`);
     const known = real.clone();
     for (let i = 0; known.tokens.size < count; i++) {
       const a = `0x${(0x5e0000000000n + BigInt(i)).toString(16).padStart(40, "0")}`;
@@ -163,6 +203,8 @@ try {
       events,
       seconds: Math.round(seconds * 100) / 100,
       events_per_s: Math.round(events / seconds),
+      load_tokens_ms: Math.round(loadMs),
+      load_heap_mb: Math.round(loadHeapMb),
     });
     log(
       `${count} known tokens: ${requests} getLogs over ${ranges} ranges, ${events} events in ${seconds.toFixed(2)} s`,
@@ -170,6 +212,9 @@ try {
   }
   console.table(rows);
   for (const r of rows) console.log(JSON.stringify({ bench: "log-filter", chunk: CHUNK, ...r }));
+  await db.end();
+  await pool.end();
+  await database.drop();
 } finally {
   await anvil.stop();
 }

@@ -24,6 +24,8 @@ try {
     process.exit(result.status ?? 1);
   }
   copyFileSync(draft, out);
+  // The JSON blocks as the project's formatter writes them (CI's lint checks markdown too).
+  spawnSync("pnpm", ["exec", "biome", "format", "--write", out], { stdio: "ignore" });
   process.stdout.write(`wrote ${out}\n`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

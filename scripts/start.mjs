@@ -928,6 +928,8 @@ function runPg(binary, args, extraEnv = {}) {
 function serverDir(dir) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (runningAsRoot()) {
+    // The server runs as `postgres`: it must be able to traverse the data folder (no listing).
+    chmodSync(DATA_DIR, statSync(DATA_DIR).mode | 0o011);
     const ids = (flag) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout.trim());
     chownSync(dir, ids("-u"), ids("-g"));
   }

@@ -19,6 +19,7 @@ import {
   startStandby,
   waitFor,
 } from "@tmi/testkit";
+import pg from "pg";
 import { type Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type System, startSystem } from "./src/system.js";
@@ -67,7 +68,22 @@ const queryApiEnv = (port: number, standbyUrl: string, primaryUrl: string) => ({
   // Behind the gateway on 127.0.0.1, as `pnpm start` runs it.
   TRUST_PROXY: "loopback",
   STREAM_MAX_PER_CLIENT: String(STREAMS_PER_CLIENT),
+  STREAM_IDLE_STOP_MS: "500",
 });
+
+/** Connections of query-api's stream listener on the primary (`LISTEN tmi_indexed`). */
+async function listenConnections(): Promise<number> {
+  const client = new pg.Client({ connectionString: primary.url() });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'query-api-stream-listen'",
+    );
+    return rows[0]?.n ?? 0;
+  } finally {
+    await client.end();
+  }
+}
 
 beforeAll(async () => {
   primary = await startPostgresCluster();
@@ -144,6 +160,8 @@ afterAll(async () => {
 
 describe("scale-out on a streaming standby", () => {
   it("default: every route answers through the standby, from both gateways", async () => {
+    // Nobody has subscribed to the stream yet: no LISTEN connection on the primary.
+    expect(await listenConnections()).toBe(0);
     const status = await get(`${queryApis[0]!.url}/api/v1/status`);
     expect(status.body.read_database).toMatchObject({ replica: true, replay_paused: false });
     const { body: page } = await get(`${gateways[0]}/api/v1/tokens?limit=20`);
@@ -220,6 +238,11 @@ describe("scale-out on a streaming standby", () => {
     }
     expect(checked).toBeGreaterThanOrEqual(12);
     expect(misses).toEqual([]);
+    // The last subscriber left: the LISTEN connection closes (STREAM_IDLE_STOP_MS).
+    await waitFor(async () => (await listenConnections()) === 0, {
+      timeoutMs: 15_000,
+      message: "the stream stops listening without subscribers",
+    });
   });
 
   it("behavior: per-client stream caps count clients behind the gateway, not the gateway", async () => {

@@ -13,7 +13,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "./src/system.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "tmi-start-"));
-const databaseName = `tmi_test_start_${Date.now().toString(36)}_${process.pid}`;
+// `tmi_test_<base-36 ms>_…`: the testkit cleanup reads the creation time from the name (other names look stale).
+const databaseName = `tmi_test_${Date.now().toString(36)}_start_${process.pid}`;
 
 interface Run {
   child: ChildProcess;

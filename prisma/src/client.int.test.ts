@@ -29,9 +29,11 @@ const token = (address: string) => ({
   createdTransactionHash: `0x${"ab".repeat(32)}`,
   createdLogIndex: 3,
   createdAt: 1_700_000_000n,
+  curveAddress: `0x${"c".repeat(38)}${address.slice(-2)}`,
   reserveBalance: toPrismaDecimal(MAX_UINT256),
-  tokenBalance: toPrismaDecimal(10n ** 27n),
-  graduationThreshold: toPrismaDecimal(5n * 10n ** 18n),
+  virtualTokenReserve: toPrismaDecimal(1_066_666_666_666_666_666_666_666_667n),
+  virtualEthReserve: toPrismaDecimal(10n ** 18n),
+  graduationThreshold: toPrismaDecimal(800_000_000n * 10n ** 18n),
   updatedBlockNumber: 12n,
 });
 

@@ -495,9 +495,11 @@ describe("end to end through the gateway", () => {
       metadata_url: draft.metadata_url,
       website_url: "https://alpha.example.com/home",
       x_url: "https://x.com/alpha",
-      telegram_url: null,
-      discord_url: null,
+      metadata_verified: false,
     });
+    // Unset metadata fields are absent, never null.
+    expect(detail).not.toHaveProperty("telegram_url");
+    expect(detail).not.toHaveProperty("discord_url");
 
     const image = await fetch(`${system.baseUrl}${draft.image_url}`);
     expect(image.status).toBe(200);

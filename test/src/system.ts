@@ -36,19 +36,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-/**
- * `FACTORY_ADDRESS` (and `LAUNCHPAD_ADDRESS`) from a deployment's contracts. While metadata-api
- * still requires `LAUNCHPAD_ADDRESS` it gets the V3 factory there, so that the system starts.
- */
-function chainEntryEnv(contracts: object): Record<string, string> {
-  const { launchpad, factory } = contracts as { launchpad?: string; factory?: string };
-  const entry = launchpad ?? factory;
-  return {
-    ...(entry ? { LAUNCHPAD_ADDRESS: entry } : {}),
-    ...(factory ? { FACTORY_ADDRESS: factory } : {}),
-  };
-}
-
 /** A response read through {@link System.request}: status, headers and the parsed JSON body. */
 export interface JsonResponse {
   status: number;
@@ -124,9 +111,8 @@ export async function startSystem(
     QUEUE_PREFIX: queuePrefix,
     RPC_URL: devnet.rpcUrl,
     CHAIN_ID: String(devnet.chainId),
-    // The chain interface's entry contract, whichever the deployment has (launchpad before the V3
-    // factory replaced it): metadata-api reads launches from its receipts.
-    ...chainEntryEnv(deployment.contracts),
+    // metadata-api reads launches (`TokenLaunchedV3`) from the factory's receipts.
+    FACTORY_ADDRESS: deployment.contracts.factory,
     STORAGE_DRIVER: "fs",
     STORAGE_DIR: storageDir,
   };

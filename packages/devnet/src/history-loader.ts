@@ -179,6 +179,9 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
   let lastTimestamp = spreadFrom;
 
   let blocks = 0;
+  // Sends the node refused (e.g. a nonce clash): their trades are topped up; reported at the end.
+  let refused = 0;
+  let refusedSample = "";
   let queue: PendingTx[] = [];
   const send = async () => {
     if (queue.length === 0) return;
@@ -208,7 +211,10 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
     const results = await rpcBatch(rpcUrl, calls);
     const failedSenders = new Set<Address>();
     results.forEach((r, i) => {
-      if (r?.error) failedSenders.add(batch[i]!.from);
+      if (!r?.error) return;
+      failedSenders.add(batch[i]!.from);
+      refused += 1;
+      refusedSample ||= r.error.message;
     });
     if (failedSenders.size > 0) {
       const fresh = await checkedBatch(
@@ -419,11 +425,17 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
   let toBlock = Number(await client.getBlockNumber());
   let counted = await countLogs(rpcUrl, fromBlock, toBlock);
   for (let attempt = 0; counted.trades < options.trades && attempt < 5; attempt++) {
+    options.logger?.info(
+      `history: ${options.trades - counted.trades} trades missing (reverted or not mined): topping up`,
+    );
     await pushTrades(options.trades - counted.trades);
     toBlock = Number(await client.getBlockNumber());
     counted = await countLogs(rpcUrl, fromBlock, toBlock);
   }
-  options.logger?.info(`history: counted logs in ${((performance.now() - tCount) / 1000).toFixed(1)} s`);
+  options.logger?.info(
+    `history: counted logs in ${((performance.now() - tCount) / 1000).toFixed(1)} s` +
+      (refused > 0 ? `; the node refused ${refused} sends (e.g. "${refusedSample}")` : ""),
+  );
   await checkedBatch(
     rpcUrl,
     traders.map((address) => ({ method: "anvil_stopImpersonatingAccount", params: [address] })),

@@ -177,7 +177,9 @@ export function createUpstreamBalancer(options: UpstreamBalancerOptions): Upstre
   ): void {
     const headers = request.headers as Record<string, unknown> | null | undefined;
     if (headers && !Array.isArray(headers)) headers.host = replica.host;
-    replica.pool.request({ ...request, origin: replica.origin }, (error, data) => {
+    // `request` is reply-from's own object for this request: set the origin in place (no copy).
+    request.origin = replica.origin;
+    replica.pool.request(request, (error, data) => {
       if (!error) {
         callback(null, data);
         return;

@@ -64,6 +64,8 @@ export const indexerEnvSchema = baseEnvSchema.extend({
   /** Block ranges fetched ahead of the one being written. */
   PREFETCH_RANGES: positiveInt(2),
   RPC_TIMEOUT_MS: positiveInt(30_000),
+  /** Calls per JSON-RPC batch (headers, senders, token names); a node that refuses batches gets one call each. */
+  RPC_MAX_BATCH: positiveInt(50),
   READY_MAX_LAG_BLOCKS: nonNegativeInt(5),
   /**
    * How long the indexer waits for PostgreSQL to come back after losing it (ms) before it exits

@@ -5,7 +5,7 @@ import pg from "pg";
 import { buildApp } from "./app.js";
 import { type IndexerConfig, loadIndexerConfig } from "./config.js";
 import { createMetrics } from "./metrics.js";
-import { createRpcClient } from "./rpc/rpc-client.js";
+import { createRpcClient, RpcError } from "./rpc/rpc-client.js";
 import { resolveChainContracts } from "./sync/chain-contracts.js";
 import { createIndexingCore } from "./sync/indexing-core.js";
 import {
@@ -41,6 +41,12 @@ const rpc = createRpcClient({
   maxConcurrent: config.MAX_CONCURRENT_REQUESTS,
   timeoutMs: config.RPC_TIMEOUT_MS,
   onError: (error) => metrics.rpcErrors.inc({ method: error.method }),
+  maxBatch: config.RPC_MAX_BATCH,
+  onBatchRefused: (error) =>
+    logger.warn(
+      { chain_id: config.CHAIN_ID, action: "rpc_batch_refused", err: error },
+      "the node refuses JSON-RPC batches; sending one call per request from now on",
+    ),
   signal: shutdown.signal,
 });
 
@@ -85,6 +91,27 @@ const sleep = (ms: number) =>
     shutdown.signal.addEventListener("abort", finish, { once: true });
   });
 
+/** An RPC failure that may pass (transport, timeout, 5xx, rate limit), not a shutdown. */
+function isRpcUnavailable(error: unknown): boolean {
+  return error instanceof RpcError && !error.aborted && error.retryable;
+}
+
+/** Runs `fn` until it does not fail with {@link isRpcUnavailable}, logging and backing off (1 s doubling to 30 s). */
+async function untilRpcAnswers<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (shutdown.signal.aborted || !isRpcUnavailable(error)) throw error;
+      logger.error(
+        { chain_id: config.CHAIN_ID, action: "rpc_unavailable", err: error, attempt },
+        "the node does not answer; retrying",
+      );
+      await sleep(Math.min(30_000, 1_000 * 2 ** Math.min(attempt - 1, 5)));
+    }
+  }
+}
+
 const done = (async () => {
   logger.info(
     {
@@ -97,7 +124,13 @@ const done = (async () => {
     },
     "chain settings",
   );
-  const contracts = await resolveChainContracts(rpc, config);
+  // The node must answer before anything else; while it does not, wait (never crash-loop).
+  const contracts = await untilRpcAnswers(async () => {
+    const nodeChainId = Number.parseInt(await rpc.request<string>("eth_chainId", []), 16);
+    if (nodeChainId !== config.CHAIN_ID)
+      throw new FatalIndexerError(`RPC_URL serves chain ${nodeChainId}, CHAIN_ID is ${config.CHAIN_ID}`);
+    return resolveChainContracts(rpc, config);
+  });
   logger.info({ chain_id: config.CHAIN_ID, action: "contracts", ...contracts }, "platform contracts");
   /** Start of the current PostgreSQL outage (ms since epoch), null while connected. */
   let outageSince: number | null = null;
@@ -151,6 +184,17 @@ const done = (async () => {
       break; // stopped
     } catch (error) {
       if (shutdown.signal.aborted) break;
+      if (isRpcUnavailable(error)) {
+        // The node went away before the scheduler's loop took over its retries (at its start).
+        current.stop();
+        await running.catch(() => {});
+        logger.error(
+          { chain_id: config.CHAIN_ID, action: "rpc_unavailable", err: error },
+          "the node does not answer; retrying",
+        );
+        await sleep(2_000);
+        continue;
+      }
       if (!isDatabaseUnavailable(error)) throw error;
       current.stop();
       await running.catch(() => {});

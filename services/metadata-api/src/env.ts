@@ -72,8 +72,7 @@ export function workspacePath(path: string): string {
 
 /**
  * The launch contract of finalize receipts: `FACTORY_ADDRESS`; else, on Base mainnet
- * (`CHAIN_ID` 8453), the platform's factory; else `contracts.factory` of the deployment file
- * (`contracts.launchpad` in files of the former launchpad interface).
+ * (`CHAIN_ID` 8453), the platform's factory; else `contracts.factory` of the deployment file.
  * @throws Error when none gives a valid address.
  */
 export function resolveFactoryAddress(
@@ -88,8 +87,8 @@ export function resolveFactoryAddress(
   } catch (error) {
     throw new Error(`FACTORY_ADDRESS is unset and ${file} cannot be read: ${String(error)}`);
   }
-  const contracts = (parsed as { contracts?: { factory?: unknown; launchpad?: unknown } }).contracts;
-  const result = address.safeParse(contracts?.factory ?? contracts?.launchpad);
+  const contracts = (parsed as { contracts?: { factory?: unknown } }).contracts;
+  const result = address.safeParse(contracts?.factory);
   if (!result.success) throw new Error(`${file} has no valid contracts.factory`);
   return result.data;
 }

@@ -65,7 +65,9 @@ try {
     );
   }
 } catch (error) {
-  process.stderr.write(`metadata: ${(error as Error).message}\n`);
+  // Prisma's messages start with the call site; the cause is the last line.
+  const lines = (error as Error).message.trim().split("\n");
+  process.stderr.write(`metadata: ${lines[lines.length - 1]}\n`);
   process.exitCode = 1;
 } finally {
   await db.$disconnect().catch(() => {});

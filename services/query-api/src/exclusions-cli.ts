@@ -78,7 +78,9 @@ try {
   }
 } catch (error) {
   if (isAppError(error)) fail(error.message);
-  fail(`exclusions: ${(error as Error).message}`, 1);
+  // Prisma's messages start with the call site; the cause is the last line.
+  const lines = (error as Error).message.trim().split("\n");
+  fail(`exclusions: ${lines[lines.length - 1]}`, 1);
 } finally {
   await client.$disconnect().catch(() => {});
 }

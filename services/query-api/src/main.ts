@@ -63,7 +63,11 @@ const app = await buildApp({
     // most STREAM_READ_WAIT_MS later), so a REST read right after it finds what it announced.
     streamRoutes({
       listenerUrl: settings.databaseUrl,
-      config: { readWaitMs: settings.streamReadWaitMs, maxConnectionsPerIp: settings.streamMaxPerClient },
+      config: {
+        readWaitMs: settings.streamReadWaitMs,
+        maxConnectionsPerIp: settings.streamMaxPerClient,
+        idleStopMs: settings.streamIdleStopMs,
+      },
       readPosition: () => readDatabase.indexedBlock(0),
     }),
   ],

@@ -5,7 +5,6 @@ import {
   erc20Abi,
   feeManagerV3Abi,
   graduationManagerV3Abi,
-  launchpadAbi,
   uniswapV3PoolAbi,
   zonkCurveV3Abi,
   zonkFactoryV3Abi,
@@ -29,21 +28,6 @@ describe("ABIs", () => {
     expect(selector(aggregatorV3Abi, "AnswerUpdated")).toBe(
       "0x0559884fd3a460db3073b7fc896cc77986f16e378210ded43186175bf646fc5f",
     );
-  });
-
-  test("behavior: the retired launchpad events keep their argument orders", () => {
-    const bought = launchpadAbi.find((i) => i.type === "event" && i.name === "TokensBought");
-    expect(bought && "inputs" in bought ? bought.inputs.map((i) => i.name) : []).toEqual([
-      "token",
-      "buyer",
-      "reserveAmount",
-      "tokenAmount",
-      "curveValue",
-      "protocolFee",
-      "creatorFee",
-      "reserveBalance",
-      "tokenBalance",
-    ]);
   });
 
   test("behavior: createToken has the platform's selector 0x72c46e10", () => {

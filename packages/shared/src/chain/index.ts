@@ -133,20 +133,6 @@ export const graduationCustodyV3Abi = parseAbi([
   "function positionTokenId() view returns (uint256)",
 ]);
 
-/** @deprecated The retired in-house launchpad interface; kept only until its last users switch to the V3 ABIs above. */
-export const launchpadAbi = parseAbi([
-  "event TokenCreated(address indexed token, address indexed creator, string name, string symbol, uint256 initialSupply, uint256 reserveBalance, uint256 tokenBalance, uint256 graduationThreshold)",
-  "event TokensBought(address indexed token, address indexed buyer, uint256 reserveAmount, uint256 tokenAmount, uint256 curveValue, uint256 protocolFee, uint256 creatorFee, uint256 reserveBalance, uint256 tokenBalance)",
-  "event TokensSold(address indexed token, address indexed seller, uint256 reserveAmount, uint256 tokenAmount, uint256 curveValue, uint256 protocolFee, uint256 creatorFee, uint256 reserveBalance, uint256 tokenBalance)",
-  "event TokenGraduated(address indexed token, address indexed pool, uint256 reserveAmount, uint256 tokenAmount)",
-  "function createToken(string name, string symbol) payable returns (address token)",
-  "function buy(address token, uint256 minTokenAmount) payable returns (uint256 tokenAmount)",
-  "function sell(address token, uint256 tokenAmount, uint256 minReserveAmount) returns (uint256 reserveAmount)",
-  "function quoteBuy(address token, uint256 reserveIn) view returns (uint256 tokenAmount)",
-  "function quoteSell(address token, uint256 tokenIn) view returns (uint256 reserveAmount)",
-  "function INITIAL_SUPPLY() view returns (uint256)",
-]);
-
 /** ERC-20 `Transfer` plus the views clients use. */
 export const erc20Abi = parseAbi([
   "event Transfer(address indexed from, address indexed to, uint256 value)",

@@ -209,21 +209,20 @@ export function decodedJson(
 const SAFE_STRING = /^[0-9a-zA-Z_.x-]*$/;
 
 /**
- * The same JSON text as `JSON.stringify(decodedJson(args, extra))`, built directly (no
- * intermediate object): the hot path writes one per event.
+ * The same JSON text as `JSON.stringify(decodedJson(args, extra))` (`token` given as a string:
+ * `extra` = `{token}`), built directly (no intermediate object): the hot path writes one per event.
  */
-export function decodedJsonText(args: DecodedArgs, extra?: Record<string, string>): string {
+export function decodedJsonText(args: DecodedArgs, token?: string | Record<string, string>): string {
   let out = "{";
-  let first = true;
-  const put = (key: string, value: string | bigint | boolean) => {
-    if (!first) out += ",";
-    first = false;
-    out += `"${key}":`;
+  if (typeof token === "string") out += `"token":"${token}"`;
+  else if (token)
+    for (const key in token) out += `${out.length > 1 ? "," : ""}"${key}":${JSON.stringify(token[key])}`;
+  for (const key in args) {
+    const value = args[key]!;
+    out += out.length > 1 ? `,"${key}":` : `"${key}":`;
     if (typeof value === "bigint") out += `"${value.toString(10)}"`;
     else if (typeof value === "boolean") out += value ? "true" : "false";
     else out += SAFE_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
-  };
-  if (extra) for (const key in extra) put(key, extra[key]!);
-  for (const key in args) put(key, args[key]!);
+  }
   return `${out}}`;
 }

@@ -15,7 +15,11 @@ export const onTokensBought: EventHandler = (e, p, b) => {
   info.curveState = applyBuy(info.curveState, { tokensOut, netCurveInput });
   const { soldSupply, reserveCoordinate } = info.curveState;
   b.trade({
-    ...p,
+    blockNumber: p.blockNumber,
+    logIndex: p.logIndex,
+    transactionIndex: p.transactionIndex,
+    transactionHash: p.transactionHash,
+    blockTimestamp: p.blockTimestamp,
     tokenAddress: token,
     trader: e.args.buyer as string,
     side: "buy",
@@ -44,7 +48,11 @@ export const onTokensSold: EventHandler = (e, p, b) => {
   info.curveState = applySell(info.curveState, { tokensIn, grossCurveOutput });
   const { soldSupply, reserveCoordinate } = info.curveState;
   b.trade({
-    ...p,
+    blockNumber: p.blockNumber,
+    logIndex: p.logIndex,
+    transactionIndex: p.transactionIndex,
+    transactionHash: p.transactionHash,
+    blockTimestamp: p.blockTimestamp,
     tokenAddress: token,
     trader: e.args.seller as string,
     side: "sell",

@@ -19,7 +19,11 @@ export const onSwap: EventHandler = (e, p, b) => {
   const wethDelta = info.tokenIsToken0 ? amount1 : amount0;
   const weth = wethDelta < 0n ? -wethDelta : wethDelta;
   b.trade({
-    ...p,
+    blockNumber: p.blockNumber,
+    logIndex: p.logIndex,
+    transactionIndex: p.transactionIndex,
+    transactionHash: p.transactionHash,
+    blockTimestamp: p.blockTimestamp,
     tokenAddress: token,
     trader,
     side: tokenDelta < 0n ? "buy" : "sell",

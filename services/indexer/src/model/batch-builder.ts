@@ -152,6 +152,8 @@ export async function buildBatch(
           tokenAddress: trade.tokenAddress,
           trader: trade.trader,
           firstBlock: trade.blockNumber,
+          firstBuckets: [],
+          lastBuckets: [],
         });
       }
       const info = state.tokens.get(trade.tokenAddress)!;
@@ -161,12 +163,16 @@ export async function buildBatch(
       const e = current!;
       const p = currentPosition!;
       batch.events.push({
-        ...p,
+        blockNumber: p.blockNumber,
+        logIndex: p.logIndex,
         blockHash: e.blockHash,
+        blockTimestamp: p.blockTimestamp,
+        transactionIndex: p.transactionIndex,
+        transactionHash: p.transactionHash,
         contractAddress: e.address,
         eventName: e.name,
         tokenAddress: token,
-        decoded: decodedJsonText(e.args, withTokenArg && token !== null ? { token } : undefined),
+        decoded: decodedJsonText(e.args, withTokenArg && token !== null ? token : undefined),
       });
     },
   };
@@ -190,7 +196,12 @@ export async function buildBatch(
   }
 
   for (const perToken of balances.values()) for (const row of perToken.values()) batch.balances.push(row);
-  const { candles, traders } = aggregateCandles(batch.trades);
+  const { candles, traders, traderBuckets } = aggregateCandles(batch.trades);
+  for (const [key, tb] of traderBuckets) {
+    const tt = batch.tokenTraders.get(key)!;
+    tt.firstBuckets = tb.first;
+    tt.lastBuckets = tb.last;
+  }
   batch.candles = candles;
   batch.candleTraders = traders;
   return batch;

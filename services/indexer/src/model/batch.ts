@@ -103,6 +103,15 @@ export interface TokenDelta {
   updatedBlock: number;
 }
 
+/** A trader of a token within a range (see {@link Batch.tokenTraders}). */
+export interface TokenTraderDelta {
+  tokenAddress: string;
+  trader: string;
+  firstBlock: number;
+  firstBuckets: number[];
+  lastBuckets: number[];
+}
+
 /** Per-creator change of a range. */
 export interface CreatorDelta {
   tokenCount: number;
@@ -140,8 +149,11 @@ export interface Batch {
   newTokens: NewTokenRow[];
   tokenDeltas: Map<string, TokenDelta>;
   balances: BalanceDelta[];
-  /** token|trader → first block in the range */
-  tokenTraders: Map<string, { tokenAddress: string; trader: string; firstBlock: number }>;
+  /**
+   * token|trader → first block in the range, and the first/last bucket of each long candle interval
+   * (`LONG_INTERVALS`: 1h, 4h, 1d, 1w) in which the trader traded the token within the range.
+   */
+  tokenTraders: Map<string, TokenTraderDelta>;
   candles: CandleDelta[];
   candleTraders: CandleTraderRow[];
   creators: Map<string, CreatorDelta>;

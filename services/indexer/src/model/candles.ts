@@ -2,6 +2,16 @@ import { bucketStart, CANDLE_INTERVALS, INTERVAL_SECONDS } from "@tmi/shared/mar
 
 const INTERVALS = CANDLE_INTERVALS.map((i) => [i, INTERVAL_SECONDS[i]] as const);
 
+/**
+ * Intervals whose distinct traders per bucket are stored (`candle_traders`, with the sides taken):
+ * the ones the API's window statistics read. Index < this: stored rows; the rest are counted
+ * through each trader's last bucket ({@link LONG_INTERVALS}).
+ */
+export const TRADER_ROW_INTERVALS = 3;
+
+/** The long intervals counted through `token_traders.last_bucket_<interval>`, in that column order. */
+export const LONG_INTERVALS = CANDLE_INTERVALS.slice(TRADER_ROW_INTERVALS);
+
 /** The fields of a trade the candle aggregation needs. */
 export interface CandleInput {
   tokenAddress: string;
@@ -27,9 +37,15 @@ export interface CandleDelta {
   high: bigint | null;
   low: bigint | null;
   close: bigint | null;
+  /**
+   * Long intervals: distinct traders of the bucket within the range (those already counted in the
+   * bucket by earlier ranges are subtracted at write time); short intervals: 0 (counted through
+   * the `candle_traders` rows that were new).
+   */
+  rangeTraders: number;
 }
 
-/** A distinct trader of a bucket and the sides they took. */
+/** A distinct trader of a bucket and the sides they took (short intervals only). */
 export interface CandleTraderRow {
   tokenAddress: string;
   interval: string;
@@ -39,36 +55,56 @@ export interface CandleTraderRow {
   sold: boolean;
 }
 
+/** First and last bucket of each long interval in which a trader traded a token within the range. */
+export interface TraderBuckets {
+  tokenAddress: string;
+  trader: string;
+  /** One per {@link LONG_INTERVALS}. */
+  first: number[];
+  last: number[];
+}
+
 /**
- * Aggregates trades (in chain order) into per-bucket candle deltas for every interval, and the
- * distinct traders per bucket. Merging a delta into an existing candle: counts and volume add,
- * open keeps the existing one (when set), close takes the delta's (when set), high/low extend;
- * unique traders grow by the number of trader rows that were new.
+ * Aggregates trades (in chain order, so bucket starts never decrease) into per-bucket candle
+ * deltas for every interval; the distinct traders per bucket of the short intervals
+ * (`candle_traders` rows); and per (token, trader) the first and last bucket of each long interval.
+ * Merging a delta into a stored candle: counts and volume add, open keeps the stored one (when
+ * set), close takes the delta's (when set), high/low extend; unique traders grow by the new
+ * `candle_traders` rows (short) or by `rangeTraders` minus the traders whose stored last bucket is
+ * this bucket (long).
  */
 export function aggregateCandles(trades: Iterable<CandleInput>): {
   candles: CandleDelta[];
   traders: CandleTraderRow[];
+  traderBuckets: Map<string, TraderBuckets>;
 } {
   // Nested maps with numeric keys (bucket · 8 + interval index): no key strings per trade.
   interface Slot {
     candle: CandleDelta;
-    traders: Map<string, CandleTraderRow>;
+    traders: Map<string, CandleTraderRow | null>;
   }
   const byToken = new Map<string, Map<number, Slot>>();
   const slots: Slot[] = [];
+  const traderBuckets = new Map<string, TraderBuckets>();
   for (const trade of trades) {
     let perToken = byToken.get(trade.tokenAddress);
     if (!perToken) {
       perToken = new Map();
       byToken.set(trade.tokenAddress, perToken);
     }
+    const key = `${trade.tokenAddress}|${trade.trader}`;
+    let tb = traderBuckets.get(key);
+    if (!tb) {
+      tb = { tokenAddress: trade.tokenAddress, trader: trade.trader, first: [], last: [] };
+      traderBuckets.set(key, tb);
+    }
     const buy = trade.side === "buy";
     const p = trade.price;
     for (let i = 0; i < INTERVALS.length; i++) {
       const [interval, seconds] = INTERVALS[i]!;
       const start = bucketStart(trade.blockTimestamp, seconds);
-      const key = start * 8 + i;
-      let slot = perToken.get(key);
+      const slotKey = start * 8 + i;
+      let slot = perToken.get(slotKey);
       if (!slot) {
         slot = {
           candle: {
@@ -83,10 +119,11 @@ export function aggregateCandles(trades: Iterable<CandleInput>): {
             high: null,
             low: null,
             close: null,
+            rangeTraders: 0,
           },
           traders: new Map(),
         };
-        perToken.set(key, slot);
+        perToken.set(slotKey, slot);
         slots.push(slot);
       }
       const c = slot.candle;
@@ -100,27 +137,37 @@ export function aggregateCandles(trades: Iterable<CandleInput>): {
         if (c.high === null || p > c.high) c.high = p;
         if (c.low === null || p < c.low) c.low = p;
       }
-      let t = slot.traders.get(trade.trader);
-      if (!t) {
-        t = {
-          tokenAddress: trade.tokenAddress,
-          interval,
-          bucketStart: start,
-          trader: trade.trader,
-          bought: false,
-          sold: false,
-        };
-        slot.traders.set(trade.trader, t);
+      if (i < TRADER_ROW_INTERVALS) {
+        let t = slot.traders.get(trade.trader);
+        if (!t) {
+          t = {
+            tokenAddress: trade.tokenAddress,
+            interval,
+            bucketStart: start,
+            trader: trade.trader,
+            bought: false,
+            sold: false,
+          };
+          slot.traders.set(trade.trader, t);
+        }
+        if (buy) t.bought = true;
+        else t.sold = true;
+      } else {
+        const j = i - TRADER_ROW_INTERVALS;
+        if (tb.first[j] === undefined) tb.first[j] = start;
+        tb.last[j] = start;
+        if (!slot.traders.has(trade.trader)) {
+          slot.traders.set(trade.trader, null);
+          c.rangeTraders++;
+        }
       }
-      if (buy) t.bought = true;
-      else t.sold = true;
     }
   }
   const candles: CandleDelta[] = [];
   const traders: CandleTraderRow[] = [];
   for (const slot of slots) {
     candles.push(slot.candle);
-    for (const t of slot.traders.values()) traders.push(t);
+    for (const t of slot.traders.values()) if (t) traders.push(t);
   }
-  return { candles, traders };
+  return { candles, traders, traderBuckets };
 }

@@ -106,3 +106,46 @@ describe("rpc client against a node that never answers", () => {
     expect(error.message).toMatch(/timed out/);
   });
 });
+
+describe("rpc client against a node that refuses batches", () => {
+  it("behavior: batches are split to maxBatch calls, and a refused batch falls back to one call each", async () => {
+    const seen: number[] = []; // calls per request
+    const server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      res.setHeader("content-type", "application/json");
+      if (Array.isArray(body)) {
+        seen.push(body.length);
+        // As some providers do above their batch limit: one error object for the whole request.
+        if (body.length > 2)
+          return res.end(
+            JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch too large" } }),
+          );
+        return res.end(
+          JSON.stringify(body.map((b: { id: number }) => ({ jsonrpc: "2.0", id: b.id, result: "0x1" }))),
+        );
+      }
+      seen.push(1);
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: body.id, result: "0x1" }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const calls = Array.from({ length: 4 }, () => ({ method: "eth_blockNumber", params: [] }));
+      const split = createRpcClient({ url, maxConcurrent: 1, maxBatch: 2 });
+      expect(await split.batch(calls)).toEqual(calls.map(() => ({ ok: true, result: "0x1" })));
+      expect(seen).toEqual([2, 2]);
+      seen.length = 0;
+      let refused = 0;
+      const whole = createRpcClient({ url, maxConcurrent: 1, maxBatch: 10, onBatchRefused: () => refused++ });
+      expect(await whole.batch(calls)).toEqual(calls.map(() => ({ ok: true, result: "0x1" })));
+      expect(await whole.batch(calls)).toHaveLength(4);
+      expect(seen).toEqual([4, 1, 1, 1, 1, 1, 1, 1, 1]); // refused once, then single calls only
+      expect(refused).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

@@ -13,6 +13,8 @@ export class RpcError extends Error {
       rangeError: boolean;
       /** The client's `signal` aborted the call (shutdown): never retried. */
       aborted?: boolean;
+      /** A JSON-RPC batch was answered with one error (batches unsupported or too large). */
+      batchRefused?: boolean;
       cause?: unknown;
     },
   ) {
@@ -27,6 +29,9 @@ export class RpcError extends Error {
   }
   get aborted(): boolean {
     return this.options.aborted === true;
+  }
+  get batchRefused(): boolean {
+    return this.options.batchRefused === true;
   }
 }
 
@@ -63,6 +68,10 @@ export interface RpcClientOptions {
   maxAttempts?: number;
   /** Called on every failed attempt (metrics). */
   onError?: (error: RpcError) => void;
+  /** Calls per JSON-RPC batch request (default 50; providers cap batch sizes). */
+  maxBatch?: number;
+  /** Called once when the node refuses batches (the client then sends one call per request). */
+  onBatchRefused?: (error: RpcError) => void;
   /**
    * Aborts every call in flight or waiting (shutdown): they reject at once with an
    * {@link RpcError} whose `aborted` is true, and no new call starts.
@@ -267,19 +276,35 @@ async function httpBatch(
   const first = nextId;
   nextId += calls.length;
   const label = `batch(${calls[0]?.method ?? ""}×${calls.length})`;
-  const body = await httpPost(
-    url,
-    label,
-    calls.map((c, i) => ({ jsonrpc: "2.0", id: first + i, method: c.method, params: c.params })),
-    timeoutMs,
-    signal,
-  );
+  let body: unknown;
+  try {
+    body = await httpPost(
+      url,
+      label,
+      calls.map((c, i) => ({ jsonrpc: "2.0", id: first + i, method: c.method, params: c.params })),
+      timeoutMs,
+      signal,
+    );
+  } catch (error) {
+    const status = (error as RpcError).options?.status;
+    if (status === 400 || status === 413)
+      throw new RpcError((error as Error).message, label, {
+        status,
+        retryable: false,
+        rangeError: false,
+        batchRefused: true,
+        cause: error,
+      });
+    throw error;
+  }
   if (!Array.isArray(body)) {
-    // A node without batch support answers one error object for the whole request.
+    // A node without batch support (or over its batch size) answers one object for the whole request.
     const error = (body as JsonRpcResponse).error;
-    throw error
-      ? errorOfBody(label, error)
-      : new RpcError(`${label}: not a batch response`, label, { retryable: false, rangeError: false });
+    throw new RpcError(
+      `${label}: batch refused: ${error ? `${error.message ?? "error"} (${error.code ?? "no code"})` : "not a batch response"}`,
+      label,
+      { code: error?.code, retryable: false, rangeError: false, batchRefused: true },
+    );
   }
   const byId = new Map<number, JsonRpcResponse>();
   for (const item of body as JsonRpcResponse[]) if (typeof item.id === "number") byId.set(item.id, item);
@@ -314,6 +339,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     : null;
 
   const signal = options.signal;
+  const maxBatch = Math.max(1, options.maxBatch ?? 50);
+  let batchRefused = false;
   const once = async (method: string, params: unknown[]): Promise<unknown> => {
     if (ws) {
       try {
@@ -361,22 +388,40 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     },
     async batch<T>(calls: RpcCall[]): Promise<RpcOutcome<T>[]> {
       if (calls.length === 0) return [];
-      if (ws) {
-        return Promise.all(
-          calls.map((c) =>
-            withRetries(c.method, () => once(c.method, c.params)).then(
-              (result): RpcOutcome<T> => ({ ok: true, result: result as T }),
-              (error): RpcOutcome<T> => {
-                if ((error as RpcError).aborted) throw error;
-                return { ok: false, error: classify(c.method, error) };
-              },
-            ),
-          ),
+      const one = (c: RpcCall) =>
+        withRetries(c.method, () => once(c.method, c.params)).then(
+          (result): RpcOutcome<T> => ({ ok: true, result: result as T }),
+          (error): RpcOutcome<T> => {
+            if ((error as RpcError).aborted) throw error;
+            return { ok: false, error: classify(c.method, error) };
+          },
         );
-      }
-      return withRetries(`batch(${calls[0]!.method}×${calls.length})`, () =>
-        httpBatch(options.url, calls, timeoutMs, signal),
-      ) as Promise<RpcOutcome<T>[]>;
+      if (ws || batchRefused) return Promise.all(calls.map(one));
+      const chunks: RpcCall[][] = [];
+      for (let i = 0; i < calls.length; i += maxBatch) chunks.push(calls.slice(i, i + maxBatch));
+      const parts = await Promise.all(
+        chunks.map(async (chunk) => {
+          try {
+            return (await withRetries(`batch(${chunk[0]!.method}×${chunk.length})`, () =>
+              httpBatch(options.url, chunk, timeoutMs, signal),
+            )) as RpcOutcome<T>[];
+          } catch (error) {
+            if ((error as RpcError).aborted || !(error as RpcError).batchRefused) throw error;
+            // The node (or a proxy in front of it) takes no batches, or not this large: one call each from now on.
+            batchRefused = true;
+            options.onBatchRefused?.(error as RpcError);
+            return Promise.all(chunk.map(one));
+          }
+        }),
+      );
+      // Calls the node failed inside a batch for a transient reason (rate limit, busy) are retried alone.
+      const outcomes = parts.flat();
+      await Promise.all(
+        outcomes.map(async (o, i) => {
+          if (!o.ok && o.error.retryable) outcomes[i] = await one(calls[i]!);
+        }),
+      );
+      return outcomes;
     },
     async subscribeNewHeads(onHead) {
       if (!ws) return null;

@@ -115,7 +115,9 @@ function chainPositionCtes(batch: Batch, q: SqlParams, options: WriteOptions): s
       "bigint[]",
     )})
     ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = excluded.parent_hash, timestamp = excluded.timestamp)`,
-    `bp AS (DELETE FROM blocks WHERE number < ${q.p(keepFrom, "bigint")})`,
+    // Keep the header before every journaled write: a reorg may revert to it.
+    `bp AS (DELETE FROM blocks WHERE number < LEAST(${q.p(keepFrom, "bigint")},
+      (SELECT min(block_number) - 1 FROM reorg_journal WHERE to_block >= ${q.p(keepFrom, "bigint")})))`,
     `jp AS (DELETE FROM reorg_journal WHERE to_block < ${q.p(keepFrom, "bigint")})`,
     `cp AS (
     INSERT INTO indexer_checkpoints (chain_id, block_number, block_hash, block_timestamp, head_block_number, head_seen_at, updated_at)

@@ -71,6 +71,7 @@ async function index(
   ranges: [number, number][],
   state: KnownState,
   headBlock: number,
+  keepBlocks = 65,
 ): Promise<void> {
   const client = await pool.connect();
   try {
@@ -88,7 +89,7 @@ async function index(
           selection.launches.map((l) => [l.token, { name: `N${l.token.slice(-3)}`, symbol: "S" }]),
         ),
       });
-      const prepared = await prepareWrite(batch, state, { chainId: CHAIN_ID, headBlock, keepBlocks: 65 });
+      const prepared = await prepareWrite(batch, state, { chainId: CHAIN_ID, headBlock, keepBlocks });
       await client.query("BEGIN");
       await executeWrite(client, prepared);
       await client.query("COMMIT");
@@ -176,7 +177,55 @@ describe("reorg journal", () => {
     const [dumpR, dumpF] = await Promise.all([dumpIndexedTables(reorged.url), dumpIndexedTables(fresh.url)]);
     expect(dumpR).toEqual(dumpF);
     expect(dumpF.tokens).toHaveLength(3);
+    // Unique traders per candle (long intervals counted through token_traders) = recomputed from trades.
+    const recomputed = await poolF.query(
+      `WITH iv(name, size) AS (VALUES ('1m', 60), ('5m', 300), ('15m', 900), ('1h', 3600), ('4h', 14400), ('1d', 86400), ('1w', 604800))
+       SELECT t.token_address, iv.name AS interval,
+              (CASE WHEN iv.size = 604800 THEN ((t.block_timestamp - 345600) / 604800) * 604800 + 345600
+                    ELSE (t.block_timestamp / iv.size) * iv.size END)::text AS bucket_start,
+              count(DISTINCT t.trader)::int AS n, sum(t.curve_value)::text AS volume
+       FROM trades t CROSS JOIN iv GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    );
+    const stored = await poolF.query(
+      "SELECT token_address, interval, bucket_start::text, unique_trader_count AS n, volume::text FROM candles ORDER BY 1, 2, 3",
+    );
+    expect(stored.rows).toEqual(recomputed.rows);
     expect(dumpF.trades!.length).toBeGreaterThan(5);
+  });
+
+  test("behavior: the header before the oldest journaled write survives pruning", async () => {
+    const db = await createTestDatabase();
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      const a = branchA();
+      // keepBlocks 3, head 10: [1,3] is outside the window, [4,8] and [9,10] are journaled.
+      await index(
+        pool,
+        a,
+        [
+          [1, 3],
+          [4, 8],
+          [9, 10],
+        ],
+        await loadKnownState(pool, ADDRESSES),
+        10,
+        3,
+      );
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await revertTo(client, a.headers(6, 6)[0]!, { chainId: CHAIN_ID, oldTip: 10 });
+        await client.query("COMMIT");
+        expect(result.revertedTo).toBe(3);
+      } finally {
+        client.release();
+      }
+      const cp = await pool.query("SELECT block_number::int AS n FROM indexer_checkpoints");
+      expect(cp.rows[0].n).toBe(3);
+    } finally {
+      await pool.end();
+      await db.drop();
+    }
   });
 
   test("behavior: writes outside the reorg window are not journaled", async () => {

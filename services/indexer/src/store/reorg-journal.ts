@@ -56,7 +56,10 @@ export async function revertTo(
       target = { number: revertedTo, hash: b.rows[0].hash, timestamp: Number(b.rows[0].timestamp) };
     } else {
       // The undone write was the first one (it began at the start block): nothing indexed remains.
-      const older = await client.query("SELECT 1 FROM blocks WHERE number <= $1 LIMIT 1", [revertedTo]);
+      const older = await client.query(
+        "SELECT 1 FROM blocks WHERE number <= $1 UNION ALL SELECT 1 FROM chain_events WHERE block_number <= $1 LIMIT 1",
+        [revertedTo],
+      );
       if (older.rows.length > 0) throw new Error(`block ${revertedTo} is not in blocks: cannot revert to it`);
       target = null;
     }

@@ -21,6 +21,21 @@ describe("findFirstFailing", () => {
     expect((await findFirstFailing(items, async (p) => void (p.includes(5) && fail())))?.index).toBe(4);
   });
 
+  it("error: an error that is not a failure of the items ends the search", async () => {
+    const lost = Object.assign(new Error("Connection terminated"), { code: "57P01" });
+    let calls = 0;
+    const search = findFirstFailing(
+      [1, 2, 3, 4],
+      async (p) => {
+        calls++;
+        if (calls > 1) throw lost; // the database went away after the first attempt
+        if (p.includes(3)) fail();
+      },
+      (e) => (e as { code?: string }).code !== "57P01",
+    );
+    await expect(search).rejects.toBe(lost);
+  });
+
   it("behavior: a failure that is not the items' own blames none", async () => {
     expect(await findFirstFailing([1, 2, 3], async () => fail())).toBeNull();
     expect(await findFirstFailing([1, 2, 3], async () => {})).toBeNull();

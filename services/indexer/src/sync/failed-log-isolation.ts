@@ -5,18 +5,22 @@ import type { DecodedEvent } from "../decode/event-decoder.js";
  * `attempt(items[0..k])` is tried for O(log n) values of k, and the smallest k whose prefix
  * fails is returned with that attempt's error. Returns null when the whole list succeeds (the
  * failure was not caused by the items, e.g. a transient one).
+ * An error for which `isFailure` is false (a lost connection) ends the search: it is thrown.
  * @dev assumes failure is monotone in the prefix (a prefix that contains the culprit fails):
  * true for a range write, where each log's rows are applied in chain order.
  */
 export async function findFirstFailing<T>(
   items: readonly T[],
   attempt: (prefix: readonly T[]) => Promise<void>,
+  isFailure: (error: unknown) => boolean = () => true,
 ): Promise<{ index: number; error: unknown } | null> {
   const fails = async (n: number): Promise<unknown> => {
     try {
       await attempt(items.slice(0, n));
       return undefined;
     } catch (error) {
+      // Not the items' doing (e.g. the database went away): stop, blame nothing.
+      if (!isFailure(error)) throw error;
       return error ?? new Error("failed");
     }
   };

@@ -33,12 +33,17 @@ async function query<T = Record<string, unknown>>(
  */
 function hangingProxy(target: string) {
   const held = new Set<ServerResponse>();
-  const state = { hang: false, held };
+  /** `hang`: hold every request open; `down`: answer 502 (a node behind a failing proxy). */
+  const state = { hang: false, down: false, held };
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     if (state.hang) {
       held.add(res);
+      return;
+    }
+    if (state.down) {
+      res.writeHead(502).end("bad gateway");
       return;
     }
     const upstream = await fetch(target, {
@@ -158,7 +163,10 @@ describe("an outside chain (chain id 8453, no devnet of ours)", () => {
         "SELECT trader FROM trades WHERE source = 'uniswap_v3' AND token_address = $1 ORDER BY block_number",
         [a.token],
       );
-      expect(liveSwaps.map((t) => t.trader)).toEqual([bob.address.toLowerCase(), alice.address.toLowerCase()]);
+      expect(liveSwaps.map((t) => t.trader)).toEqual([
+        bob.address.toLowerCase(),
+        alice.address.toLowerCase(),
+      ]);
       // The managers and WETH were read from the factory (nothing but the four settings given).
       const out = indexer.output();
       expect(out).toContain(
@@ -257,6 +265,30 @@ describe("an outside chain (chain id 8453, no devnet of ours)", () => {
       expect(indexer.output()).toContain('"action":"shutdown"');
     } finally {
       await indexer.kill();
+      await proxy.close();
+    }
+  });
+
+  it("behavior: a node that does not answer at start is waited for (no crash loop)", async () => {
+    const db = await newDb();
+    const proxy = hangingProxy(devnet.rpcUrl);
+    const url = await proxy.listen();
+    proxy.state.down = true;
+    const indexer = startIndexer({
+      ...outsideChainOptions(devnet, db),
+      rpcUrl: url,
+      env: { RPC_TIMEOUT_MS: "2000" },
+    });
+    try {
+      await waitFor(() => indexer.output().includes('"action":"rpc_unavailable"'), {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+      });
+      expect(indexer.child.exitCode).toBeNull();
+      proxy.state.down = false;
+      await indexer.waitForBlock(await chainHead(devnet.rpcUrl), 90_000);
+    } finally {
+      await indexer.stop();
       await proxy.close();
     }
   });

@@ -115,7 +115,7 @@ export function createReorgReconciler(options: ReorgReconcilerOptions): ReorgRec
         log(
           "warn",
           "reorg",
-          { ...(result as object), depth, ms: Math.round(performance.now() - started), reason },
+          { ...snakeCase(result), depth, ms: Math.round(performance.now() - started), reason },
           "rolled back orphaned blocks",
         );
       } catch (error) {
@@ -127,4 +127,12 @@ export function createReorgReconciler(options: ReorgReconcilerOptions): ReorgRec
       return depth;
     },
   };
+}
+
+/** The summary's fields as log fields (snake_case). */
+function snakeCase(summary: RollbackSummary): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(summary))
+    out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value;
+  return out;
 }

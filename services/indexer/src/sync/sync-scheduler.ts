@@ -191,8 +191,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     return h;
   }
 
-  /** Loads the checkpoint, the skipped logs and the known tokens from the database. */
-  async function reload(): Promise<void> {
+  /** Loads the committed checkpoint into `tip`. */
+  async function reloadCheckpoint(): Promise<void> {
     const cp = await pool.query<{ block_number: string; block_hash: string; block_timestamp: string }>(
       "SELECT block_number::text, block_hash, block_timestamp::text FROM indexer_checkpoints WHERE chain_id = $1",
       [config.CHAIN_ID],
@@ -201,6 +201,11 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     tip = row
       ? { number: Number(row.block_number), hash: row.block_hash, timestamp: Number(row.block_timestamp) }
       : { number: config.START_BLOCK - 1, hash: null, timestamp: 0 };
+  }
+
+  /** Loads the checkpoint, the skipped logs and the known tokens from the database. */
+  async function reload(): Promise<void> {
+    await reloadCheckpoint();
     const skippedRows = await pool.query<{ block_hash: string; log_index: number }>(
       "SELECT block_hash, log_index FROM skipped_logs WHERE block_number > $1",
       [tip.number - config.REORG_DEPTH],
@@ -239,7 +244,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   }
 
   async function handleReorg(reason: string): Promise<void> {
-    await reload();
+    await reloadCheckpoint(); // the tokens are reloaded once, after the rollback
     await settle(); // no trending snapshot of orphaned data
     const depth = await reconciler.reconcile(tip, reason, writer ?? undefined);
     if (depth > 0) {
@@ -391,7 +396,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
       }
       if (whole === undefined) break;
       if (!isDataError(whole)) throw whole;
-      const found = await findFirstFailing(events, attempt);
+      const found = await findFirstFailing(events, attempt, isDataError);
       if (!found) throw whole ?? firstError;
       const event = events[found.index]!;
       const reason = errorText(found.error);

@@ -1,5 +1,5 @@
 import type { Db } from "@tmi/db";
-import { launchpadAbi, zonkFactoryV3Abi } from "@tmi/shared/chain";
+import { zonkFactoryV3Abi } from "@tmi/shared/chain";
 import { AppError } from "@tmi/shared/errors";
 import type { Logger } from "pino";
 import { decodeEventLog, type Hex, type TransactionReceipt } from "viem";
@@ -32,10 +32,7 @@ export interface FinalizeDeps {
   db: Db;
   receipts: ReceiptReader;
   jobs: JobProducer;
-  /**
-   * Contract whose launch events count (lowercase): the zonk.fun V3 factory (`TokenLaunchedV3`), or
-   * a launchpad of the former interface (`TokenCreated`).
-   */
+  /** Contract whose launch events count (lowercase): the zonk.fun V3 factory (`TokenLaunchedV3`). */
   factory: `0x${string}`;
   logger: Logger;
 }
@@ -51,8 +48,7 @@ export interface FinalizeRequest {
 
 /**
  * A launch as seen in a receipt: the V3 factory's `TokenLaunchedV3` (supply and creator; name and
- * symbol are not in the event, so they are checked against the `tokens` table at binding) or a
- * former launchpad's `TokenCreated` (name, symbol, supply, creator).
+ * symbol are not in the event, so they are null here and checked against the `tokens` table at binding).
  */
 export interface ReceiptLaunch {
   creator: `0x${string}`;
@@ -229,8 +225,8 @@ export async function finalizeDraft(deps: FinalizeDeps, request: FinalizeRequest
 }
 
 /**
- * The launch event for `tokenAddress` emitted by `factory` in `receipt`: the V3 factory's
- * `TokenLaunchedV3` or a former launchpad's `TokenCreated`; null when there is none.
+ * The launch event for `tokenAddress` emitted by `factory` in `receipt` (the V3 factory's
+ * `TokenLaunchedV3`); null when there is none.
  */
 export function launchInReceipt(
   receipt: TransactionReceipt,
@@ -239,20 +235,6 @@ export function launchInReceipt(
 ): ReceiptLaunch | null {
   for (const log of receipt.logs) {
     if (log.address.toLowerCase() !== factory) continue;
-    try {
-      const event = decodeEventLog({ abi: launchpadAbi, data: log.data, topics: log.topics, strict: true });
-      if (event.eventName === "TokenCreated" && event.args.token.toLowerCase() === tokenAddress) {
-        return {
-          creator: event.args.creator.toLowerCase() as `0x${string}`,
-          name: event.args.name,
-          symbol: event.args.symbol,
-          initialSupply: event.args.initialSupply,
-        };
-      }
-      continue;
-    } catch {
-      // not a launchpad event
-    }
     try {
       const event = decodeEventLog({
         abi: zonkFactoryV3Abi,

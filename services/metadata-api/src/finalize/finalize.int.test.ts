@@ -496,7 +496,8 @@ describe("finalize signatures: who may bind metadata", () => {
     }
     await index();
     await waitFor(async () => (await verifiedRow(draft)).status === "finalized", {
-      timeoutMs: 30_000,
+      // The worker's retries back off exponentially (0.5 s doubling): allow a few steps on a loaded machine.
+      timeoutMs: 120_000,
       message: "the pending signed draft was not bound",
     });
     expect(await verifiedRow(draft)).toMatchObject({ verified: true, signer: trader.address.toLowerCase() });

@@ -122,13 +122,12 @@ interface CheckpointRow {
 
 /**
  * `GET /api/v1/status`: indexing progress from `indexer_checkpoints` (read on every call, never
- * cached): `{chain_id, head_block, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg}`.
- * Before the indexer's first commit every field but `chain_id` is null. `read_database`: the read
- * database's lag behind the primary (see `ReadDatabaseLag`). Always 200 (503 `service_unavailable`
- * while the read database is unreachable).
  * cached): `{chain_id, head_block, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg,
- * skipped_logs}` (`skipped_logs` from the table of that name: count and the latest one).
- * Before the indexer's first commit every field but `chain_id` is null. Always 200 (500 only if the database fails).
+ * read_database, skipped_logs}`. Before the indexer's first commit every field but `chain_id`,
+ * `read_database` and `skipped_logs` is null. `read_database`: the read database's lag behind the
+ * primary (see `ReadDatabaseLag`); `skipped_logs`: count and latest row of the table of that name
+ * (logs the indexer left out). Always 200 (503 `service_unavailable` while the read database is
+ * unreachable).
  */
 export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type pg from "pg";
 import { z } from "zod";
+import { errorSchema } from "../common/wire-schemas.js";
 import {
   CANDLE_INTERVALS,
   type CandleInterval,
@@ -109,6 +110,16 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
           description:
             "text/event-stream of token_created, trade, graduated, candle, reorg and reset events. Resume with Last-Event-ID.",
           querystring: querySchema,
+          // The answers a client may get (the OpenAPI document lists them): the stream itself, a
+          // malformed filter, the per-client and per-server caps, the listener unavailable.
+          response: {
+            200: z.string().describe("text/event-stream (Server-Sent Events), not JSON"),
+            400: errorSchema.describe("invalid_request, invalid_address or invalid_interval"),
+            429: errorSchema.describe("rate_limited: too many concurrent streams of this client"),
+            503: errorSchema.describe(
+              "service_unavailable: stream cap of the server, or listener unavailable",
+            ),
+          },
         },
       },
       async (request, reply) => {
@@ -175,6 +186,12 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
         request.raw.socket.setTimeout(0);
         request.raw.socket.setNoDelay(true);
         res.writeHead(200, headers);
+        // HEAD: the headers alone (Node sends them only with a body or the end, so a HEAD that waited
+        // for events would never be answered).
+        if (request.method === "HEAD") {
+          res.end();
+          return;
+        }
         res.write(`retry: 3000\n: connected\n\n`);
         try {
           await hub.subscribe(sub, lastEventId);

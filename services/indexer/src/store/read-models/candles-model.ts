@@ -4,15 +4,18 @@ import { type SqlParams, str } from "../sql-text.js";
 /**
  * Candles (`candles`, `candle_traders`): the range's per-bucket deltas merged into the stored
  * buckets — counts and volume add, open kept, close replaced, high/low extended — and the bucket's
- * unique trader count grown by the trader rows that were new (exact).
+ * unique trader count grown exactly: short intervals by the `candle_traders` rows that were new
+ * (rows that would not change are not written),
+ * long intervals by the range's distinct traders minus those already counted there (`ttd`).
+ * Needs the CTE `ttd` (traders model).
  */
 export function candlesCtes(batch: Batch, q: SqlParams): string[] {
   const ct = batch.candleTraders;
   const cd = batch.candles;
   return [
-    `ct AS (
-    INSERT INTO candle_traders (token_address, interval, bucket_start, trader, bought, sold)
-    SELECT * FROM unnest(${q.p(
+    `ctd AS (
+    SELECT d.*, e.trader IS NULL AS is_new, coalesce(e.bought, false) AS eb, coalesce(e.sold, false) AS es
+    FROM unnest(${q.p(
       ct.map((t) => t.tokenAddress),
       "text[]",
     )}, ${q.p(
@@ -30,19 +33,22 @@ export function candlesCtes(batch: Batch, q: SqlParams): string[] {
     )}, ${q.p(
       ct.map((t) => t.sold),
       "bool[]",
-    )})
+    )}) AS d(a, i, b, t, bo, so)
+    LEFT JOIN candle_traders e
+      ON e.token_address = d.a AND e.interval = d.i AND e.bucket_start = d.b AND e.trader = d.t)`,
+    `ct AS (
+    INSERT INTO candle_traders (token_address, interval, bucket_start, trader, bought, sold)
+    SELECT a, i, b, t, bo OR eb, so OR es FROM ctd
+    WHERE is_new OR (bo AND NOT eb) OR (so AND NOT es)
     ON CONFLICT (token_address, interval, bucket_start, trader) DO UPDATE SET
-      bought = candle_traders.bought OR excluded.bought,
-      sold = candle_traders.sold OR excluded.sold
-    WHERE (excluded.bought AND NOT candle_traders.bought) OR (excluded.sold AND NOT candle_traders.sold)
-    RETURNING token_address, interval, bucket_start, (xmax = 0) AS inserted)`,
+      bought = excluded.bought, sold = excluded.sold)`,
     `ctn AS (
-    SELECT token_address, interval, bucket_start, count(*) FILTER (WHERE inserted)::int AS nt
-    FROM ct GROUP BY 1, 2, 3)`,
+    SELECT a AS token_address, i AS interval, b AS bucket_start, count(*) FILTER (WHERE is_new)::int AS nt
+    FROM ctd GROUP BY 1, 2, 3)`,
     `cu AS (
     INSERT INTO candles (token_address, interval, bucket_start, trade_count, buy_count, sell_count, volume,
                          unique_trader_count, open_price, high_price, low_price, close_price)
-    SELECT c.a, c.i, c.b, c.tc, c.bc, c.sc, c.vol, coalesce(ctn.nt, 0), c.o, c.h, c.l, c.cl
+    SELECT c.a, c.i, c.b, c.tc, c.bc, c.sc, c.vol, coalesce(ctn.nt, 0) + c.rt - coalesce(ttd.n, 0), c.o, c.h, c.l, c.cl
     FROM unnest(${q.p(
       cd.map((c) => c.tokenAddress),
       "text[]",
@@ -76,8 +82,12 @@ export function candlesCtes(batch: Batch, q: SqlParams): string[] {
     )}, ${q.p(
       cd.map((c) => str(c.close)),
       "numeric[]",
-    )}) AS c(a, i, b, tc, bc, sc, vol, o, h, l, cl)
+    )}, ${q.p(
+      cd.map((c) => c.rangeTraders),
+      "int[]",
+    )}) AS c(a, i, b, tc, bc, sc, vol, o, h, l, cl, rt)
     LEFT JOIN ctn ON ctn.token_address = c.a AND ctn.interval = c.i AND ctn.bucket_start = c.b
+    LEFT JOIN ttd ON ttd.token_address = c.a AND ttd.interval = c.i AND ttd.bucket_start = c.b
     ON CONFLICT (token_address, interval, bucket_start) DO UPDATE SET
       trade_count = candles.trade_count + excluded.trade_count,
       buy_count = candles.buy_count + excluded.buy_count,
