@@ -60,7 +60,7 @@ function pathOf(request: FastifyRequest): string {
 }
 
 /**
- * The gateway (DESIGN.md §1): one base URL routing by path prefix —
+ * The gateway (docs/operations.md): one base URL routing by path prefix —
  * `/api/v1/prices/*` → oracle-price; `/api/v1/token-metadata*` and `/objects/*` → metadata-api;
  * `/api/v1/stream*` → the stream upstream (query-api by default; no body timeout);
  * every other `/api/v1/*`, `/docs*` and `/readyz` → query-api; `/health` answered here.

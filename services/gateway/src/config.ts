@@ -40,7 +40,7 @@ const trustProxy = z
 
 const nonNegativeInt = (defaultValue: number) => z.coerce.number().int().min(0).default(defaultValue);
 
-/** Settings of the gateway (DESIGN.md §1, §13). */
+/** Settings of the gateway (docs/operations.md). */
 export const gatewayEnvSchema = baseEnvSchema.extend({
   GATEWAY_PORT: portSetting(8080),
   QUERY_API_URL: upstreamUrls("http://127.0.0.1:3001"),

@@ -26,7 +26,7 @@ const rpcUrl = z
   .refine((v) => URL.canParse(v), "must be a valid URL");
 
 /**
- * Settings of oracle-price (DESIGN.md §11). The RPC URL and feed address may be unset: the
+ * Settings of oracle-price (docs/api.md). The RPC URL and feed address may be unset: the
  * service then starts and answers `/api/v1/prices/eth-usd` with 503 `oracle_unavailable`
  * (the spec's "configuration is missing" case). Malformed values stop the process at start.
  */

@@ -8,7 +8,7 @@ const VERSION = 1;
 const TAG_BYTES = 16;
 
 /**
- * Opaque pagination cursors (DESIGN.md §4): a keyset position, bound to one route, encoded as
+ * Opaque pagination cursors (docs/api.md): a keyset position, bound to one route, encoded as
  * base64url JSON plus a truncated HMAC-SHA256 tag keyed with `CURSOR_SECRET`.
  * Format: `<base64url(json)>.<base64url(tag)>`, json = `{"v":1,"r":route,"p":[...]}`;
  * bigints travel as `{"b":"<decimal>"}` so they come back as bigints.

@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The request id header, kept from the client or made (DESIGN.md §6). */
+/** The request id header, kept from the client or made (docs/api.md). */
 export const REQUEST_ID_HEADER = "x-request-id";
 
 /**

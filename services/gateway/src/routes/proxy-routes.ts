@@ -55,7 +55,7 @@ function codesOf(error: unknown): string[] {
 }
 
 /**
- * Maps a proxying failure to the error body of DESIGN.md §6: connection failures → 503
+ * Maps a proxying failure to the error body of docs/api.md: connection failures → 503
  * `service_unavailable`, upstream timeouts → 504 `upstream_timeout`, anything else → 503
  * `service_unavailable` (the upstream answered with something that cannot be relayed).
  */

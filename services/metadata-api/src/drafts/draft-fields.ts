@@ -18,7 +18,7 @@ export type TextField = (typeof TEXT_FIELDS)[number];
 /** Byte limits (UTF-8, after NFC + trim) of the spec, plus a sanity cap for URLs. */
 export const LIMITS = { name: 64, symbol: 16, description: 1000, url: 2048 } as const;
 
-/** Hosts allowed per social link (DESIGN.md §10), each also with `www.`. */
+/** Hosts allowed per social link (docs/api.md), each also with `www.`. */
 export const SOCIAL_HOSTS = {
   x_url: ["x.com", "twitter.com"],
   telegram_url: ["t.me", "telegram.me"],
@@ -49,7 +49,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find them
 const CONTROL_MULTILINE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
-/** Unicode NFC, then trimmed (DESIGN.md §10). */
+/** Unicode NFC, then trimmed (docs/api.md). */
 export function normalizeText(value: string): string {
   return value.normalize("NFC").trim();
 }
@@ -61,7 +61,7 @@ export function utf8Length(value: string): number {
 
 /**
  * Validates and normalizes the text fields of a draft (spec "POST /api/v1/token-metadata",
- * DESIGN.md §10): NFC + trim, limits in UTF-8 bytes after normalizing, `initial_supply` a
+ * docs/api.md): NFC + trim, limits in UTF-8 bytes after normalizing, `initial_supply` a
  * positive canonical uint256 decimal, URLs re-serialized with WHATWG URL and host rules for
  * the social links. `hasImageFile` says whether a non-empty `image` file part came with the
  * form: exactly one of `image` and `image_url` is required. Never throws.

@@ -36,7 +36,7 @@ export interface FetchedBody {
   finalUrl: string;
 }
 
-/** Fetches `image_url`s under the SSRF rules of DESIGN.md §10. */
+/** Fetches `image_url`s under the SSRF rules of docs/api.md. */
 export interface ImageFetcher {
   /**
    * Fetches `url` and hands the body to `consume` (which must read or destroy it); resolves with

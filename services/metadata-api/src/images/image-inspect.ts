@@ -2,7 +2,7 @@ import { crc32 } from "node:zlib";
 import { fileTypeFromBuffer } from "file-type";
 import { imageSize } from "image-size";
 
-/** The image types a draft accepts, by magic bytes (DESIGN.md §10). */
+/** The image types a draft accepts, by magic bytes (docs/api.md). */
 export const IMAGE_TYPES = {
   "image/png": "png",
   "image/jpeg": "jpg",

@@ -5,7 +5,7 @@ import { z } from "zod";
 const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-f]{${bytes * 2}}$`));
 
 /**
- * The one job catalog of metadata-api (STYLE.md "Jobs"): queue name → zod payload schema,
+ * The one job catalog of metadata-api: queue name → zod payload schema,
  * attempts and backoff. Producers enqueue through {@link createJobProducer}; the worker
  * validates payloads with the same schemas.
  *

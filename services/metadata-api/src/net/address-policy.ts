@@ -8,7 +8,7 @@ import ipaddr from "ipaddr.js";
 export type AddressPolicy = (address: string, hostname: string) => boolean;
 
 /**
- * True only for public unicast addresses (DESIGN.md §10): IPv4 outside unspecified (0/8),
+ * True only for public unicast addresses (docs/api.md): IPv4 outside unspecified (0/8),
  * broadcast, multicast, link-local (169.254/16, incl. 169.254.169.254), loopback, CGNAT,
  * private and reserved ranges; IPv6 only inside global unicast 2000::/3 and outside every
  * special range (so `::1`, `::`, IPv4-mapped `::ffff:*`, IPv4-compatible `::a.b.c.d`, NAT64,

@@ -14,7 +14,7 @@ export interface StoredObject extends ObjectStat {
 }
 
 /**
- * Object storage behind one interface (DESIGN.md §10), drivers `fs` and `s3`. Keys are
+ * Object storage behind one interface (docs/api.md), drivers `fs` and `s3`. Keys are
  * validated by {@link parseObjectKey} before they reach a driver.
  */
 export interface ObjectStorage {

@@ -22,7 +22,7 @@ export interface EthUsdPrice {
   chain_id: number;
 }
 
-/** Rules a snapshot must pass (DESIGN.md §11). */
+/** Rules a snapshot must pass (docs/api.md). */
 export interface EthUsdPolicy {
   /** `ORACLE_CHAIN_ID`. */
   chainId: number;
