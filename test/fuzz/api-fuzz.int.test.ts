@@ -111,9 +111,16 @@ const hostileText = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 40 }),
 );
 
-/** Encodes a generated path segment: mostly percent-encoded, sometimes raw (hostile escapes). */
+/**
+ * Encodes a generated path segment: mostly percent-encoded, sometimes raw (hostile escapes). Raw
+ * segments still percent-encode whitespace and control characters: a request-target cannot hold them
+ * (RFC 9112), and a raw space ends the target early, so the server answers another route than the one
+ * the case is checked against.
+ */
 const segment = (value: string, raw: boolean) =>
-  raw ? value.replace(/[?#]/g, "") : encodeURIComponent(value);
+  raw
+    ? value.replace(/[?#]/g, "").replace(/[\s\x00-\x1f\x7f]/g, (c) => encodeURIComponent(c))
+    : encodeURIComponent(value);
 
 /** Printable ASCII (fetch refuses other header bytes). */
 const headerText = fc.string({
