@@ -119,7 +119,9 @@ const hostileText = fc.oneof(
  */
 const segment = (value: string, raw: boolean) =>
   raw
-    ? value.replace(/[?#]/g, "").replace(/[\s\x00-\x1f\x7f]/g, (c) => encodeURIComponent(c))
+    ? [...value.replace(/[?#]/g, "")]
+        .map((c) => (/\s/.test(c) || c.charCodeAt(0) < 0x20 || c === "\u007f" ? encodeURIComponent(c) : c))
+        .join("")
     : encodeURIComponent(value);
 
 /** Printable ASCII (fetch refuses other header bytes). */
