@@ -111,9 +111,18 @@ const hostileText = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 40 }),
 );
 
-/** Encodes a generated path segment: mostly percent-encoded, sometimes raw (hostile escapes). */
+/**
+ * Encodes a generated path segment: mostly percent-encoded, sometimes raw (hostile escapes). Raw
+ * segments still percent-encode whitespace and control characters: a request-target cannot hold them
+ * (RFC 9112), and a raw space ends the target early, so the server answers another route than the one
+ * the case is checked against.
+ */
 const segment = (value: string, raw: boolean) =>
-  raw ? value.replace(/[?#]/g, "") : encodeURIComponent(value);
+  raw
+    ? [...value.replace(/[?#]/g, "")]
+        .map((c) => (/\s/.test(c) || c.charCodeAt(0) < 0x20 || c === "\u007f" ? encodeURIComponent(c) : c))
+        .join("")
+    : encodeURIComponent(value);
 
 /** Printable ASCII (fetch refuses other header bytes). */
 const headerText = fc.string({

@@ -102,9 +102,16 @@ async function send(
   value = 0n,
 ): Promise<TransactionReceipt> {
   const wallet = localWalletClient(anvil.rpcUrl, account);
-  const hash = await wallet.writeContract({ address: to, abi, functionName, args, value } as never);
+  const request = { address: to, abi, functionName, args, value, account: wallet.account } as never;
+  // The estimate runs in the pending block; when the transaction is mined a second later, the pool's
+  // oracle writes a new observation (more gas) and an unpadded estimate runs out of gas in a graduation.
+  const estimate = await client.estimateContractGas(request);
+  const hash = await wallet.writeContract({
+    ...(request as object),
+    gas: (estimate * 5n) / 4n + 10_000n,
+  } as never);
   const receipt = await waitForReceipt(client, hash);
-  if (receipt.status !== "success") throw new Error(`${functionName} reverted`);
+  if (receipt.status !== "success") throw new Error(`${functionName} reverted (gas ${receipt.gasUsed})`);
   return receipt;
 }
 
