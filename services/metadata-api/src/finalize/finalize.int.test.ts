@@ -496,13 +496,14 @@ describe("finalize signatures: who may bind metadata", () => {
     }
     await index();
     await waitFor(async () => (await verifiedRow(draft)).status === "finalized", {
-      // The worker's retries back off exponentially (0.5 s doubling): allow a few steps on a loaded machine.
-      timeoutMs: 120_000,
-      message: "the pending signed draft was not bound",
+      // The worker's retries back off exponentially (doubling): on a loaded machine the indexer may take
+      // long enough that the next attempt is minutes away.
+      timeoutMs: 240_000,
+      message: `the pending signed draft was not bound (first answer ${first.status}; worker output:\n${worker?.output().slice(-2000) ?? "no worker"})`,
     });
     expect(await verifiedRow(draft)).toMatchObject({ verified: true, signer: trader.address.toLowerCase() });
     expect(await finalize(draft, body)).toMatchObject({ status: 200, body: { metadata_verified: true } });
-  });
+  }, 300_000); // waits for the indexer and for the worker's next back-off step
 
   test("behavior: the operator command unbinds a token (even a verified binding), which can then be bound again", async () => {
     const launch = await trader.createToken("Unbind", "UNB");
