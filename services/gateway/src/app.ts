@@ -115,6 +115,7 @@ export function buildApp(deps: GatewayDeps): HttpApp {
       "X-RateLimit-Limit",
       "X-RateLimit-Remaining",
       "X-RateLimit-Reset",
+      "X-Min-Block",
     ],
     maxAge: 600,
   });

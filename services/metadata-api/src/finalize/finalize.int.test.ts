@@ -47,7 +47,11 @@ async function finalize(draft: string, body: unknown) {
     payload: body as object,
   });
   const json = response.json();
-  return { status: response.statusCode, body: response.statusCode >= 400 ? errorOf(json) : json };
+  return {
+    status: response.statusCode,
+    body: response.statusCode >= 400 ? errorOf(json) : json,
+    minBlock: response.headers["x-min-block"],
+  };
 }
 
 /** The finalize signature of devnet account `account` (1 is the trader that launches). */
@@ -241,6 +245,8 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
       metrics: { latest_trade_timestamp: null },
       curve: { lifecycle: "active" },
     });
+    // Read-your-writes through a replica: the block a following read must wait for (min_block).
+    expect(first.minBlock).toBe(String(first.body.created_at.block_number));
     expect(first.body.image_url).toMatch(/^\/objects\/images\/[0-9a-f]{64}\.png$/);
     expect(first.body.metadata_url).toMatch(/^\/objects\/metadata\/[0-9a-f]{64}\.json$/);
     expect(first.body).not.toHaveProperty("graduation");

@@ -233,7 +233,12 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
         details: [{ field: "token_address", reason: "launch not indexed" }],
       });
     }
-    return reply.status(200).header("cache-control", "no-store").send(token);
+    // The block a following read through a query-api replica passes as `min_block` (docs/api.md).
+    return reply
+      .status(200)
+      .header("cache-control", "no-store")
+      .header("x-min-block", String(token.created_at.block_number))
+      .send(token);
   });
 }
 
