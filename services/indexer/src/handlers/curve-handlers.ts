@@ -2,6 +2,44 @@ import { applyBuy, applySell, curveSpotPrice } from "@tmi/shared/chain";
 import type { EventHandler } from "../model/batch-builder.js";
 
 /**
+ * Records one curve trade of `token` after its curve state has moved: the trade row priced with the
+ * curve's spotPrice() after the trade, the token's new curve state, and the activity entry.
+ * @dev positional arguments, no intermediate objects: this runs once per curve event (hot path).
+ */
+function recordCurveTrade(
+  p: Parameters<EventHandler>[1],
+  b: Parameters<EventHandler>[2],
+  token: string,
+  trader: string,
+  side: "buy" | "sell",
+  tokenAmount: bigint,
+  reserveAmount: bigint,
+  curveValue: bigint,
+  e: Parameters<EventHandler>[0],
+): void {
+  const { soldSupply, reserveCoordinate } = b.state.tokens.get(token)!.curveState;
+  b.trade({
+    blockNumber: p.blockNumber,
+    logIndex: p.logIndex,
+    transactionIndex: p.transactionIndex,
+    transactionHash: p.transactionHash,
+    blockTimestamp: p.blockTimestamp,
+    tokenAddress: token,
+    trader,
+    side,
+    source: "curve",
+    tokenAmount,
+    reserveAmount,
+    curveValue,
+    protocolFee: e.args.protocolFee as bigint,
+    creatorFee: e.args.creatorFee as bigint,
+    price: curveSpotPrice(soldSupply, reserveCoordinate),
+  });
+  b.token(token, p.blockNumber).curve = { soldSupply, reserveCoordinate };
+  b.activity(token);
+}
+
+/**
  * `TokensBought` (curve): a `curve` buy trade — `reserve_amount` = acceptedGross, `curve_value`
  * = netCurveInput, `token_amount` = tokensOut, fees protocolFee/creatorFee — priced with the
  * curve's spotPrice() after the trade; the curve state moves (soldSupply += tokensOut,
@@ -13,26 +51,17 @@ export const onTokensBought: EventHandler = (e, p, b) => {
   const tokensOut = e.args.tokensOut as bigint;
   const netCurveInput = e.args.netCurveInput as bigint;
   info.curveState = applyBuy(info.curveState, { tokensOut, netCurveInput });
-  const { soldSupply, reserveCoordinate } = info.curveState;
-  b.trade({
-    blockNumber: p.blockNumber,
-    logIndex: p.logIndex,
-    transactionIndex: p.transactionIndex,
-    transactionHash: p.transactionHash,
-    blockTimestamp: p.blockTimestamp,
-    tokenAddress: token,
-    trader: e.args.buyer as string,
-    side: "buy",
-    source: "curve",
-    tokenAmount: tokensOut,
-    reserveAmount: e.args.acceptedGross as bigint,
-    curveValue: netCurveInput,
-    protocolFee: e.args.protocolFee as bigint,
-    creatorFee: e.args.creatorFee as bigint,
-    price: curveSpotPrice(soldSupply, reserveCoordinate),
-  });
-  b.token(token, p.blockNumber).curve = { soldSupply, reserveCoordinate };
-  b.activity(token);
+  recordCurveTrade(
+    p,
+    b,
+    token,
+    e.args.buyer as string,
+    "buy",
+    tokensOut,
+    e.args.acceptedGross as bigint,
+    netCurveInput,
+    e,
+  );
 };
 
 /**
@@ -46,26 +75,17 @@ export const onTokensSold: EventHandler = (e, p, b) => {
   const tokensIn = e.args.tokensIn as bigint;
   const grossCurveOutput = e.args.grossCurveOutput as bigint;
   info.curveState = applySell(info.curveState, { tokensIn, grossCurveOutput });
-  const { soldSupply, reserveCoordinate } = info.curveState;
-  b.trade({
-    blockNumber: p.blockNumber,
-    logIndex: p.logIndex,
-    transactionIndex: p.transactionIndex,
-    transactionHash: p.transactionHash,
-    blockTimestamp: p.blockTimestamp,
-    tokenAddress: token,
-    trader: e.args.seller as string,
-    side: "sell",
-    source: "curve",
-    tokenAmount: tokensIn,
-    reserveAmount: e.args.netSellerOutput as bigint,
-    curveValue: grossCurveOutput,
-    protocolFee: e.args.protocolFee as bigint,
-    creatorFee: e.args.creatorFee as bigint,
-    price: curveSpotPrice(soldSupply, reserveCoordinate),
-  });
-  b.token(token, p.blockNumber).curve = { soldSupply, reserveCoordinate };
-  b.activity(token);
+  recordCurveTrade(
+    p,
+    b,
+    token,
+    e.args.seller as string,
+    "sell",
+    tokensIn,
+    e.args.netSellerOutput as bigint,
+    grossCurveOutput,
+    e,
+  );
 };
 
 /**
