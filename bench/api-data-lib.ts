@@ -7,6 +7,7 @@
 // candles of every interval aggregated from the trades, creators, a trending snapshot of 1,000
 // tokens, finalized metadata for half the tokens, a few exclusions, and the indexer checkpoint.
 import { migrate, quoteIdent, withDatabase } from "@tmi/db";
+import { bucketStartSql, CANDLE_INTERVALS, INTERVAL_SECONDS } from "@tmi/shared/market";
 import pg from "pg";
 
 /** Start of the synthetic chain (Unix seconds); blocks are 2 s apart. */
@@ -161,15 +162,10 @@ export async function ensureBenchDatabase(options: {
        FROM tokens`,
       log,
     );
-    const intervals: [string, string][] = [
-      ["1m", "(block_timestamp / 60) * 60"],
-      ["5m", "(block_timestamp / 300) * 300"],
-      ["15m", "(block_timestamp / 900) * 900"],
-      ["1h", "(block_timestamp / 3600) * 3600"],
-      ["4h", "(block_timestamp / 14400) * 14400"],
-      ["1d", "(block_timestamp / 86400) * 86400"],
-      ["1w", "((block_timestamp - 345600) / 604800) * 604800 + 345600"],
-    ];
+    const intervals = CANDLE_INTERVALS.map(
+      (interval) =>
+        [interval, bucketStartSql("block_timestamp", String(INTERVAL_SECONDS[interval]))] as const,
+    );
     for (const [interval, bucket] of intervals) {
       await step(
         client,

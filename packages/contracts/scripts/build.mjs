@@ -44,6 +44,7 @@ const COMPILED = [
   { file: "v3/GraduationManagerV3.sol", contract: "GraduationManagerV3", name: "graduationManagerV3" },
   { file: "v3/LPCustodianV3.sol", contract: "LPCustodianV3", name: "lpCustodianV3" },
   { file: "v3/ResidualEscrowV3.sol", contract: "ResidualEscrowV3", name: "residualEscrowV3" },
+  { file: "v3/PermanentLPFeeVaultV3.sol", contract: "PermanentLPFeeVaultV3", name: "permanentLPFeeVaultV3" },
   { file: "test/DevnetAggregator.sol", contract: "DevnetAggregator", name: "devnetAggregator" },
   {
     file: "test/DevnetSequencerUptimeFeed.sol",

@@ -1,6 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { swapRouterAbi, uniswapV3FactoryAbi } from "@tmi/contracts";
-import { GRADUATION_NET_ETH, POOL_FEE, zonkCurveV3Abi, zonkFactoryV3Abi } from "@tmi/shared/chain";
+import {
+  GRADUATION_NET_ETH,
+  graduationCustodyV3Abi,
+  graduationManagerV3Abi,
+  POOL_FEE,
+  zonkCurveV3Abi,
+  zonkFactoryV3Abi,
+} from "@tmi/shared/chain";
 import {
   type Address,
   encodeFunctionData,
@@ -66,6 +73,11 @@ export interface Trader {
    * @throws Error when the buy did not graduate the token (e.g. another wallet graduated it first).
    */
   graduate(token: Address): Promise<TxResult & { pool: `0x${string}` }>;
+  /**
+   * After graduation: the token's LP custodian `collectFees()`, which collects the position's
+   * trading fees (token and WETH) into the permanent LP fee vault (`PermanentLPFeesAccrued`).
+   */
+  collectLPFees(token: Address): Promise<TxResult & { custodian: `0x${string}`; feeVault: `0x${string}` }>;
   /** The token's curve (factory `curveOf`, cached). */
   curveOf(token: Address): Promise<`0x${string}`>;
   /** Token balance of this wallet (base units). */
@@ -276,6 +288,30 @@ export function createTrader(args: {
         args: [token, weth, POOL_FEE],
       });
       return { ...result, pool: pool.toLowerCase() as `0x${string}` };
+    },
+    async collectLPFees(token) {
+      const custodian = await client.readContract({
+        address: deployment.contracts.graduationManager,
+        abi: graduationManagerV3Abi,
+        functionName: "custodianOf",
+        args: [token],
+      });
+      const feeVault = await client.readContract({
+        address: custodian,
+        abi: graduationCustodyV3Abi,
+        functionName: "feeVault",
+      });
+      const result = await send({
+        address: custodian,
+        abi: graduationCustodyV3Abi,
+        functionName: "collectFees",
+        args: [],
+      });
+      return {
+        ...result,
+        custodian: custodian.toLowerCase() as `0x${string}`,
+        feeVault: feeVault.toLowerCase() as `0x${string}`,
+      };
     },
     curveOf,
     balanceOf,

@@ -1,8 +1,15 @@
 // Test support for the features' integration tests (stream, holders, status, freshness):
 // rows written the way the indexer writes them, and a minimal SSE client. Not used at runtime.
 import http from "node:http";
+import {
+  bucketStart,
+  CANDLE_INTERVALS,
+  formatIndexedNotification,
+  INDEXED_CHANNEL,
+  INTERVAL_SECONDS,
+  type IndexedNotification,
+} from "@tmi/shared/market";
 import type pg from "pg";
-import { bucketStart, CANDLE_INTERVALS, INTERVAL_SECONDS } from "../src/stream/stream-events.js";
 
 /** A lowercase address made from a small number (tests). */
 export function testAddress(n: number | bigint, prefix = "a"): string {
@@ -205,7 +212,7 @@ export async function rebuildCandles(
   timestamp: bigint,
 ): Promise<void> {
   for (const interval of CANDLE_INTERVALS) {
-    const start = bucketStart(interval, timestamp);
+    const start = BigInt(bucketStart(Number(timestamp), interval));
     const end = start + BigInt(INTERVAL_SECONDS[interval]);
     await db.query(
       "DELETE FROM candle_traders WHERE token_address = $1 AND interval = $2 AND bucket_start = $3",
@@ -267,10 +274,10 @@ export async function commitIndexed(
   try {
     await client.query("BEGIN");
     await work(client);
-    const payload: Record<string, unknown> = { from_block: Number(range.from), to_block: Number(range.to) };
+    const payload: IndexedNotification = { from_block: Number(range.from), to_block: Number(range.to) };
     if (range.reorg)
       payload.reorg = { from_block: Number(range.reorg.from), to_block: Number(range.reorg.to) };
-    await client.query("SELECT pg_notify('tmi_indexed', $1)", [JSON.stringify(payload)]);
+    await client.query("SELECT pg_notify($1, $2)", [INDEXED_CHANNEL, formatIndexedNotification(payload)]);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK");

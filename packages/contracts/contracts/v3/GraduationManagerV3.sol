@@ -13,6 +13,7 @@ import {
 } from "./IZonkV3.sol";
 import {LPCustodianV3} from "./LPCustodianV3.sol";
 import {ResidualEscrowV3} from "./ResidualEscrowV3.sol";
+import {PermanentLPFeeVaultV3} from "./PermanentLPFeeVaultV3.sol";
 import {ZonkV3Constants as C} from "./ZonkV3Constants.sol";
 
 /// @title GraduationManagerV3
@@ -78,8 +79,8 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
     address public immutable override uniswapV3Factory;
     address public immutable override weth;
     address public immutable nonfungiblePositionManager;
-    /// @notice Where the custodians send the positions' collected trading fees.
-    address public immutable lpFeeRecipient;
+    /// @notice The permanent LP fee vault (created here) the custodians collect the positions' fees into.
+    PermanentLPFeeVaultV3 public immutable lpFeeVault;
     address public factory;
     address public factoryBootstrapAuthority;
 
@@ -95,7 +96,7 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
         uniswapV3Factory = uniswapV3Factory_;
         weth = weth_;
         nonfungiblePositionManager = positionManager_;
-        lpFeeRecipient = lpFeeRecipient_;
+        lpFeeVault = new PermanentLPFeeVaultV3(lpFeeRecipient_);
         factoryBootstrapAuthority = msg.sender;
     }
 
@@ -166,7 +167,8 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
         (uint160 sqrtPriceX96,,,,,,) = IUniswapV3PoolLike(launch.pool).slot0();
         if (sqrtPriceX96 != expectedSqrtPriceX96(token)) revert SettlementMismatch();
 
-        LPCustodianV3 custodian = new LPCustodianV3(token, nonfungiblePositionManager, lpFeeRecipient);
+        LPCustodianV3 custodian = new LPCustodianV3(token, nonfungiblePositionManager, address(lpFeeVault), weth);
+        lpFeeVault.registerCustodian(address(custodian), token, creator);
         ResidualEscrowV3 escrow = new ResidualEscrowV3(token, weth);
         custodianOf[token] = address(custodian);
         residualEscrowOf[token] = address(escrow);

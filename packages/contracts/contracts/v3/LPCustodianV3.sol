@@ -3,10 +3,12 @@ pragma solidity ^0.8.24;
 
 import {INonfungiblePositionManagerLike} from "./IZonkV3.sol";
 import {ZonkV3Constants as C} from "./ZonkV3Constants.sol";
+import {PermanentLPFeeVaultV3} from "./PermanentLPFeeVaultV3.sol";
 
 /// @title LPCustodianV3
 /// @notice Ownerless holder of one token's graduation position NFT. It has no path to transfer the
-/// NFT or remove liquidity; anyone can collect the position's trading fees to the fee recipient.
+/// NFT or remove liquidity; anyone can collect the position's trading fees into the deployment's
+/// permanent LP fee vault.
 contract LPCustodianV3 {
     event PermanentPositionRegistered(
         address indexed launchToken,
@@ -25,14 +27,16 @@ contract LPCustodianV3 {
     address public immutable launchToken;
     address public immutable graduationManager;
     address public immutable nonfungiblePositionManager;
-    address public immutable feeRecipient;
+    address public immutable feeVault;
+    address public immutable weth;
     uint256 public positionTokenId;
 
-    constructor(address launchToken_, address positionManager_, address feeRecipient_) {
+    constructor(address launchToken_, address positionManager_, address feeVault_, address weth_) {
         launchToken = launchToken_;
         graduationManager = msg.sender;
         nonfungiblePositionManager = positionManager_;
-        feeRecipient = feeRecipient_;
+        feeVault = feeVault_;
+        weth = weth_;
     }
 
     /// @notice Records the NFT the graduation manager minted to this custodian. Once.
@@ -48,17 +52,21 @@ contract LPCustodianV3 {
         );
     }
 
-    /// @notice Collects the position's accrued trading fees (never principal) to the fee recipient.
+    /// @notice Collects the position's accrued trading fees (never principal) into the fee vault,
+    /// which records each asset's amount (`PermanentLPFeesAccrued`).
     function collectFees() external returns (uint256 amount0, uint256 amount1) {
         if (positionTokenId == 0) revert PositionNotRegistered();
         (amount0, amount1) = INonfungiblePositionManagerLike(nonfungiblePositionManager).collect(
             INonfungiblePositionManagerLike.CollectParams({
                 tokenId: positionTokenId,
-                recipient: feeRecipient,
+                recipient: feeVault,
                 amount0Max: type(uint128).max,
                 amount1Max: type(uint128).max
             })
         );
+        (address token0, address token1) = launchToken < weth ? (launchToken, weth) : (weth, launchToken);
+        if (amount0 > 0) PermanentLPFeeVaultV3(feeVault).accrue(token0, amount0);
+        if (amount1 > 0) PermanentLPFeeVaultV3(feeVault).accrue(token1, amount1);
         emit PermanentFeesCollected(positionTokenId, amount0, amount1);
     }
 }

@@ -100,6 +100,7 @@ export const graduationManagerV3Abi = parseAbi([
   "function expectedSqrtPriceX96(address token) view returns (uint160)",
   "function custodianOf(address token) view returns (address)",
   "function residualEscrowOf(address token) view returns (address)",
+  "function lpFeeVault() view returns (address)",
   "function launchOf(address token) view returns (address curve, address creator, bool registered, bool graduated)",
   "function POOL_FEE() view returns (uint24)",
   "function POOL_TICK_SPACING() view returns (int24)",
@@ -122,15 +123,22 @@ export const feeManagerV3Abi = parseAbi([
 ]);
 
 /**
- * Per-token contracts created at graduation: the ownerless LP custodian that holds the position NFT
- * (`PermanentPositionRegistered`) and the residual escrow that keeps the mint's rounding remainder
- * (`ResidualDeposited`; its address is the emitter). Both are platform contracts for holder counts.
+ * Per-token contracts created at graduation and the deployment's LP fee vault: the ownerless LP
+ * custodian that holds the position NFT (`PermanentPositionRegistered`) and collects its fees
+ * (`collectFees()`, `PermanentFeesCollected`) into the permanent LP fee vault (`feeVault()`;
+ * the vault emits `PermanentLPFeesAccrued`), and the residual escrow that keeps the mint's
+ * rounding remainder (`ResidualDeposited`; its address is the emitter). All are platform
+ * contracts for holder counts.
  */
 export const graduationCustodyV3Abi = parseAbi([
   "event PermanentPositionRegistered(address indexed launchToken, uint256 indexed tokenId, address indexed positionManager, int24 tickLower, int24 tickUpper)",
+  "event PermanentFeesCollected(uint256 indexed tokenId, uint256 amount0, uint256 amount1)",
+  "event PermanentLPFeesAccrued(address indexed launchToken, address indexed custodian, address indexed asset, address protocolRecipient, address creatorRecipient, uint256 creatorShare, uint256 protocolShare, uint256 communityShare, uint256 traderRewardsShare)",
   "event ResidualDeposited(address indexed launchToken, address indexed asset, uint256 amount)",
   "function launchToken() view returns (address)",
   "function positionTokenId() view returns (uint256)",
+  "function feeVault() view returns (address)",
+  "function collectFees() returns (uint256 amount0, uint256 amount1)",
 ]);
 
 /** ERC-20 `Transfer` plus the views clients use. */

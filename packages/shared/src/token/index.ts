@@ -1,3 +1,5 @@
+import { lifecycleSql, progressBpsSql } from "../market/index.js";
+
 /**
  * The Token object: the one wire shape of a token on every route that returns tokens (list,
  * newest, search, trending, detail, creator pages) and in the finalize response of
@@ -169,9 +171,8 @@ export function tokenJsonSql(extra: readonly (readonly [key: string, jsonExpr: s
   || '","virtual_token_reserve":"' || t.virtual_token_reserve::text
   || '","virtual_eth_reserve":"' || t.virtual_eth_reserve::text
   || '","graduation_threshold":"' || t.graduation_threshold::text
-  || '","progress_bps":' || CASE WHEN t.graduation_threshold <= 0 THEN 0
-                                 ELSE LEAST(10000, floor(t.sold_supply * 10000 / t.graduation_threshold))::int END
-  || ',"lifecycle":"' || CASE WHEN t.state = 'graduated' THEN 'graduated' ELSE 'active' END || '"}'${extra
+  || '","progress_bps":' || ${progressBpsSql("t.sold_supply", "t.graduation_threshold")}
+  || ',"lifecycle":"' || ${lifecycleSql("t.state = 'graduated'")} || '"}'${extra
     .map(
       ([key, expr]) => `
   || ',"${key}":' || ${expr}`,

@@ -2,6 +2,7 @@ import {
   aggregatorV3Abi,
   erc20Abi,
   feeManagerV3Abi,
+  graduationCustodyV3Abi,
   graduationManagerV3Abi,
   uniswapV3PoolAbi,
   zonkCurveV3Abi,
@@ -14,6 +15,7 @@ import { type AbiEvent, type AbiParameter, decodeAbiParameters, type Hex, toEven
  * Event names the indexer decodes, stored as is in `chain_events.event_name` (the on-chain
  * names): the V3 factory's launch, the graduation manager's and fee manager's launch
  * registrations, fee deposits, the curve's trades and graduation, the manager's settlement, the
+ * residual escrow's deposit, the LP custodian's fee collection and the LP fee vault's accrual, the
  * token's `Transfer`, the canonical pool's `Swap`, and the ETH/USD feed's `AnswerUpdated`.
  */
 export type EventName =
@@ -26,6 +28,9 @@ export type EventName =
   | "Graduated"
   | "GraduationReserveForwarded"
   | "GraduatedV3"
+  | "ResidualDeposited"
+  | "PermanentFeesCollected"
+  | "PermanentLPFeesAccrued"
   | "Transfer"
   | "Swap"
   | "AnswerUpdated";
@@ -101,6 +106,9 @@ const PREPARED: PreparedEvent[] = [
   prepare(findEvent(zonkCurveV3Abi, "Graduated")),
   prepare(findEvent(zonkCurveV3Abi, "GraduationReserveForwarded")),
   prepare(findEvent(graduationManagerV3Abi, "GraduatedV3")),
+  prepare(findEvent(graduationCustodyV3Abi, "ResidualDeposited")),
+  prepare(findEvent(graduationCustodyV3Abi, "PermanentFeesCollected")),
+  prepare(findEvent(graduationCustodyV3Abi, "PermanentLPFeesAccrued")),
   prepare(findEvent(erc20Abi, "Transfer")),
   prepare(findEvent(uniswapV3PoolAbi, "Swap")),
   prepare(findEvent(aggregatorV3Abi, "AnswerUpdated")),

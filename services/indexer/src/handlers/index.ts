@@ -4,6 +4,11 @@ import { onGraduated, onGraduationReserveForwarded, onTokensBought, onTokensSold
 import { onTokenLaunched } from "./factory-handlers.js";
 import { onFeeManagerEvent } from "./fee-manager-handlers.js";
 import { onAnswerUpdated } from "./feed-handlers.js";
+import {
+  onPermanentFeesCollected,
+  onPermanentLPFeesAccrued,
+  onResidualDeposited,
+} from "./graduation-custody-handlers.js";
 import { onGraduatedV3, onLaunchRegistered } from "./graduation-manager-handlers.js";
 import { onSwap } from "./pool-handlers.js";
 import { onTransfer } from "./token-handlers.js";
@@ -19,6 +24,9 @@ export const HANDLERS: Readonly<Record<EventName, EventHandler>> = Object.freeze
   Graduated: onGraduated,
   GraduationReserveForwarded: onGraduationReserveForwarded,
   GraduatedV3: onGraduatedV3,
+  ResidualDeposited: onResidualDeposited,
+  PermanentFeesCollected: onPermanentFeesCollected,
+  PermanentLPFeesAccrued: onPermanentLPFeesAccrued,
   Transfer: onTransfer,
   Swap: onSwap,
   AnswerUpdated: onAnswerUpdated,

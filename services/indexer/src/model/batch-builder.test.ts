@@ -171,6 +171,44 @@ describe("buildBatch", () => {
     expect(JSON.parse(batch.events.find((e) => e.eventName === "Swap")!.decoded).token).toBe(TOKEN);
   });
 
+  test("behavior: the LP fee vault is learned from its accrual in the custodian's collection and is no holder", async () => {
+    const VAULT = addr(0xfee5);
+    const FAKE_VAULT = addr(0xbad5);
+    const chain = new SyntheticChain(PLATFORM)
+      .block(1)
+      .launch(CREATOR, TOKEN, CURVE, POOL)
+      .block(2)
+      .buy(TOKEN, ALICE, EXACT_GRADUATION_GROSS + WAD)
+      .block(3)
+      // An accrual outside a collection names nothing: its receiver stays a holder.
+      .transfer(TOKEN, ALICE, FAKE_VAULT, WAD)
+      .raw(FAKE_VAULT, "PermanentLPFeesAccrued", {
+        launchToken: TOKEN,
+        custodian: addr(0xc057),
+        asset: TOKEN,
+        protocolRecipient: FAKE_VAULT,
+        creatorRecipient: FAKE_VAULT,
+        creatorShare: 1n,
+        protocolShare: 1n,
+        communityShare: 0n,
+        traderRewardsShare: 0n,
+      })
+      .collectLPFees(TOKEN, VAULT, 3n * WAD);
+    const state = new KnownState(PLATFORM.factory, PLATFORM.weth, null);
+    const batch = await build(chain, state, 1, 3);
+    const d = batch.tokenDeltas.get(TOKEN)!;
+    expect(d.feeVault).toBe(VAULT);
+    expect(d.escrow).toBe(addr(0xe5c0));
+    expect(state.tokens.get(TOKEN)).toMatchObject({
+      feeVault: VAULT,
+      escrow: addr(0xe5c0),
+      custodian: addr(0xc057),
+    });
+    expect(batch.balances.map((b) => b.holder).sort()).toEqual([ALICE, FAKE_VAULT].sort());
+    // Custody logs are not activity.
+    expect(batch.events.some((e) => e.eventName === "PermanentLPFeesAccrued")).toBe(false);
+  });
+
   test("behavior: impostor contracts emitting the platform's signatures change nothing", async () => {
     const FAKE = addr(0xbad1);
     const chain = new SyntheticChain(PLATFORM)

@@ -1,4 +1,5 @@
 import { sanitizeChainString } from "@tmi/shared/codec";
+import { isExcludedHolder } from "@tmi/shared/market";
 import { type DecodedEvent, decodedJsonText, type EventName } from "../decode/event-decoder.js";
 import { HANDLERS } from "../handlers/index.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
@@ -124,7 +125,7 @@ export async function buildBatch(
       return c;
     },
     balance(info, holder, amount) {
-      if (amount === 0n || state.isPlatformAddress(info, holder)) return;
+      if (amount === 0n || isExcludedHolder(holder, info, state.factory)) return;
       let perToken = balances.get(info.address);
       if (!perToken) {
         perToken = new Map();

@@ -96,7 +96,10 @@ export interface TokenDelta {
   price: bigint | null | undefined;
   graduation: GraduationChange | null;
   settlement: SettlementChange | null;
+  /** Residual escrow named by the range's `ResidualDeposited`. */
   escrow: string | null;
+  /** Permanent LP fee vault named by the range's `PermanentLPFeesAccrued`. */
+  feeVault: string | null;
   lastTradeSource: TradeSource | null;
   lastTradeBlock: number | null;
   latestTradeTimestamp: number | null;
@@ -173,6 +176,7 @@ export function emptyTokenDelta(block: number): TokenDelta {
     graduation: null,
     settlement: null,
     escrow: null,
+    feeVault: null,
     lastTradeSource: null,
     lastTradeBlock: null,
     latestTradeTimestamp: null,

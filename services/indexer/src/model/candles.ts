@@ -1,6 +1,4 @@
-import { bucketStart, CANDLE_INTERVALS, INTERVAL_SECONDS } from "@tmi/shared/market";
-
-const INTERVALS = CANDLE_INTERVALS.map((i) => [i, INTERVAL_SECONDS[i]] as const);
+import { bucketStart, CANDLE_INTERVALS } from "@tmi/shared/market";
 
 /**
  * Intervals whose distinct traders per bucket are stored (`candle_traders`, with the sides taken):
@@ -100,9 +98,9 @@ export function aggregateCandles(trades: Iterable<CandleInput>): {
     }
     const buy = trade.side === "buy";
     const p = trade.price;
-    for (let i = 0; i < INTERVALS.length; i++) {
-      const [interval, seconds] = INTERVALS[i]!;
-      const start = bucketStart(trade.blockTimestamp, seconds);
+    for (let i = 0; i < CANDLE_INTERVALS.length; i++) {
+      const interval = CANDLE_INTERVALS[i]!;
+      const start = bucketStart(trade.blockTimestamp, interval);
       const slotKey = start * 8 + i;
       let slot = perToken.get(slotKey);
       if (!slot) {

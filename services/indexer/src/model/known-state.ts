@@ -1,8 +1,6 @@
 import { CURVE_ALLOCATION, type CurveState, isToken0, TOTAL_SUPPLY } from "@tmi/shared/chain";
+import type { TokenPlatformContracts } from "@tmi/shared/market";
 import type { DecodedEvent } from "../decode/event-decoder.js";
-
-/** The zero address (mints and burns; never a holder). */
-export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
 /** A chain position of a log (block number, log index). */
 export interface LogPosition {
@@ -15,7 +13,7 @@ export interface LogPosition {
  * from the launch and graduation logs, never listed by hand), the running curve state and the
  * graduation position. Reloaded from `tokens` on start and after every failed write or reorg.
  */
-export interface TokenInfo {
+export interface TokenInfo extends TokenPlatformContracts {
   address: string;
   creator: string;
   /** The token's own curve (TokenLaunchedV3.curve). */
@@ -34,6 +32,8 @@ export interface TokenInfo {
   custodian: string | null;
   /** Residual escrow: receiver of the graduation manager's token transfers other than the pool. */
   escrow: string | null;
+  /** Permanent LP fee vault that accrued the token's LP fees; null before the first collection. */
+  feeVault: string | null;
   /** Position of the token's `Graduated`; null before. Pool swaps count only after it. */
   graduatedAt: LogPosition | null;
   /** Curve state after the last applied event (soldSupply, reserveCoordinate, graduated). */
@@ -51,6 +51,8 @@ export class KnownState {
   readonly curves = new Map<string, string>();
   /** pool address → token address */
   readonly pools = new Map<string, string>();
+  /** LP custodian address → token address */
+  readonly custodians = new Map<string, string>();
 
   /**
    * @param factory the V3 factory (lowercase): the only accepted emitter of `TokenLaunchedV3`.
@@ -68,6 +70,7 @@ export class KnownState {
     this.tokens.set(info.address, info);
     this.curves.set(info.curve, info.address);
     this.pools.set(info.pool, info.address);
+    if (info.custodian !== null) this.custodians.set(info.custodian, info.address);
   }
 
   /** Forgets everything (before a reload). */
@@ -75,24 +78,7 @@ export class KnownState {
     this.tokens.clear();
     this.curves.clear();
     this.pools.clear();
-  }
-
-  /**
-   * The platform's own contracts for `token`, not counted as holders: the zero address, the
-   * token, its curve, its pool, its fee and graduation managers, LP custodian and residual escrow.
-   */
-  isPlatformAddress(info: TokenInfo, holder: string): boolean {
-    return (
-      holder === ZERO_ADDRESS ||
-      holder === info.address ||
-      holder === info.curve ||
-      holder === info.pool ||
-      holder === info.graduationManager ||
-      holder === info.feeManager ||
-      holder === info.custodian ||
-      holder === info.escrow ||
-      holder === this.factory
-    );
+    this.custodians.clear();
   }
 }
 
@@ -129,6 +115,11 @@ const before = (a: LogPosition, b: LogPosition) =>
  * - curve events only from a known curve, for that curve's token;
  * - `GraduatedV3` only from the manager named in the token's `Graduated`;
  * - `FeesDeposited` only from the fee manager that registered the token, for its curve;
+ * - `ResidualDeposited` only in the graduation transaction of the token it names (its emitter is
+ *   the token's residual escrow from then on);
+ * - `PermanentFeesCollected` only from a known LP custodian; `PermanentLPFeesAccrued` only in such
+ *   a collection of the token it names, naming that token's custodian (its emitter is the token's
+ *   permanent LP fee vault from then on);
  * - `Swap` only from a canonical pool, after its token's `Graduated`;
  * - `Transfer` only from a known token; `AnswerUpdated` only from the configured feed.
  * @dev mutates `state` (tokens launched, managers, graduation positions); the caller reloads
@@ -137,6 +128,7 @@ const before = (a: LogPosition, b: LogPosition) =>
 export function selectEvents(events: DecodedEvent[], state: KnownState): Selection {
   const launches: Launch[] = [];
   const launchTx = new Map<string, string>(); // transaction hash → token launched in it
+  const graduationTx = new Map<string, string>(); // transaction hash → token graduated in it
   // Pass 1: launches and graduations (the logs that name the contracts).
   for (const e of events) {
     if (e.name === "TokenLaunchedV3") {
@@ -158,6 +150,7 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
         graduationManager: null,
         custodian: null,
         escrow: null,
+        feeVault: null,
         graduatedAt: null,
         curveState: { soldSupply: 0n, reserveCoordinate: 0n, graduated: false },
       });
@@ -170,13 +163,52 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
       if (info.graduatedAt !== null) continue;
       info.graduationManager = e.args.graduationManager as string;
       info.graduatedAt = { blockNumber: e.blockNumber, logIndex: e.logIndex };
+      graduationTx.set(e.transactionHash, token);
     }
   }
+  // Pass 1b: the contracts named by the logs of pass 1's launches and graduations.
+  const accruals: DecodedEvent[] = [];
+  const collectTx = new Map<string, string>(); // transaction hash → token whose LP fees it collected
   for (const e of events) {
-    if (e.name === "TokenRegistered" && launchTx.get(e.transactionHash) === e.args.token) {
-      const info = state.tokens.get(e.args.token as string)!;
-      if (info.feeManager === null && e.args.curve === info.curve) info.feeManager = e.address;
+    switch (e.name) {
+      case "TokenRegistered":
+        if (launchTx.get(e.transactionHash) === e.args.token) {
+          const info = state.tokens.get(e.args.token as string)!;
+          if (info.feeManager === null && e.args.curve === info.curve) info.feeManager = e.address;
+        }
+        break;
+      case "GraduatedV3": {
+        const info = state.tokens.get(e.args.token as string);
+        if (info && info.custodian === null && info.graduationManager === e.address) {
+          info.custodian = e.args.custodian as string;
+          state.custodians.set(info.custodian, info.address);
+        }
+        break;
+      }
+      case "ResidualDeposited": {
+        // The escrow deposits inside the graduation, so only in the graduation transaction of a
+        // token graduated in this range.
+        const token = graduationTx.get(e.transactionHash);
+        const info =
+          token !== undefined && token === e.args.launchToken ? state.tokens.get(token) : undefined;
+        if (info && info.escrow === null) info.escrow = e.address;
+        break;
+      }
+      case "PermanentFeesCollected": {
+        const token = state.custodians.get(e.address);
+        if (token !== undefined) collectTx.set(e.transactionHash, token);
+        break;
+      }
+      case "PermanentLPFeesAccrued":
+        accruals.push(e);
+        break;
     }
+  }
+  // The vault that accrues a token's fees in its custodian's collection is its fee vault.
+  for (const e of accruals) {
+    const token = collectTx.get(e.transactionHash);
+    const info = token !== undefined && token === e.args.launchToken ? state.tokens.get(token) : undefined;
+    if (info && info.feeVault === null && e.args.custodian === info.custodian) info.feeVault = e.address;
   }
 
   // Pass 2: accept.
@@ -218,6 +250,19 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
       case "GraduatedV3": {
         const info = state.tokens.get(e.args.token as string);
         if (info && info.graduationManager !== null && info.graduationManager === e.address) selected.push(e);
+        break;
+      }
+      case "ResidualDeposited": {
+        const info = state.tokens.get(e.args.launchToken as string);
+        if (info && info.escrow === e.address) selected.push(e);
+        break;
+      }
+      case "PermanentFeesCollected":
+        if (state.custodians.has(e.address)) selected.push(e);
+        break;
+      case "PermanentLPFeesAccrued": {
+        const info = state.tokens.get(e.args.launchToken as string);
+        if (info && info.feeVault === e.address && info.custodian === e.args.custodian) selected.push(e);
         break;
       }
       case "Transfer":

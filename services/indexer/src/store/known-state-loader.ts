@@ -24,6 +24,7 @@ export async function loadKnownState(
     graduation_manager_address: string | null;
     lp_custodian_address: string | null;
     residual_escrow_address: string | null;
+    lp_fee_vault_address: string | null;
     graduated_block_number: string | null;
     graduated_log_index: number | null;
     sold_supply: string;
@@ -32,7 +33,7 @@ export async function loadKnownState(
   }>(
     `SELECT address, creator, curve_address, pool_address, pool_token_is_token0, initial_supply::text,
             graduation_threshold::text, fee_manager_address, graduation_manager_address, lp_custodian_address,
-            residual_escrow_address, graduated_block_number::text, graduated_log_index, sold_supply::text,
+            residual_escrow_address, lp_fee_vault_address, graduated_block_number::text, graduated_log_index, sold_supply::text,
             reserve_balance::text, state
      FROM tokens`,
   );
@@ -49,6 +50,7 @@ export async function loadKnownState(
       graduationManager: t.graduation_manager_address,
       custodian: t.lp_custodian_address,
       escrow: t.residual_escrow_address,
+      feeVault: t.lp_fee_vault_address,
       graduatedAt:
         t.graduated_block_number === null
           ? null

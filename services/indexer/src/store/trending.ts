@@ -1,9 +1,11 @@
+import { volumeSql, windowStartSql } from "@tmi/shared/market";
 import type { Pool } from "pg";
 
 /**
  * Materializes a trending snapshot as of the current checkpoint in one statement (one MVCC
- * snapshot, so the checkpoint and the trades agree): tokens with at least one trade in
- * `(as_of_timestamp − window, as_of_timestamp]`, ranked by window volume desc, window trade
+ * snapshot, so the checkpoint and the trades agree): tokens with at least one trade in the
+ * window of `windowSeconds` ending at `as_of_timestamp` (the volume window rule of
+ * `@tmi/shared/market`: whole rollup buckets, the same bounds as the token detail's `stats`), ranked by window volume desc, window trade
  * count desc, window unique traders desc, address asc. Deletes snapshots older than
  * `keepSeconds` except the newest. Returns the snapshot's block, or null without a checkpoint.
  */
@@ -17,9 +19,10 @@ export async function refreshTrending(
        INSERT INTO trending_snapshots (window_seconds, as_of_block_number, as_of_timestamp)
        SELECT $2, block_number, block_timestamp FROM cp RETURNING id, as_of_block_number),
      agg AS (
-       SELECT t.token_address, sum(t.curve_value) AS v, count(*)::int AS c, count(DISTINCT t.trader)::int AS u
+       SELECT t.token_address, ${volumeSql("t")} AS v, count(*)::int AS c, count(DISTINCT t.trader)::int AS u
        FROM trades t, cp
-       WHERE t.block_timestamp > cp.block_timestamp - $2 AND t.block_timestamp <= cp.block_timestamp
+       WHERE t.block_timestamp >= ${windowStartSql("cp.block_timestamp", options.windowSeconds)}
+         AND t.block_timestamp <= cp.block_timestamp
          AND t.block_number <= cp.block_number
        GROUP BY t.token_address),
      ins AS (

@@ -158,6 +158,7 @@ export class SyntheticChain {
       this.emit(tx, token, "Transfer", { from: c.curve, to: m, value: LP_ALLOCATION });
       this.emit(tx, token, "Transfer", { from: m, to: c.pool, value: LP_ALLOCATION - 1000n });
       this.emit(tx, token, "Transfer", { from: m, to: escrow, value: 1000n });
+      this.emit(tx, escrow, "ResidualDeposited", { launchToken: token, asset: token, amount: 1000n });
       this.emit(tx, m, "GraduatedV3", { token, custodian: addr(0xc057), tokenId: 42n, liquidity: 123_456n });
       this.emit(tx, c.curve, "GraduationReserveForwarded", {
         terminalReserveCoordinate: c.state.reserveCoordinate,
@@ -254,6 +255,30 @@ export class SyntheticChain {
       liquidity: 1n,
       tick: 0n,
     });
+    return this;
+  }
+
+  /**
+   * The token's LP custodian (`GraduatedV3`'s, `0xc057`) collects `amount` of the token from the
+   * pool into `vault`: Transfer pool → vault, the vault's `PermanentLPFeesAccrued`, then the
+   * custodian's `PermanentFeesCollected`.
+   */
+  collectLPFees(token: string, vault: string, amount: bigint, custodian = addr(0xc057)): this {
+    const c = this.curves.get(token)!;
+    const tx = this.tx();
+    this.emit(tx, token, "Transfer", { from: c.pool, to: vault, value: amount });
+    this.emit(tx, vault, "PermanentLPFeesAccrued", {
+      launchToken: token,
+      custodian,
+      asset: token,
+      protocolRecipient: addr(0x7e),
+      creatorRecipient: c.creator,
+      creatorShare: amount / 2n,
+      protocolShare: amount - amount / 2n,
+      communityShare: 0n,
+      traderRewardsShare: 0n,
+    });
+    this.emit(tx, custodian, "PermanentFeesCollected", { tokenId: 42n, amount0: amount, amount1: 0n });
     return this;
   }
 

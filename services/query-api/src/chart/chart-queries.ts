@@ -1,6 +1,6 @@
+import { CANDLE_INTERVALS, type CandleInterval } from "@tmi/shared/market";
 import { type Int8, prepared, type ReadDb } from "../db.js";
 import { chartRange } from "./chart-buckets.js";
-import { CHART_INTERVALS, type ChartInterval } from "./chart-schemas.js";
 
 const BOUNDS_SQL = `SELECT t.created_at, c.block_timestamp AS latest_timestamp
 FROM tokens t LEFT JOIN indexer_checkpoints c ON c.chain_id = t.chain_id WHERE t.address = $1`;
@@ -21,7 +21,7 @@ FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
 LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) c
   ON c.bucket_start = g.b`;
 
-const SUPPORTED_INTERVALS_JSON = JSON.stringify(CHART_INTERVALS);
+const SUPPORTED_INTERVALS_JSON = JSON.stringify(CANDLE_INTERVALS);
 
 /**
  * The chart response of `token` for `interval` (docs/api.md "Chart") as JSON text: the `limit` most
@@ -33,7 +33,7 @@ const SUPPORTED_INTERVALS_JSON = JSON.stringify(CHART_INTERVALS);
  */
 export async function getChartJson(
   db: ReadDb,
-  options: { token: string; interval: ChartInterval; limit: number },
+  options: { token: string; interval: CandleInterval; limit: number },
 ): Promise<string | null> {
   const bounds = await prepared<{ created_at: Int8; latest_timestamp: Int8 | null }>(
     db,

@@ -1,19 +1,15 @@
 import { AppError } from "@tmi/shared/errors";
+import { CANDLE_INTERVALS, type CandleInterval, isCandleInterval } from "@tmi/shared/market";
 import { z } from "zod";
 import { limitParam } from "../common/params.js";
 import { amountSchema, intSchema, priceSchema } from "../common/wire-schemas.js";
-
-/** The supported chart intervals, shortest first. */
-export const CHART_INTERVALS = ["1m", "5m", "15m", "1h", "4h", "1d", "1w"] as const;
-/** One chart interval. */
-export type ChartInterval = (typeof CHART_INTERVALS)[number];
 
 /** Chart query: `interval` (checked in the handler: 400 `invalid_interval`) and `limit` 1–1000 (default 200). */
 export const chartQuery = z.object({
   interval: z
     .string()
     .optional()
-    .meta({ description: `one of ${CHART_INTERVALS.join(", ")}; default 1h`, enum: [...CHART_INTERVALS] }),
+    .meta({ description: `one of ${CANDLE_INTERVALS.join(", ")}; default 1h`, enum: [...CANDLE_INTERVALS] }),
   limit: limitParam(1, 1000, 200),
 });
 
@@ -21,10 +17,10 @@ export const chartQuery = z.object({
  * Parses a chart interval; absent → `1h`.
  * @throws AppError `invalid_interval` for any other value.
  */
-export function parseInterval(value: string | undefined): ChartInterval {
+export function parseInterval(value: string | undefined): CandleInterval {
   if (value === undefined) return "1h";
-  if ((CHART_INTERVALS as readonly string[]).includes(value)) return value as ChartInterval;
-  throw new AppError("invalid_interval", `interval must be one of ${CHART_INTERVALS.join(", ")}`, {
+  if (isCandleInterval(value)) return value;
+  throw new AppError("invalid_interval", `interval must be one of ${CANDLE_INTERVALS.join(", ")}`, {
     details: [{ field: "interval", reason: "unsupported interval" }],
   });
 }
@@ -50,8 +46,8 @@ export const candleSchema = z
 /** Chart response. */
 export const chartSchema = z
   .object({
-    interval: z.enum(CHART_INTERVALS),
-    supported_intervals: z.array(z.enum(CHART_INTERVALS)),
+    interval: z.enum(CANDLE_INTERVALS),
+    supported_intervals: z.array(z.enum(CANDLE_INTERVALS)),
     candles: z.array(candleSchema),
   })
   .meta({ id: "Chart" });

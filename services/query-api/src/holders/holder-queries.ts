@@ -1,15 +1,13 @@
 import { toBigInt } from "@tmi/shared/codec";
+import { excludedHoldersSql } from "@tmi/shared/market";
 import type { ReadDb } from "../db.js";
-
-/** The zero address, never counted as a holder (mints and burns). */
-export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
 /** What the holders page needs to know about a token (from `tokens` and its `TokenCreated` event). */
 export interface HolderTokenInfo {
   address: string;
   /** Fixed supply in token base units (the denominator of `share_bps`). */
   initialSupply: bigint;
-  /** Addresses whose balances are not holders (docs/api.md "GET /api/v1/tokens/{address}/holders"): zero address, factory, token, curve, pool, graduation manager, LP custodian, residual escrow. */
+  /** Addresses whose balances are not holders (docs/api.md "GET /api/v1/tokens/{address}/holders"), lowercase. */
   notHolders: string[];
 }
 
@@ -20,48 +18,24 @@ export interface HolderRow {
 }
 
 /**
- * Reads the token (`tokens`) and the addresses that do not count as its holders: the zero
- * address, the token itself, the platform's own contracts of the token (its curve, canonical
- * pool, graduation manager, LP custodian and residual escrow), the factory (the contract that
- * emitted its launch event, from `chain_events`) and `launchpad` when given. Returns null when the token has no canonical record.
+ * Reads the token (`tokens`) and the addresses that are not its holders (`excludedHoldersSql` of
+ * `@tmi/shared/market`: the zero address, the factory that emitted its launch event, the token
+ * itself and its platform contracts). Returns null when the token has no canonical record.
  */
-export async function readHolderToken(
-  db: ReadDb,
-  token: string,
-  launchpad?: string,
-): Promise<HolderTokenInfo | null> {
-  const { rows } = await db.query<{
-    initial_supply: string;
-    pool_address: string | null;
-    curve_address: string | null;
-    graduation_manager_address: string | null;
-    lp_custodian_address: string | null;
-    residual_escrow_address: string | null;
-    launchpad: string | null;
-  }>(
-    `SELECT t.initial_supply::text AS initial_supply, t.pool_address, t.curve_address, t.graduation_manager_address,
-            t.lp_custodian_address, t.residual_escrow_address,
-            (SELECT ce.contract_address FROM chain_events ce
-              WHERE ce.block_number = t.created_block_number AND ce.log_index = t.created_log_index) AS launchpad
+export async function readHolderToken(db: ReadDb, token: string): Promise<HolderTokenInfo | null> {
+  const { rows } = await db.query<{ initial_supply: string; not_holders: string[] }>(
+    `SELECT t.initial_supply::text AS initial_supply, ${excludedHoldersSql("t", LAUNCH_EMITTER_SQL)} AS not_holders
        FROM tokens t WHERE t.address = $1`,
     [token],
   );
   const row = rows[0];
   if (!row) return null;
-  const notHolders = new Set<string>([ZERO_ADDRESS, token]);
-  for (const platform of [
-    row.pool_address,
-    row.curve_address,
-    row.graduation_manager_address,
-    row.lp_custodian_address,
-    row.residual_escrow_address,
-  ]) {
-    if (platform) notHolders.add(platform.toLowerCase());
-  }
-  if (row.launchpad) notHolders.add(row.launchpad.toLowerCase());
-  if (launchpad) notHolders.add(launchpad.toLowerCase());
-  return { address: token, initialSupply: toBigInt(row.initial_supply), notHolders: [...notHolders] };
+  return { address: token, initialSupply: toBigInt(row.initial_supply), notHolders: row.not_holders };
 }
+
+/** The factory of the `tokens` row `t`: the emitter of its launch event (`chain_events`). */
+const LAUNCH_EMITTER_SQL = `(SELECT ce.contract_address FROM chain_events ce
+              WHERE ce.block_number = t.created_block_number AND ce.log_index = t.created_log_index)`;
 
 /**
  * One keyset page of a token's holders from `token_balances` (index `token_balances_rank_idx`):

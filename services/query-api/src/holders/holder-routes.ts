@@ -17,8 +17,6 @@ export interface HolderRoutesDeps {
   /** Read pool (replica allowed). */
   pool: ReadDb;
   cursorCodec: CursorCodec;
-  /** Factory address, also left out of holders (it is found from the token's launch event anyway). */
-  launchpadAddress?: string;
 }
 
 /**
@@ -38,7 +36,7 @@ export function holderRoutes(deps: HolderRoutesDeps): FastifyPluginAsync {
           tags: ["tokens"],
           summary: "Token holders",
           description:
-            "Holders of a token by balance (descending, then address ascending). The zero address, the factory, the token itself, its curve, canonical pool, graduation manager, LP custodian and residual escrow are not holders.",
+            "Holders of a token by balance (descending, then address ascending). The zero address, the factory, the token itself and its platform contracts (curve, canonical pool, fee manager, graduation manager, LP custodian, residual escrow, permanent LP fee vault) are not holders.",
           params: addressParams,
           querystring: pageQuery,
           response: { 200: holderPageSchema, ...errorResponses },
@@ -53,7 +51,7 @@ export function holderRoutes(deps: HolderRoutesDeps): FastifyPluginAsync {
           if (typeof balance !== "bigint" || typeof holder !== "string") throw invalidCursor();
           after = { balance, holder };
         }
-        const info = await readHolderToken(deps.pool, token, deps.launchpadAddress);
+        const info = await readHolderToken(deps.pool, token);
         if (!info) throw new AppError("not_found", `token ${token} is not indexed`);
         const rows = await readHolderPage(deps.pool, {
           token,

@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  bucketStart,
-  comparePositions,
-  dataEventId,
-  hash8,
-  parseEventId,
-  sseFrame,
-} from "./stream-events.js";
+import { comparePositions, dataEventId, hash8, parseEventId, sseFrame } from "./stream-events.js";
 import { subscriberKey } from "./stream-hub.js";
 
 describe("stream events", () => {
@@ -35,15 +28,6 @@ describe("stream events", () => {
     expect(sseFrame({ id: "1-2-00000000", name: "trade", data: { a: "x\ny" } })).toBe(
       'id: 1-2-00000000\nevent: trade\ndata: {"a":"x\\ny"}\n\n',
     );
-  });
-
-  it("behavior: buckets are UTC-aligned, weeks start on Monday", () => {
-    expect(bucketStart("1m", 119n)).toBe(60n);
-    expect(bucketStart("4h", 1_763_712_001n)).toBe(1_763_712_000n - (1_763_712_000n % 14_400n));
-    // 2025-11-20 is a Thursday; its week starts Monday 2025-11-17 00:00 UTC (1763337600).
-    expect(bucketStart("1w", 1_763_640_000n)).toBe(1_763_337_600n);
-    expect(bucketStart("1w", 1_763_337_600n)).toBe(1_763_337_600n);
-    expect(bucketStart("1w", 1_763_337_599n)).toBe(1_763_337_600n - 604_800n);
   });
 
   it("behavior: positions order by block, log index, then kind; equal filters share a key", () => {

@@ -12,9 +12,7 @@
  * Within one chain branch ids increase with (block, log_index, kind); a `reorg` moves the position back.
  */
 
-/** Candle intervals of the chart (and of `candle` events). */
-export const CANDLE_INTERVALS = ["1m", "5m", "15m", "1h", "4h", "1d", "1w"] as const;
-export type CandleInterval = (typeof CANDLE_INTERVALS)[number];
+import { CANDLE_INTERVALS, type CandleInterval } from "@tmi/shared/market";
 
 /** Events a client can subscribe to with `events=`. */
 export const DATA_EVENT_NAMES = ["token_created", "trade", "graduated", "candle"] as const;
@@ -22,28 +20,6 @@ export type DataEventName = (typeof DATA_EVENT_NAMES)[number];
 /** Control events, always delivered: `reorg` (rolled-back range) and `reset` (refetch state). */
 export type ControlEventName = "reorg" | "reset";
 export type StreamEventName = DataEventName | ControlEventName;
-
-/** Bucket length in seconds per interval (`1w` buckets start Monday 00:00 UTC). */
-export const INTERVAL_SECONDS: Record<CandleInterval, number> = {
-  "1m": 60,
-  "5m": 300,
-  "15m": 900,
-  "1h": 3600,
-  "4h": 14_400,
-  "1d": 86_400,
-  "1w": 604_800,
-};
-
-const MONDAY_OFFSET = 4 * 86_400; // 1970-01-05 (Monday) − 1970-01-01 (Thursday)
-
-/** Start (Unix seconds, UTC-aligned) of the `interval` bucket holding `timestamp`. */
-export function bucketStart(interval: CandleInterval, timestamp: bigint): bigint {
-  const size = BigInt(INTERVAL_SECONDS[interval]);
-  const offset = interval === "1w" ? BigInt(MONDAY_OFFSET) : 0n;
-  const shifted = timestamp - offset;
-  const floored = shifted >= 0n ? shifted / size : -((-shifted + size - 1n) / size);
-  return floored * size + offset;
-}
 
 /** A position in the stream: block, log index (−1 = before the block's first log) and kind (0 event, 1+ candles). */
 export interface StreamPosition {
@@ -98,8 +74,11 @@ export type ParsedEventId =
   | { kind: "data"; position: StreamPosition; hash8: string }
   | { kind: "marker"; position: StreamPosition };
 
-const DATA_ID = /^(\d{1,19})-(\d{1,9})-([0-9a-f]{8})(?:-(1m|5m|15m|1h|4h|1d|1w))?$/;
-const MARKER_ID = /^(\d{1,19})-(?:reorg-\d{1,19}(?:-(?:1m|5m|15m|1h|4h|1d|1w)-\d{1,19}-[0-9a-f]{8})?|reset)$/;
+const INTERVAL_ALTERNATIVES = CANDLE_INTERVALS.join("|");
+const DATA_ID = new RegExp(`^(\\d{1,19})-(\\d{1,9})-([0-9a-f]{8})(?:-(${INTERVAL_ALTERNATIVES}))?$`);
+const MARKER_ID = new RegExp(
+  `^(\\d{1,19})-(?:reorg-\\d{1,19}(?:-(?:${INTERVAL_ALTERNATIVES})-\\d{1,19}-[0-9a-f]{8})?|reset)$`,
+);
 
 /** Parses a `Last-Event-ID`; null when it is not an id this server issues. */
 export function parseEventId(id: string): ParsedEventId | null {

@@ -1,8 +1,8 @@
 import type { ServerResponse } from "node:http";
+import { type CandleInterval, INDEXED_CHANNEL, parseIndexedNotification } from "@tmi/shared/market";
 import type { FastifyBaseLogger } from "fastify";
 import pg from "pg";
 import {
-  type CandleInterval,
   candleSub,
   comparePositions,
   type DataEventName,
@@ -13,9 +13,6 @@ import {
   sseFrame,
 } from "./stream-events.js";
 import { readBlockRange, readCandles, readEventBlockHash, readStreamCheckpoint } from "./stream-reader.js";
-
-/** PostgreSQL channel the indexer notifies after each committed transaction. */
-export const INDEXED_CHANNEL = "tmi_indexed";
 
 /** Settings of the stream hub (all optional; defaults in brackets). */
 export interface StreamHubConfig {
@@ -694,22 +691,15 @@ function matches(sub: StreamSubscriber, event: StreamEventData): boolean {
   return true;
 }
 
-/** Parses a `tmi_indexed` payload: `{"from_block","to_block","reorg"?:{"from_block","to_block"}}` (ranges only matter for reorgs). */
+/** The reorg range of a `tmi_indexed` payload (ranges only matter for reorgs); logs an unreadable one. */
 function parseNotification(payload: string | undefined, logger: FastifyBaseLogger): Notification {
   if (!payload) return {};
-  try {
-    const parsed = JSON.parse(payload) as { reorg?: { from_block?: unknown; to_block?: unknown } | null };
-    const reorg = parsed.reorg;
-    if (reorg && reorg.from_block !== undefined && reorg.to_block !== undefined) {
-      return {
-        reorg: {
-          from: BigInt(reorg.from_block as string | number),
-          to: BigInt(reorg.to_block as string | number),
-        },
-      };
-    }
-  } catch (error) {
-    logger.warn({ err: error, payload }, "stream: unreadable tmi_indexed payload");
+  const parsed = parseIndexedNotification(payload);
+  if (parsed === null) {
+    logger.warn({ payload }, "stream: unreadable tmi_indexed payload");
+    return {};
   }
-  return {};
+  return parsed.reorg
+    ? { reorg: { from: BigInt(parsed.reorg.from_block), to: BigInt(parsed.reorg.to_block) } }
+    : {};
 }

@@ -1,14 +1,13 @@
-import type pg from "pg";
-import { tradeReserveUsdSql } from "../common/usd-sql.js";
 import {
   bucketStart,
+  bucketStartSql,
   CANDLE_INTERVALS,
+  CANDLE_INTERVALS_SQL,
   type CandleInterval,
-  candleSub,
-  comparePositions,
-  dataEventId,
-  type StreamEventData,
-} from "./stream-events.js";
+} from "@tmi/shared/market";
+import type pg from "pg";
+import { tradeReserveUsdSql } from "../common/usd-sql.js";
+import { candleSub, comparePositions, dataEventId, type StreamEventData } from "./stream-events.js";
 
 /** Something that runs a query: a pooled client inside a transaction, or a pool. */
 export interface Queryable {
@@ -52,8 +51,6 @@ export type RangeRead = { checkpoint: StreamCheckpoint | null; hi: bigint | null
   | { overflow: false; events: StreamEventData[] }
   | { overflow: true }
 );
-
-const INTERVALS_SQL = `(VALUES ('1m', 60), ('5m', 300), ('15m', 900), ('1h', 3600), ('4h', 14400), ('1d', 86400), ('1w', 604800)) AS iv(name, size)`;
 
 /**
  * One statement (so one consistent snapshot, one round trip): the checkpoint, and the committed
@@ -102,8 +99,8 @@ WITH cp AS (
    LIMIT $3
 ), keys AS (
   SELECT DISTINCT tr.token_address, iv.name AS interval,
-         CASE WHEN iv.size = 604800 THEN ((tr.ts - 345600) / 604800) * 604800 + 345600 ELSE (tr.ts / iv.size) * iv.size END AS bucket_start
-    FROM tr CROSS JOIN ${INTERVALS_SQL}
+         ${bucketStartSql("tr.ts", "iv.size")} AS bucket_start
+    FROM tr CROSS JOIN ${CANDLE_INTERVALS_SQL}
 ), cnd AS (
   SELECT c.token_address, c.interval, c.bucket_start::text AS bucket_start, c.trade_count, c.buy_count, c.sell_count,
          c.volume::text AS volume, c.unique_trader_count, c.open_price::text AS open_price,
@@ -301,7 +298,7 @@ export async function readBlockRange(
       },
     });
     for (const interval of CANDLE_INTERVALS) {
-      const bucket = bucketStart(interval, timestamp);
+      const bucket = bucketStart(Number(timestamp), interval);
       lastInBucket.set(`${r.token_address}|${interval}|${bucket}`, {
         block,
         logIndex: r.log_index,

@@ -1,16 +1,12 @@
 import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
+import { CANDLE_INTERVALS, type CandleInterval, isCandleInterval } from "@tmi/shared/market";
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type pg from "pg";
 import { z } from "zod";
 import { errorSchema } from "../common/wire-schemas.js";
-import {
-  CANDLE_INTERVALS,
-  type CandleInterval,
-  DATA_EVENT_NAMES,
-  type DataEventName,
-} from "./stream-events.js";
+import { DATA_EVENT_NAMES, type DataEventName } from "./stream-events.js";
 import { StreamHub, type StreamHubConfig, type StreamSubscriber, subscriberKey } from "./stream-hub.js";
 
 /** Settings of {@link streamRoutes} (defaults in brackets). */
@@ -236,10 +232,10 @@ function parseEvents(value: string | undefined): Set<DataEventName> {
 
 function parseInterval(value: string | undefined): CandleInterval {
   if (value === undefined || value === "") return "1m";
-  if (!(CANDLE_INTERVALS as readonly string[]).includes(value)) {
+  if (!isCandleInterval(value)) {
     throw new AppError("invalid_interval", `interval must be one of ${CANDLE_INTERVALS.join(", ")}`, {
       details: [{ field: "interval", reason: "unsupported interval" }],
     });
   }
-  return value as CandleInterval;
+  return value;
 }

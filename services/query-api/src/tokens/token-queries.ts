@@ -1,3 +1,4 @@
+import { lifecycleOf, pricingSource, type TradeSource } from "@tmi/shared/market";
 import { TOKEN_FROM_SQL, tokenJsonSql } from "@tmi/shared/token";
 import { tokenUsdJsonSql } from "../common/usd-sql.js";
 import { type Int8, prepared, type ReadDb } from "../db.js";
@@ -260,9 +261,9 @@ export async function getPricing(db: ReadDb, address: string): Promise<Pricing |
     token_address: address,
     current_price: row.current_price,
     fully_diluted_value: row.fully_diluted_value,
-    source:
-      row.state === "graduated" && row.last_trade_source === "uniswap_v3"
-        ? "indexed_v3_market"
-        : "indexed_v3_curve",
+    source: pricingSource(
+      lifecycleOf(row.state === "graduated"),
+      row.last_trade_source as TradeSource | null,
+    ),
   };
 }

@@ -1,31 +1,25 @@
 /**
  * Window statistics of a token (token detail `stats`) from the candle rollups (`candles`,
  * `candle_traders`), never by scanning `trades`. "Now" is the timestamp of the latest indexed
- * block (`indexer_checkpoints.block_timestamp`). A window is made of whole buckets of its rollup
- * interval ending with the bucket of "now": 5m and 1h over 1m buckets, 6h over 5m buckets, 24h over
- * 15m buckets — so it covers between (length − one bucket) and its length.
+ * block (`indexer_checkpoints.block_timestamp`). The windows and their bounds are the volume
+ * window rule of `@tmi/shared/market` (`STATS_WINDOWS`, `windowStartSql`): whole buckets of the
+ * window's rollup interval ending with the bucket of "now".
  */
 
-/** Windows reported, with the rollup interval each is summed from. */
-export const STATS_WINDOWS = [
-  { name: "5m", seconds: 300, interval: "1m", bucket: 60 },
-  { name: "1h", seconds: 3_600, interval: "1m", bucket: 60 },
-  { name: "6h", seconds: 21_600, interval: "5m", bucket: 300 },
-  { name: "24h", seconds: 86_400, interval: "15m", bucket: 900 },
-] as const;
+import { STATS_WINDOWS, windowRollupInterval, windowStartSql } from "@tmi/shared/market";
 
 /** SQL of the latest indexed block's timestamp ("now" of the windows); 0 before the first commit. */
 export const CHECKPOINT_NOW_SQL =
   "COALESCE((SELECT block_timestamp FROM indexer_checkpoints ORDER BY chain_id LIMIT 1), 0)";
 
 const WINDOW_VALUES = STATS_WINDOWS.map(
-  (w, i) => `(${i}, '${w.name}', '${w.interval}', ${w.bucket}::int8, ${w.seconds}::int8)`,
+  (w, i) => `(${i}, '${w.name}', '${windowRollupInterval(w.seconds)}', ${windowStartSql("n.ts", w.seconds)})`,
 ).join(", ");
 
 /**
  * SQL expression of the `stats` JSON object of token `tokenExpr` (e.g. `t.address` or `$1`) with
  * "now" = `nowExpr` (Unix seconds; default the checkpoint's block timestamp): one entry per
- * window of {@link STATS_WINDOWS} in that order, the figures of `WindowStats` (`token-stats-schemas.ts`). From the
+ * window of `STATS_WINDOWS` in that order, the figures of `WindowStats` (`token-stats-schemas.ts`). From the
  * rollups only: per window a sum over its candles, distinct buyers/sellers of its
  * `candle_traders` rows, the close of the latest earlier candle with a price (price before the
  * window); and once the latest 1m close (last trade price). Embeddable in a larger statement
@@ -34,9 +28,9 @@ const WINDOW_VALUES = STATS_WINDOWS.map(
  */
 export function tokenStatsJsonSql(tokenExpr: string, nowExpr = CHECKPOINT_NOW_SQL): string {
   return `(WITH w AS MATERIALIZED (
-      SELECT v.ord, v.name, v.iv, n.ts / v.bucket * v.bucket - v.seconds + v.bucket AS start
+      SELECT v.ord, v.name, v.iv, v.start
         FROM (SELECT (${nowExpr})::int8 AS ts) n
-        CROSS JOIN (VALUES ${WINDOW_VALUES}) AS v(ord, name, iv, bucket, seconds)),
+        CROSS JOIN LATERAL (VALUES ${WINDOW_VALUES}) AS v(ord, name, iv, start)),
     lp AS MATERIALIZED (
       SELECT c.close_price AS price FROM candles c
        WHERE c.token_address = ${tokenExpr} AND c.interval = '1m' AND c.close_price IS NOT NULL

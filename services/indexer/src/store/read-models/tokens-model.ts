@@ -59,7 +59,7 @@ export function newTokensStatement(
  * The update of every token the range touched (`tokens`): counters and sums add (trades, buys,
  * sells, volume = Σ curve_value, fees, unique traders from `ttn`, holders from `hd`); the curve
  * state (sold supply, reserve, virtual reserves), price and FDV, graduation (`Graduated`),
- * settlement (`GraduatedV3`), residual escrow and latest trade are replaced when the range set
+ * settlement (`GraduatedV3`), residual escrow, LP fee vault and latest trade are replaced when the range set
  * them. Needs the CTEs `ttn` and `hd`.
  */
 export function tokensUpdateCtes(batch: Batch, state: KnownState, q: SqlParams): string[] {
@@ -98,6 +98,7 @@ export function tokensUpdateCtes(batch: Batch, state: KnownState, q: SqlParams):
       settled_transaction_hash = CASE WHEN d.settled THEN d.sth ELSE t.settled_transaction_hash END,
       settled_log_index = CASE WHEN d.settled THEN d.sli ELSE t.settled_log_index END,
       residual_escrow_address = coalesce(d.esc, t.residual_escrow_address),
+      lp_fee_vault_address = coalesce(t.lp_fee_vault_address, d.vault),
       last_trade_source = coalesce(d.lts, t.last_trade_source),
       last_trade_block_number = coalesce(d.ltb, t.last_trade_block_number),
       latest_trade_timestamp = coalesce(d.ltt, t.latest_trade_timestamp),
@@ -206,6 +207,9 @@ export function tokensUpdateCtes(batch: Batch, state: KnownState, q: SqlParams):
         g((d) => d.escrow),
         "text[]",
       )}, ${q.p(
+        g((d) => d.feeVault),
+        "text[]",
+      )}, ${q.p(
         g((d) => d.lastTradeSource),
         "text[]",
       )}, ${q.p(
@@ -220,7 +224,7 @@ export function tokensUpdateCtes(batch: Batch, state: KnownState, q: SqlParams):
       )})
       AS d(a, tc, bc, sc, vol, fee, has_curve, sold, res, vtr, ver, price_set, pr, fdv,
            grad, gm, gta, gea, gss, gbn, gth, gli, gts, settled, cus, pid, liq, sbn, sth, sli,
-           esc, lts, ltb, ltt, ub)
+           esc, vault, lts, ltb, ltt, ub)
     LEFT JOIN ttn ON ttn.token_address = d.a
     LEFT JOIN hd ON hd.token_address = d.a
     WHERE t.address = d.a)`,

@@ -1,0 +1,149 @@
+// `tokens.holder_count` and the holders list agree with the chain for a graduated token whose LP
+// fees were collected: the expected holders are computed here from the token's `Transfer` logs
+// (balances) minus the platform's contracts read from their getters (factory, curve, pool, fee
+// manager, graduation manager, LP custodian, residual escrow, permanent LP fee vault), not from
+// anything the indexer stored. The LP fee vault ends with a balance of the token, so counting it
+// would be caught.
+import { createTrader, type Devnet, localPublicClient, startDevnet } from "@tmi/devnet";
+import {
+  erc20Abi,
+  graduationCustodyV3Abi,
+  graduationManagerV3Abi,
+  zonkFactoryV3Abi,
+} from "@tmi/shared/chain";
+import { createCursorCodec } from "@tmi/shared/codec";
+import { createHttpApp } from "@tmi/shared/http";
+import { createLogger } from "@tmi/shared/logger";
+import { ZERO_ADDRESS } from "@tmi/shared/market";
+import {
+  chainHead,
+  createTestDatabase,
+  devnetIndexerOptions,
+  type IndexerProcess,
+  indexToHead,
+  type TestDatabase,
+} from "@tmi/testkit";
+import type { FastifyInstance } from "fastify";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createReadPool } from "../src/db.js";
+import { holderRoutes } from "../src/holders/holder-routes.js";
+
+let devnet: Devnet;
+let db: TestDatabase;
+let indexer: IndexerProcess;
+let reader: pg.Pool;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  devnet = await startDevnet({ port: 0, blockTime: "automine" });
+  db = await createTestDatabase();
+  indexer = await indexToHead(devnetIndexerOptions(devnet, db.url));
+  reader = createReadPool({ url: db.url, max: 2 });
+  app = createHttpApp({
+    service: "query-api",
+    logger: createLogger({ service: "query-api", level: "warn" }),
+  }) as unknown as FastifyInstance;
+  await app.register(
+    holderRoutes({ pool: reader, cursorCodec: createCursorCodec("holders-chain-secret-0123456789") }),
+  );
+  await app.ready();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await reader?.end();
+  await indexer?.stop();
+  await devnet?.stop();
+  await db?.drop();
+});
+
+describe("holders agree with the chain", () => {
+  it("default: a graduated token with collected LP fees (vault and escrow are not holders)", async () => {
+    const wallet = (account: number) =>
+      createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account });
+    const [creator, a, b, c] = [wallet(1), wallet(2), wallet(3), wallet(4)];
+    const launch = await creator.createToken("Holder Check", "HOLD", { value: 10n ** 17n });
+    const token = launch.token;
+    await a.buy(token, 3n * 10n ** 17n);
+    await b.buy(token, 2n * 10n ** 17n);
+    await a.graduate(token);
+    // Pool swaps both ways (LP fees in the token and in WETH), a collection into the vault, and a
+    // plain transfer to a fresh address.
+    await b.swapExactTokensForEth(token, (await b.balanceOf(token)) / 2n);
+    await c.swapExactEthForTokens(token, 10n ** 17n);
+    await a.swapExactTokensForEth(token, (await a.balanceOf(token)) / 3n);
+    const collected = await a.collectLPFees(token);
+    await c.transfer(token, "0x00000000000000000000000000000000000000c4", (await c.balanceOf(token)) / 4n);
+
+    // The chain's answer, from logs and getters only.
+    const client = localPublicClient(devnet.rpcUrl);
+    const transfer = erc20Abi.find((item) => item.type === "event" && item.name === "Transfer");
+    if (transfer?.type !== "event" || transfer.name !== "Transfer")
+      throw new Error("Transfer missing from erc20Abi");
+    const logs = await client.getLogs({ address: token, event: transfer, fromBlock: 0n, toBlock: "latest" });
+    const balances = new Map<string, bigint>();
+    for (const t of logs) {
+      const { from, to, value } = t.args;
+      balances.set(from.toLowerCase(), (balances.get(from.toLowerCase()) ?? 0n) - value);
+      balances.set(to.toLowerCase(), (balances.get(to.toLowerCase()) ?? 0n) + value);
+    }
+    const { factory, graduationManager, feeManager } = devnet.deployment.contracts;
+    const read = (functionName: "canonicalPoolOf" | "custodianOf" | "residualEscrowOf") =>
+      client.readContract({
+        address: graduationManager,
+        abi: graduationManagerV3Abi,
+        functionName,
+        args: [token],
+      });
+    const custodian = await read("custodianOf");
+    const platform = [
+      ZERO_ADDRESS,
+      token,
+      factory,
+      graduationManager,
+      feeManager,
+      await client.readContract({
+        address: factory,
+        abi: zonkFactoryV3Abi,
+        functionName: "curveOf",
+        args: [token],
+      }),
+      await read("canonicalPoolOf"),
+      custodian,
+      await read("residualEscrowOf"),
+      await client.readContract({
+        address: custodian,
+        abi: graduationCustodyV3Abi,
+        functionName: "feeVault",
+      }),
+    ].map((x) => x.toLowerCase());
+    expect(platform).toContain(collected.feeVault);
+    // The vault holds some of the token: without its exclusion the count would be off.
+    expect(balances.get(collected.feeVault) ?? 0n).toBeGreaterThan(0n);
+    const expected = [...balances]
+      .filter(([holder, balance]) => balance > 0n && !platform.includes(holder))
+      .sort(([ha, ba], [hb, bb]) => (ba === bb ? (ha < hb ? -1 : 1) : ba > bb ? -1 : 1))
+      .map(([address, balance]) => ({ address, balance: balance.toString() }));
+    expect(expected.length).toBeGreaterThanOrEqual(4);
+
+    await indexer.waitForBlock(await chainHead(devnet.rpcUrl), 120_000);
+    const { rows } = await reader.query<{ holder_count: number; lp_fee_vault_address: string | null }>(
+      "SELECT holder_count, lp_fee_vault_address FROM tokens WHERE address = $1",
+      [token],
+    );
+    expect(rows[0]).toEqual({ holder_count: expected.length, lp_fee_vault_address: collected.feeVault });
+    const listed: { address: string; balance: string }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await app.inject({
+        url: `/api/v1/tokens/${token}/holders?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+      });
+      expect(page.statusCode).toBe(200);
+      const body = page.json() as { items: { address: string; balance: string }[]; next_cursor?: string };
+      listed.push(...body.items.map(({ address, balance }) => ({ address, balance })));
+      cursor = body.next_cursor;
+    } while (cursor);
+    expect(listed).toEqual(expected);
+  });
+});
