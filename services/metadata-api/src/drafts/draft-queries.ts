@@ -180,7 +180,12 @@ async function releaseStaleBindings(tx: Prisma.TransactionClient, request: BindR
     !(await isBindingCurrent(tx, own.tokenAddress, own.transactionHash))
   ) {
     await tx.metadataDraft.updateMany({
-      where: { id, status: "finalized", tokenAddress: own.tokenAddress, transactionHash: own.transactionHash },
+      where: {
+        id,
+        status: "finalized",
+        tokenAddress: own.tokenAddress,
+        transactionHash: own.transactionHash,
+      },
       data: RELEASED,
     });
   }

@@ -2,8 +2,8 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { createTrader, type Devnet, devnetAccounts, rpc, startDevnet, type Trader } from "@tmi/devnet";
 import { erc20Abi } from "@tmi/shared/chain";
-import { TOKEN_BY_ADDRESS_SQL } from "@tmi/shared/token";
 import { createLogger } from "@tmi/shared/logger";
+import { TOKEN_BY_ADDRESS_SQL } from "@tmi/shared/token";
 import {
   devnetIndexerOptions,
   type IndexerProcess,
