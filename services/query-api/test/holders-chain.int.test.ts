@@ -45,7 +45,7 @@ beforeAll(async () => {
     logger: createLogger({ service: "query-api", level: "warn" }),
   }) as unknown as FastifyInstance;
   await app.register(
-    holderRoutes({ pool: reader, cursorCodec: createCursorCodec("holders-chain-secret-0123456789") }),
+    holderRoutes({ db: reader, cursors: createCursorCodec("holders-chain-secret-0123456789") }),
   );
   await app.ready();
 });
