@@ -92,7 +92,7 @@ export async function ensureBenchDatabase(options: {
       client,
       "tokens",
       `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
-         created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at, state,
+         created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at, lifecycle,
          curve_address, pool_address, pool_token_is_token0, sold_supply, reserve_balance, virtual_token_reserve,
          virtual_eth_reserve, graduation_threshold, graduation_manager_address, lp_custodian_address, position_token_id,
          graduation_liquidity, graduation_token_amount, graduation_eth_amount, graduation_sold_supply,
@@ -100,7 +100,7 @@ export async function ensureBenchDatabase(options: {
          settled_block_number, settled_transaction_hash, settled_log_index, last_trade_source, updated_block_number)
        SELECT ${tokenAddressSql("i")}, ${BENCH_CHAIN_ID}, ${creatorAddressSql("i % 1000")}, nm, sy, lower(nm), lower(sy),
          1000000000000000000000000000, 1000 + i * 5, 0, ${hashSql("'c' || i")}, 1, ${BENCH_T0} + (1000 + i * 5) * 2,
-         CASE WHEN g THEN 'graduated' ELSE 'curve' END,
+         CASE WHEN g THEN 'graduated' ELSE 'active' END,
          ${tokenAddressSql("-i - 1000000")}, ${tokenAddressSql("-i")}, i % 2 = 0,
          CASE WHEN g THEN 800000000000000000000000000 ELSE (i % 800)::numeric * 1000000000000000000000000 END,
          CASE WHEN g THEN 0 ELSE (i % 3000)::numeric * 1000000000000000 END,

@@ -19,8 +19,6 @@ import {
   type IndexedNotification,
   isExcludedHolder,
   type Lifecycle,
-  lifecycleOf,
-  lifecycleSql,
   PLATFORM_CONTRACT_COLUMNS,
   parseIndexedNotification,
   pricingSource,
@@ -138,13 +136,6 @@ describe("rule: progress", () => {
       [pairs.map((p) => String(p[0])), pairs.map((p) => String(p[1]))],
     );
     expect(rows.map((r) => r.bps)).toEqual(pairs.map(([s, t]) => progressBps(s, t)));
-  });
-});
-
-describe("rule: lifecycle", () => {
-  it("default: lifecycleSql = lifecycleOf", async () => {
-    const inputs = [true, false];
-    expect(await sqlMap<string>("bool", inputs, lifecycleSql)).toEqual(inputs.map(lifecycleOf));
   });
 });
 

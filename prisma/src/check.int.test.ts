@@ -70,7 +70,7 @@ describe("readDatabaseSchema + compareSchemas", () => {
         ALTER TABLE trades ALTER COLUMN price TYPE text;
         DROP INDEX tokens_newest_idx;
         ALTER TABLE tokens ADD COLUMN extra integer;
-        ALTER TABLE tokens ALTER COLUMN state DROP DEFAULT;
+        ALTER TABLE tokens ALTER COLUMN lifecycle DROP DEFAULT;
         ALTER TABLE candles ALTER COLUMN volume DROP NOT NULL;
         DROP INDEX tokens_search_name_idx;
         CREATE INDEX tokens_search_name_idx ON tokens (search_name);
@@ -92,7 +92,7 @@ describe("readDatabaseSchema + compareSchemas", () => {
       expect(differences).toEqual(
         [
           "column candles.volume: nullable in the database, required in schema.prisma",
-          'column tokens.state: no default in the database, default "curve" in schema.prisma',
+          'column tokens.lifecycle: no default in the database, default "active" in schema.prisma',
           "column tokens.extra: not in schema.prisma",
           "column trades.price: type is text in the database, numeric(78,0) in schema.prisma",
           "foreign key trending_entries_snapshot_id_fkey on trending_entries: (snapshot_id) → trending_snapshots(id) ON DELETE RESTRICT ON UPDATE CASCADE in the database, (snapshot_id) → trending_snapshots(id) ON DELETE CASCADE ON UPDATE CASCADE in schema.prisma",

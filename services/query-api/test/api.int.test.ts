@@ -103,7 +103,7 @@ beforeAll(async () => {
     symbol: "GRAD",
     block: 95,
     createdAt: T0 + 300,
-    state: "graduated",
+    lifecycle: "graduated",
     poolAddress: POOL,
     lastTradeSource: "uniswap_v3",
   });

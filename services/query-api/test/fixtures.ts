@@ -22,7 +22,7 @@ export function testBlockHash(block: bigint | number, branch = 0): string {
 }
 
 /** Factory address used by the test rows (emitter of their launch events). */
-export const TEST_LAUNCHPAD = testAddress(1, "1");
+export const TEST_FACTORY = testAddress(1, "1");
 
 /** Writes or moves the checkpoint (chain 31337) to `block`. */
 export async function upsertCheckpoint(
@@ -61,7 +61,7 @@ export async function upsertCheckpoint(
 
 /**
  * Inserts a launch: the `tokens` row (V3 curve at launch: nothing sold, canonical pool set) and
- * its `TokenLaunchedV3` chain event (emitted by the factory {@link TEST_LAUNCHPAD}).
+ * its `TokenLaunchedV3` chain event (emitted by the factory {@link TEST_FACTORY}).
  */
 export async function insertToken(
   db: pg.ClientBase | pg.Pool,
@@ -103,7 +103,7 @@ export async function insertToken(
     logIndex,
     timestamp: t.timestamp,
     branch: t.branch,
-    contract: TEST_LAUNCHPAD,
+    contract: TEST_FACTORY,
     eventName: "TokenLaunchedV3",
     token: t.address,
     decoded: {
@@ -197,7 +197,7 @@ export async function insertTrade(
     logIndex: t.logIndex,
     timestamp: t.timestamp,
     branch: t.branch,
-    contract: TEST_LAUNCHPAD,
+    contract: TEST_FACTORY,
     eventName: side === "buy" ? "TokensBought" : "TokensSold",
     token: t.token,
     decoded: { token: t.token, reserveAmount: reserve.toString(), tokenAmount: tokenAmount.toString() },
@@ -249,7 +249,7 @@ export async function insertGraduation(
   g: { token: string; pool: string; block: bigint; logIndex: number; timestamp: bigint },
 ): Promise<void> {
   await db.query(
-    `UPDATE tokens SET state = 'graduated', pool_address = $2, graduated_block_number = $3, graduated_log_index = $4,
+    `UPDATE tokens SET lifecycle = 'graduated', pool_address = $2, graduated_block_number = $3, graduated_log_index = $4,
                        graduated_at = $5, graduated_transaction_hash = $6 WHERE address = $1`,
     [g.token, g.pool, g.block.toString(), g.logIndex, g.timestamp.toString(), `0x${"12".repeat(32)}`],
   );
@@ -260,7 +260,7 @@ export async function insertGraduation(
     contract: `0xc${g.token.slice(3)}`,
     eventName: "Graduated",
     token: g.token,
-    decoded: { token: g.token, graduationManager: TEST_LAUNCHPAD },
+    decoded: { token: g.token, graduationManager: TEST_FACTORY },
   });
 }
 

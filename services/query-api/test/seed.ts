@@ -1,6 +1,7 @@
 // Test fixtures of query-api: rows shaped as the indexer writes them (tokens, trades,
 // chain_events, candles, checkpoints, trending snapshots, creators, metadata drafts), inserted
 // with SQL into a test database. Used by the hand-built cases; the devnet tests use the real indexer.
+import type { Lifecycle } from "@tmi/shared/market";
 import type pg from "pg";
 
 /** 0x + 40 hex digits made from `n` (distinct per n). */
@@ -22,7 +23,7 @@ export interface SeedToken {
   block: number;
   logIndex?: number;
   createdAt: number;
-  state?: "curve" | "graduated";
+  lifecycle?: Lifecycle;
   currentPrice?: string | null;
   lastTradeSource?: string | null;
   volume?: string;
@@ -44,18 +45,18 @@ export function poolOf(token: string): string {
 export const CURVE_ALLOCATION = 800_000_000n * 10n ** 18n;
 
 /**
- * Inserts a V3 token row with the given identity and optional state: on the curve, 6 % of the
+ * Inserts a V3 token row with the given identity and optional lifecycle: on the curve, 6 % of the
  * curve allocation sold (48,000,000 tokens, 0.25 ETH net in the curve); graduated, everything
  * sold, with the graduation (`Graduated` at block + 1, log 7) and its settlement (`GraduatedV3`
  * at block + 1, log 5).
  */
 export async function insertToken(db: pg.Pool, t: SeedToken): Promise<void> {
   const price = t.currentPrice === undefined ? "28000000000" : t.currentPrice;
-  const graduated = t.state === "graduated";
+  const graduated = t.lifecycle === "graduated";
   const g = (value: unknown) => (graduated ? value : null);
   await db.query(
     `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
-      created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at, state,
+      created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at, lifecycle,
       curve_address, pool_address, pool_token_is_token0, sold_supply, reserve_balance, virtual_token_reserve,
       virtual_eth_reserve, graduation_threshold,
       graduation_manager_address, lp_custodian_address, position_token_id, graduation_liquidity, graduation_token_amount,
@@ -81,7 +82,7 @@ export async function insertToken(db: pg.Pool, t: SeedToken): Promise<void> {
       txHash(t.block * 1000 + (t.logIndex ?? 0)),
       t.logIndex ?? 0,
       t.createdAt,
-      t.state ?? "curve",
+      t.lifecycle ?? "active",
       curveOf(t.address),
       t.poolAddress ?? poolOf(t.address),
       graduated ? CURVE_ALLOCATION.toString() : "48000000000000000000000000",

@@ -1,4 +1,4 @@
-import { lifecycleSql, progressBpsSql } from "../market/index.js";
+import { progressBpsSql } from "../market/index.js";
 
 /**
  * The Token object: the one wire shape of a token on every route that returns tokens (list,
@@ -152,7 +152,7 @@ export function tokenJsonSql(extra: readonly (readonly [key: string, jsonExpr: s
     || ${optionalString("website_url", "m.website_url")} || ${optionalString("x_url", "m.x_url")}
     || ${optionalString("telegram_url", "m.telegram_url")} || ${optionalString("discord_url", "m.discord_url")}
     || ',"metadata_verified":' || m.verified::text END
-  || CASE WHEN t.state <> 'graduated' THEN '' ELSE ',"graduation":{"phase":"graduated"'
+  || CASE WHEN t.lifecycle <> 'graduated' THEN '' ELSE ',"graduation":{"phase":"graduated"'
     || ${optionalPlain("canonical_pool_address", "t.pool_address")}
     || ${optionalPlain("graduation_manager_address", "t.graduation_manager_address")}
     || ${optionalPlain("lp_custodian_address", "t.lp_custodian_address")}
@@ -181,7 +181,7 @@ export function tokenJsonSql(extra: readonly (readonly [key: string, jsonExpr: s
   || '","virtual_eth_reserve":"' || t.virtual_eth_reserve::text
   || '","graduation_threshold":"' || t.graduation_threshold::text
   || '","progress_bps":' || ${progressBpsSql("t.sold_supply", "t.graduation_threshold")}
-  || ',"lifecycle":"' || ${lifecycleSql("t.state = 'graduated'")} || '"}'${extra
+  || ',"lifecycle":"' || t.lifecycle || '"}'${extra
     .map(
       ([key, expr]) => `
   || ',"${key}":' || ${expr}`,

@@ -1,3 +1,4 @@
+import type { Lifecycle } from "@tmi/shared/market";
 import type { Pool, PoolClient } from "pg";
 import { KnownState } from "../model/known-state.js";
 
@@ -29,12 +30,12 @@ export async function loadKnownState(
     graduated_log_index: number | null;
     sold_supply: string;
     reserve_balance: string;
-    state: string;
+    lifecycle: Lifecycle;
   }>(
     `SELECT address, creator, curve_address, pool_address, pool_token_is_token0, initial_supply::text,
             graduation_threshold::text, fee_manager_address, graduation_manager_address, lp_custodian_address,
             residual_escrow_address, lp_fee_vault_address, graduated_block_number::text, graduated_log_index, sold_supply::text,
-            reserve_balance::text, state
+            reserve_balance::text, lifecycle
      FROM tokens`,
   );
   for (const t of rows) {
@@ -58,7 +59,7 @@ export async function loadKnownState(
       curveState: {
         soldSupply: BigInt(t.sold_supply),
         reserveCoordinate: BigInt(t.reserve_balance),
-        graduated: t.state === "graduated",
+        graduated: t.lifecycle === "graduated",
       },
     });
   }

@@ -22,7 +22,7 @@ export class ChainMismatchError extends Error {
 export interface FetchedRange {
   from: number;
   to: number;
-  /** Headers of the range (inside the reorg zone: every block; else the first and the last). */
+  /** Headers of the range (inside the reorg window: every block; else the first and the last). */
   headers: BlockHeader[];
   /** Decoded logs in chain order (logs of unknown signatures and removed logs dropped). */
   events: DecodedEvent[];
@@ -52,14 +52,14 @@ export interface DiscoveryLink {
 export interface RangeFetcher {
   /**
    * Fetches `[from, to]`: platform logs, then (after the previous range's discoveries) the generic
-   * logs of `emitters` grown by this range's own, the headers (every block when `zone`), the
+   * logs of `emitters` grown by this range's own, the headers (every block when `inReorgWindow`), the
    * senders of pool swaps and the labels of launched tokens.
    * @throws RpcError (after the client's retries), ChainMismatchError (a block vanished).
    */
   fetchRange(
     from: number,
     to: number,
-    zone: boolean,
+    inReorgWindow: boolean,
     emitters: EmitterSet,
     link: DiscoveryLink,
   ): Promise<FetchedRange>;
@@ -192,10 +192,10 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
     header,
     headers,
     currentSpan: () => range.current(),
-    async fetchRange(from, to, zone, emitters, link) {
+    async fetchRange(from, to, inReorgWindow, emitters, link) {
       const started = performance.now();
       const count = { requests: 0 };
-      const numbers = zone
+      const numbers = inReorgWindow
         ? Array.from({ length: to - from + 1 }, (_, i) => from + i)
         : from === to
           ? [from]

@@ -478,7 +478,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
 
   /** Indexes from the checkpoint to `target`: a prefetching pipeline with one write at a time. */
   async function syncTo(target: number, isolate: boolean): Promise<void> {
-    const zoneStart = headNumber - config.REORG_DEPTH + 1;
+    const reorgWindowStart = headNumber - config.REORG_DEPTH + 1;
     const inflight: { promise: Promise<FetchedRange> }[] = [];
     let next = tip.number + 1;
     let tipHash = tip.hash;
@@ -487,13 +487,13 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     const dispatch = () => {
       while (inflight.length < (isolate ? 1 : config.PREFETCH_RANGES) && next <= target) {
         let end = Math.min(target, next + fetcher.currentSpan() - 1);
-        const zone = end >= zoneStart;
-        if (zone && next < zoneStart) end = zoneStart - 1;
-        else if (zone) end = Math.min(end, next + 199);
+        const inReorgWindow = end >= reorgWindowStart;
+        if (inReorgWindow && next < reorgWindowStart) end = reorgWindowStart - 1;
+        else if (inReorgWindow) end = Math.min(end, next + 199);
         let done!: () => void;
         const own = new Promise<void>((r) => (done = r));
         const link: DiscoveryLink = { previous, done };
-        const promise = fetcher.fetchRange(next, end, end >= zoneStart, emitters, link);
+        const promise = fetcher.fetchRange(next, end, end >= reorgWindowStart, emitters, link);
         previous = Promise.race([
           own,
           promise.then(

@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertToken, TEST_LAUNCHPAD, testAddress } from "../../test/fixtures.js";
+import { insertToken, TEST_FACTORY, testAddress } from "../../test/fixtures.js";
 import { createReadPool } from "../db.js";
 import { holderRoutes } from "./holder-routes.js";
 
@@ -33,14 +33,14 @@ beforeAll(async () => {
   writer.on("error", () => {});
   reader = createReadPool({ url: db.url, max: 2 });
   await insertToken(writer, { address: token, block: 10n, timestamp: 1_700_000_000n });
-  await writer.query("UPDATE tokens SET pool_address = $2, state = 'graduated' WHERE address = $1", [
+  await writer.query("UPDATE tokens SET pool_address = $2, lifecycle = 'graduated' WHERE address = $1", [
     token,
     pool,
   ]);
   const rows: [string, bigint][] = [
     ...holders,
     ["0x0000000000000000000000000000000000000000", 5n * 10n ** 26n], // not holders:
-    [TEST_LAUNCHPAD, 4n * 10n ** 26n],
+    [TEST_FACTORY, 4n * 10n ** 26n],
     [token, 10n ** 20n],
     [pool, 2n * 10n ** 26n],
     [testAddress(6, "e"), 0n], // sold everything

@@ -114,7 +114,7 @@ describe("stream, holders and status on the devnet with the real indexer", () =>
       transaction_hash: graduation.hash,
     });
 
-    // Holders: on-chain balances, the pool and launchpad left out.
+    // Holders: on-chain balances, the pool and factory left out.
     await indexer.waitForBlock(await chainHead(devnet.rpcUrl));
     const holders = await app.inject({ url: `/api/v1/tokens/${token}/holders` });
     expect(holders.statusCode).toBe(200);

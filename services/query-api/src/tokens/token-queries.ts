@@ -1,4 +1,4 @@
-import { lifecycleOf, pricingSource, type TradeSource } from "@tmi/shared/market";
+import { type Lifecycle, pricingSource, type TradeSource } from "@tmi/shared/market";
 import { TOKEN_FROM_SQL, tokenJsonSql } from "@tmi/shared/token";
 import { tokenUsdJsonSql } from "../common/usd-sql.js";
 import { type Int8, prepared, type ReadDb } from "../db.js";
@@ -250,20 +250,18 @@ export async function getPricing(db: ReadDb, address: string): Promise<Pricing |
   const result = await db.query<{
     current_price: string | null;
     fully_diluted_value: string | null;
-    state: string;
+    lifecycle: Lifecycle;
     last_trade_source: string | null;
-  }>("SELECT current_price, fully_diluted_value, state, last_trade_source FROM tokens WHERE address = $1", [
-    address,
-  ]);
+  }>(
+    "SELECT current_price, fully_diluted_value, lifecycle, last_trade_source FROM tokens WHERE address = $1",
+    [address],
+  );
   const row = result.rows[0];
   if (!row) return null;
   return {
     token_address: address,
     current_price: row.current_price,
     fully_diluted_value: row.fully_diluted_value,
-    source: pricingSource(
-      lifecycleOf(row.state === "graduated"),
-      row.last_trade_source as TradeSource | null,
-    ),
+    source: pricingSource(row.lifecycle, row.last_trade_source as TradeSource | null),
   };
 }

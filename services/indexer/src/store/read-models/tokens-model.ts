@@ -1,5 +1,5 @@
 import { virtualEthReserve, virtualTokenReserve } from "@tmi/shared/chain";
-import { fullyDilutedValue } from "@tmi/shared/market";
+import { fullyDilutedValue, lifecycleOf } from "@tmi/shared/market";
 import type { Batch } from "../../model/batch.js";
 import type { KnownState } from "../../model/known-state.js";
 import { type SqlParams, str } from "../sql-text.js";
@@ -19,10 +19,10 @@ export function newTokensStatement(
   return {
     text: `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
        created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at,
-       curve_address, pool_address, pool_token_is_token0, fee_manager_address, state, sold_supply, reserve_balance,
+       curve_address, pool_address, pool_token_is_token0, fee_manager_address, lifecycle, sold_supply, reserve_balance,
        virtual_token_reserve, virtual_eth_reserve, graduation_threshold, current_price, fully_diluted_value,
        updated_block_number)
-     SELECT a, $1, c, nm, sy, lower(nm_n), lower(sy_n), sup, bn, ti, th, li, ts, cu, po, is0, fm, 'curve', 0, 0,
+     SELECT a, $1, c, nm, sy, lower(nm_n), lower(sy_n), sup, bn, ti, th, li, ts, cu, po, is0, fm, '${lifecycleOf(false)}', 0, 0,
             vtr, ver, gt, pr, fdv, bn
      FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::bigint[],
                  $10::int[], $11::text[], $12::int[], $13::bigint[], $14::text[], $15::text[], $16::bool[], $17::text[],
@@ -82,7 +82,7 @@ export function tokensUpdateCtes(batch: Batch, state: KnownState, q: SqlParams):
       virtual_eth_reserve = CASE WHEN d.has_curve THEN d.ver ELSE t.virtual_eth_reserve END,
       current_price = CASE WHEN d.price_set THEN d.pr ELSE t.current_price END,
       fully_diluted_value = CASE WHEN d.price_set THEN d.fdv ELSE t.fully_diluted_value END,
-      state = CASE WHEN d.grad THEN 'graduated' ELSE t.state END,
+      lifecycle = CASE WHEN d.grad THEN '${lifecycleOf(true)}' ELSE t.lifecycle END,
       graduation_manager_address = CASE WHEN d.grad THEN d.gm ELSE t.graduation_manager_address END,
       graduation_token_amount = CASE WHEN d.grad THEN d.gta ELSE t.graduation_token_amount END,
       graduation_eth_amount = CASE WHEN d.grad THEN d.gea ELSE t.graduation_eth_amount END,
