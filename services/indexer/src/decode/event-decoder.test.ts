@@ -110,7 +110,7 @@ describe("decodeLog", () => {
       canonicalPool: USER.toLowerCase(),
       launchSeed: `0x${"ab".repeat(32)}`,
       candidateSalt: `0x${"00".repeat(31)}01`,
-      attemptIndex: 7n,
+      attemptIndex: 7,
     });
   });
 
@@ -169,7 +169,7 @@ describe("decodeLog", () => {
       amount1: 7n,
       sqrtPriceX96: 2n ** 96n,
       liquidity: 1000n,
-      tick: -887200n,
+      tick: -887200,
     });
   });
 

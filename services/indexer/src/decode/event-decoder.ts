@@ -9,7 +9,14 @@ import {
   zonkFactoryV3Abi,
 } from "@tmi/shared/chain";
 import { sanitizeChainString } from "@tmi/shared/codec";
-import { type AbiEvent, type AbiParameter, decodeAbiParameters, type Hex, toEventSelector } from "viem";
+import {
+  type AbiEvent,
+  type AbiParameter,
+  decodeAbiParameters,
+  type GetEventArgs,
+  type Hex,
+  toEventSelector,
+} from "viem";
 
 /**
  * Event names the indexer decodes, stored as is in `chain_events.event_name` (the on-chain
@@ -49,12 +56,45 @@ export interface RpcLog {
   removed?: boolean;
 }
 
-/** Decoded argument values: addresses and bytes32 lowercase hex, integers bigint, strings sanitized. */
-export type DecodedArgs = Record<string, string | bigint | boolean>;
+/**
+ * Decoded argument values: addresses and bytes32 lowercase hex, integers of up to 48 bits
+ * `number` and wider ones `bigint` (as viem types them), strings sanitized.
+ */
+export type DecodedArgs = Record<string, string | bigint | number | boolean>;
 
-/** A decoded log with its position fields (numbers fit in JS numbers: block numbers < 2^53). */
-export interface DecodedEvent {
-  name: EventName;
+/** The const ABIs the decoded events come from (argument types are inferred from them). */
+const DECODED_ABI = [
+  ...zonkFactoryV3Abi,
+  ...graduationManagerV3Abi,
+  ...feeManagerV3Abi,
+  ...zonkCurveV3Abi,
+  ...graduationCustodyV3Abi,
+  ...erc20Abi,
+  ...uniswapV3PoolAbi,
+  ...aggregatorV3Abi,
+] as const;
+
+/**
+ * The arguments of event `N` by name, typed by viem from the const ABIs (every argument present;
+ * addresses are lowercase at run time).
+ */
+export type EventArgs<N extends EventName> = GetEventArgs<
+  typeof DECODED_ABI,
+  N,
+  { EnableUnion: false; IndexedOnly: false; Required: true }
+>;
+
+/** A decoded log of event `N` (see {@link DecodedEvent}). */
+export type DecodedEventOf<N extends EventName> = DecodedLogFields & { name: N; args: EventArgs<N> };
+
+/**
+ * A decoded log with its position fields: a union over the event names, so that narrowing on
+ * `name` types `args`.
+ */
+export type DecodedEvent = { [N in EventName]: DecodedEventOf<N> }[EventName];
+
+/** The fields of every decoded log (numbers fit in JS numbers: block numbers < 2^53). */
+export interface DecodedLogFields {
   /** Emitting contract, lowercase. */
   address: string;
   blockNumber: number;
@@ -64,7 +104,6 @@ export interface DecodedEvent {
   transactionHash: string;
   transactionIndex: number;
   logIndex: number;
-  args: DecodedArgs;
 }
 
 interface PreparedEvent {
@@ -77,6 +116,8 @@ interface PreparedEvent {
 }
 
 const ONE_WORD = /^(u?int\d*|address|bool|bytes32)$/;
+/** Integer types viem decodes to `number` (48 bits or fewer). */
+const SMALL_INT = /^u?int(8|16|24|32|40|48)$/;
 
 function prepare(event: AbiEvent): PreparedEvent {
   const indexed = event.inputs.filter((p) => (p as { indexed?: boolean }).indexed);
@@ -127,25 +168,24 @@ const BY_TOPIC0 = new Map<string, PreparedEvent>(PREPARED.map((p) => [p.topic0, 
 const TWO_256 = 1n << 256n;
 
 /** Decodes one 32-byte word (64 hex chars, no 0x) of a static ABI type. */
-function decodeWord(type: string, word: string): string | bigint | boolean {
+function decodeWord(type: string, word: string): string | bigint | number | boolean {
   if (type === "address") return `0x${word.slice(24)}`.toLowerCase();
   if (type === "bool") return word.charCodeAt(63) !== 48; // last hex digit != '0'
   if (type === "bytes32") return `0x${word}`.toLowerCase();
   const value = BigInt(`0x${word}`);
   // Signed ABI values of any width are sign-extended to a full word: two's complement over 256 bits.
-  if (type.startsWith("int")) return value >= TWO_256 / 2n ? value - TWO_256 : value;
-  return value;
+  const signed = type.startsWith("int") && value >= TWO_256 / 2n ? value - TWO_256 : value;
+  return SMALL_INT.test(type) ? Number(signed) : signed;
 }
 
 function hexToNumber(hex: string): number {
   return Number.parseInt(hex, 16);
 }
 
-function normalise(type: string, value: unknown): string | bigint | boolean {
+function normalise(type: string, value: unknown): string | bigint | number | boolean {
   if (type === "string") return sanitizeChainString(String(value));
   if (typeof value === "string") return value.toLowerCase();
-  if (typeof value === "bigint" || typeof value === "boolean") return value;
-  if (typeof value === "number") return BigInt(value);
+  if (typeof value === "bigint" || typeof value === "boolean" || typeof value === "number") return value;
   return String(value);
 }
 
@@ -185,6 +225,7 @@ export function decodeLog(log: RpcLog): DecodedEvent | null {
       args[param.name!] = normalise(param.type, values[i]);
     });
   }
+  // The one place args get their type: decoded above from the ABI entry of this very name.
   return {
     name: prepared.name,
     address: log.address.toLowerCase(),
@@ -195,7 +236,7 @@ export function decodeLog(log: RpcLog): DecodedEvent | null {
     transactionIndex: hexToNumber(log.transactionIndex),
     logIndex: hexToNumber(log.logIndex),
     args,
-  };
+  } as DecodedEvent;
 }
 
 /**
@@ -209,7 +250,7 @@ export function decodedJson(
 ): Record<string, string | boolean> {
   const out: Record<string, string | boolean> = { ...extra };
   for (const [key, value] of Object.entries(args)) {
-    out[key] = typeof value === "bigint" ? value.toString(10) : value;
+    out[key] = typeof value === "bigint" || typeof value === "number" ? value.toString(10) : value;
   }
   return out;
 }
@@ -228,7 +269,7 @@ export function decodedJsonText(args: DecodedArgs, token?: string | Record<strin
   for (const key in args) {
     const value = args[key]!;
     out += out.length > 1 ? `,"${key}":` : `"${key}":`;
-    if (typeof value === "bigint") out += `"${value.toString(10)}"`;
+    if (typeof value === "bigint" || typeof value === "number") out += `"${value.toString(10)}"`;
     else if (typeof value === "boolean") out += value ? "true" : "false";
     else out += SAFE_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
   }

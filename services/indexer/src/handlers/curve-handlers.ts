@@ -1,5 +1,6 @@
 import { applyBuy, applySell, curveSpotPrice } from "@tmi/shared/chain";
-import type { EventHandler } from "../model/batch-builder.js";
+import type { DecodedEventOf } from "../decode/event-decoder.js";
+import type { EventHandler } from "../model/range-builder.js";
 
 /**
  * Records one curve trade of `token` after its curve state has moved: the trade row priced with the
@@ -15,7 +16,7 @@ function recordCurveTrade(
   tokenAmount: bigint,
   reserveAmount: bigint,
   curveValue: bigint,
-  e: Parameters<EventHandler>[0],
+  e: DecodedEventOf<"TokensBought" | "TokensSold">,
 ): void {
   const { soldSupply, reserveCoordinate } = b.state.tokens.get(token)!.curveState;
   b.trade({
@@ -31,8 +32,8 @@ function recordCurveTrade(
     tokenAmount,
     reserveAmount,
     curveValue,
-    protocolFee: e.args.protocolFee as bigint,
-    creatorFee: e.args.creatorFee as bigint,
+    protocolFee: e.args.protocolFee,
+    creatorFee: e.args.creatorFee,
     price: curveSpotPrice(soldSupply, reserveCoordinate),
   });
   b.token(token, p.blockNumber).curve = { soldSupply, reserveCoordinate };
@@ -45,23 +46,13 @@ function recordCurveTrade(
  * curve's spotPrice() after the trade; the curve state moves (soldSupply += tokensOut,
  * reserveCoordinate += netCurveInput).
  */
-export const onTokensBought: EventHandler = (e, p, b) => {
-  const token = e.args.token as string;
+export const onTokensBought: EventHandler<"TokensBought"> = (e, p, b) => {
+  const token = e.args.token;
   const info = b.state.tokens.get(token)!;
-  const tokensOut = e.args.tokensOut as bigint;
-  const netCurveInput = e.args.netCurveInput as bigint;
+  const tokensOut = e.args.tokensOut;
+  const netCurveInput = e.args.netCurveInput;
   info.curveState = applyBuy(info.curveState, { tokensOut, netCurveInput });
-  recordCurveTrade(
-    p,
-    b,
-    token,
-    e.args.buyer as string,
-    "buy",
-    tokensOut,
-    e.args.acceptedGross as bigint,
-    netCurveInput,
-    e,
-  );
+  recordCurveTrade(p, b, token, e.args.buyer, "buy", tokensOut, e.args.acceptedGross, netCurveInput, e);
 };
 
 /**
@@ -69,23 +60,13 @@ export const onTokensBought: EventHandler = (e, p, b) => {
  * = grossCurveOutput, `token_amount` = tokensIn — priced with spotPrice() after the trade; the
  * curve state moves back (soldSupply −= tokensIn, reserveCoordinate −= grossCurveOutput).
  */
-export const onTokensSold: EventHandler = (e, p, b) => {
-  const token = e.args.token as string;
+export const onTokensSold: EventHandler<"TokensSold"> = (e, p, b) => {
+  const token = e.args.token;
   const info = b.state.tokens.get(token)!;
-  const tokensIn = e.args.tokensIn as bigint;
-  const grossCurveOutput = e.args.grossCurveOutput as bigint;
+  const tokensIn = e.args.tokensIn;
+  const grossCurveOutput = e.args.grossCurveOutput;
   info.curveState = applySell(info.curveState, { tokensIn, grossCurveOutput });
-  recordCurveTrade(
-    p,
-    b,
-    token,
-    e.args.seller as string,
-    "sell",
-    tokensIn,
-    e.args.netSellerOutput as bigint,
-    grossCurveOutput,
-    e,
-  );
+  recordCurveTrade(p, b, token, e.args.seller, "sell", tokensIn, e.args.netSellerOutput, grossCurveOutput, e);
 };
 
 /**
@@ -93,15 +74,15 @@ export const onTokensSold: EventHandler = (e, p, b) => {
  * and the position of this log (`curve_terminal_at`) are recorded.
  * @dev the manager and position were registered in the known state by `selectEvents` (pass 1).
  */
-export const onGraduated: EventHandler = (e, p, b) => {
-  const token = e.args.token as string;
+export const onGraduated: EventHandler<"Graduated"> = (e, p, b) => {
+  const token = e.args.token;
   const info = b.state.tokens.get(token)!;
   info.curveState = { ...info.curveState, graduated: true };
   b.token(token, p.blockNumber).graduation = {
-    manager: e.args.graduationManager as string,
-    tokenAmount: e.args.tokenAmount as bigint,
-    ethAmount: e.args.ethAmount as bigint,
-    soldSupply: e.args.soldSupply as bigint,
+    manager: e.args.graduationManager,
+    tokenAmount: e.args.tokenAmount,
+    ethAmount: e.args.ethAmount,
+    soldSupply: e.args.soldSupply,
     blockNumber: p.blockNumber,
     transactionHash: p.transactionHash,
     logIndex: p.logIndex,
@@ -111,6 +92,6 @@ export const onGraduated: EventHandler = (e, p, b) => {
 };
 
 /** `GraduationReserveForwarded` (curve, no token argument): activity of the curve's token. */
-export const onGraduationReserveForwarded: EventHandler = (e, _p, b) => {
+export const onGraduationReserveForwarded: EventHandler<"GraduationReserveForwarded"> = (e, _p, b) => {
   b.activity(b.state.curves.get(e.address)!, true);
 };

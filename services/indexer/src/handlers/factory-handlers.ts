@@ -1,5 +1,11 @@
 import { curveSpotPrice } from "@tmi/shared/chain";
-import { type EventHandler, storedLabel } from "../model/batch-builder.js";
+import { sanitizeChainString } from "@tmi/shared/codec";
+import type { EventHandler } from "../model/range-builder.js";
+
+/** A label read from the chain made storable: sanitized, "" when unreadable. */
+function storedLabel(value: string | null | undefined): string {
+  return value == null ? "" : sanitizeChainString(value);
+}
 
 /**
  * `TokenLaunchedV3` (factory): a new `tokens` row with its curve, canonical pool and token order,
@@ -7,8 +13,8 @@ import { type EventHandler, storedLabel } from "../model/batch-builder.js";
  * the token; the creator's token count grows by one.
  * @dev the token was registered in the known state by `selectEvents` (pass 1).
  */
-export const onTokenLaunched: EventHandler = (e, p, b) => {
-  const token = e.args.token as string;
+export const onTokenLaunched: EventHandler<"TokenLaunchedV3"> = (e, p, b) => {
+  const token = e.args.token;
   const info = b.state.tokens.get(token)!;
   const label = b.ctx.labels.get(token);
   const price = curveSpotPrice(0n, 0n);

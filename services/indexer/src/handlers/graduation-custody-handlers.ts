@@ -1,18 +1,18 @@
-import type { EventHandler } from "../model/batch-builder.js";
+import type { EventHandler } from "../model/range-builder.js";
 
 // The graduation's custody contracts name themselves by emitting; `selectEvents` has already
 // registered them as the token's platform contracts (never holders). Their logs are not trades
 // and stay out of the activity log: the handlers only persist the addresses on `tokens`.
 
 /** `ResidualDeposited` (the token's residual escrow, in its graduation): `tokens.residual_escrow_address`. */
-export const onResidualDeposited: EventHandler = (e, p, b) => {
-  b.token(e.args.launchToken as string, p.blockNumber).escrow = e.address;
+export const onResidualDeposited: EventHandler<"ResidualDeposited"> = (e, p, b) => {
+  b.token(e.args.launchToken, p.blockNumber).escrow = e.address;
 };
 
 /** `PermanentFeesCollected` (the token's LP custodian): nothing to store (the vault's accrual names the vault). */
-export const onPermanentFeesCollected: EventHandler = () => {};
+export const onPermanentFeesCollected: EventHandler<"PermanentFeesCollected"> = () => {};
 
 /** `PermanentLPFeesAccrued` (the token's permanent LP fee vault): `tokens.lp_fee_vault_address`. */
-export const onPermanentLPFeesAccrued: EventHandler = (e, p, b) => {
-  b.token(e.args.launchToken as string, p.blockNumber).feeVault = e.address;
+export const onPermanentLPFeesAccrued: EventHandler<"PermanentLPFeesAccrued"> = (e, p, b) => {
+  b.token(e.args.launchToken, p.blockNumber).feeVault = e.address;
 };

@@ -1,8 +1,8 @@
 import type { EventName } from "../decode/event-decoder.js";
-import type { EventHandler } from "../model/batch-builder.js";
+import type { EventHandler } from "../model/range-builder.js";
 import { onGraduated, onGraduationReserveForwarded, onTokensBought, onTokensSold } from "./curve-handlers.js";
 import { onTokenLaunched } from "./factory-handlers.js";
-import { onFeeManagerEvent } from "./fee-manager-handlers.js";
+import { onFeesDeposited, onTokenRegistered } from "./fee-manager-handlers.js";
 import { onAnswerUpdated } from "./feed-handlers.js";
 import {
   onPermanentFeesCollected,
@@ -14,11 +14,11 @@ import { onSwap } from "./pool-handlers.js";
 import { onTransfer } from "./token-handlers.js";
 
 /** The handler of every event kind, by on-chain name (events reach them only after `selectEvents`). */
-export const HANDLERS: Readonly<Record<EventName, EventHandler>> = Object.freeze({
+export const HANDLERS: { readonly [N in EventName]: EventHandler<N> } = Object.freeze({
   TokenLaunchedV3: onTokenLaunched,
   LaunchRegistered: onLaunchRegistered,
-  TokenRegistered: onFeeManagerEvent,
-  FeesDeposited: onFeeManagerEvent,
+  TokenRegistered: onTokenRegistered,
+  FeesDeposited: onFeesDeposited,
   TokensBought: onTokensBought,
   TokensSold: onTokensSold,
   Graduated: onGraduated,

@@ -1,5 +1,5 @@
 import { poolPriceFromSqrtPriceX96 } from "@tmi/shared/chain";
-import type { EventHandler } from "../model/batch-builder.js";
+import type { EventHandler } from "../model/range-builder.js";
 
 /**
  * `Swap` (a canonical pool, after its token's `Graduated`): a `uniswap_v3` trade —
@@ -8,13 +8,13 @@ import type { EventHandler } from "../model/batch-builder.js";
  * floored), which becomes the token's current price.
  * @throws Error when the transaction's sender was not fetched.
  */
-export const onSwap: EventHandler = (e, p, b) => {
+export const onSwap: EventHandler<"Swap"> = (e, p, b) => {
   const token = b.state.pools.get(e.address)!;
   const info = b.state.tokens.get(token)!;
   const trader = b.ctx.senders.get(e.transactionHash);
   if (trader === undefined) throw new Error(`sender of ${e.transactionHash} unknown`);
-  const amount0 = e.args.amount0 as bigint;
-  const amount1 = e.args.amount1 as bigint;
+  const amount0 = e.args.amount0;
+  const amount1 = e.args.amount1;
   const tokenDelta = info.tokenIsToken0 ? amount0 : amount1;
   const wethDelta = info.tokenIsToken0 ? amount1 : amount0;
   const weth = wethDelta < 0n ? -wethDelta : wethDelta;
@@ -33,7 +33,7 @@ export const onSwap: EventHandler = (e, p, b) => {
     curveValue: weth,
     protocolFee: 0n,
     creatorFee: 0n,
-    price: poolPriceFromSqrtPriceX96(e.args.sqrtPriceX96 as bigint, info.tokenIsToken0),
+    price: poolPriceFromSqrtPriceX96(e.args.sqrtPriceX96, info.tokenIsToken0),
   });
   b.activity(token, true);
 };

@@ -1,15 +1,15 @@
-import type { EventHandler } from "../model/batch-builder.js";
+import type { EventHandler } from "../model/range-builder.js";
 
 /**
  * `Transfer` (a launched token): balances of holders (the token's platform contracts are not
  * holders: `isExcludedHolder` of `@tmi/shared/market`).
  */
-export const onTransfer: EventHandler = (e, p, b) => {
+export const onTransfer: EventHandler<"Transfer"> = (e, p, b) => {
   const token = e.address;
   const info = b.state.tokens.get(token)!;
-  const from = e.args.from as string;
-  const to = e.args.to as string;
-  const value = e.args.value as bigint;
+  const from = e.args.from;
+  const to = e.args.to;
+  const value = e.args.value;
   b.token(token, p.blockNumber);
   b.balance(info, from, -value);
   b.balance(info, to, value);

@@ -1,75 +1,21 @@
-import { sanitizeChainString } from "@tmi/shared/codec";
 import { isExcludedHolder } from "@tmi/shared/market";
-import { type DecodedEvent, decodedJsonText, type EventName } from "../decode/event-decoder.js";
+import { type DecodedEvent, decodedJsonText } from "../decode/event-decoder.js";
 import { HANDLERS } from "../handlers/index.js";
-import type { BlockHeader } from "../rpc/rpc-client.js";
 import {
   type BalanceDelta,
   type Batch,
   type CreatorDelta,
   emptyTokenDelta,
   type TokenDelta,
-  type TradeRow,
 } from "./batch.js";
 import { aggregateCandles } from "./candles.js";
-import type { KnownState, TokenInfo } from "./known-state.js";
+import type { KnownState } from "./known-state.js";
+import type { BatchContext, EventHandler, EventPosition, RangeBuilder } from "./range-builder.js";
 
 export * from "./batch.js";
+export type * from "./range-builder.js";
 
 const yieldToIo = () => new Promise<void>((r) => setImmediate(r));
-
-/** Name and symbol as read from the token (`name()`/`symbol()`); null when unreadable. */
-export interface TokenLabelInput {
-  name: string | null;
-  symbol: string | null;
-}
-
-/** Inputs besides the events that {@link buildBatch} needs. */
-export interface BatchContext {
-  fromBlock: number;
-  toBlock: number;
-  endHeader: BlockHeader;
-  headers: BlockHeader[];
-  /** transaction hash → sender, for pool Swaps (the trader). */
-  senders: Map<string, string>;
-  /** block number → timestamp, for logs returned without `blockTimestamp`. */
-  timestamps: Map<number, number>;
-  /** token → name/symbol, for the tokens launched in the range. */
-  labels: Map<string, TokenLabelInput>;
-}
-
-/** Position fields of an event as stored in trades and activity. */
-export interface EventPosition {
-  blockNumber: number;
-  logIndex: number;
-  transactionIndex: number;
-  transactionHash: string;
-  blockTimestamp: number;
-}
-
-/**
- * What a handler sees while a range is built: the known state (mutable: curve state, managers)
- * and the accumulators of every read model. Each accumulator is the read model's one rule for
- * turning an event's effect into its rows.
- */
-export interface RangeBuilder {
-  readonly state: KnownState;
-  readonly ctx: BatchContext;
-  readonly batch: Batch;
-  /** The token's delta of this range (created on first use). */
-  token(address: string, block: number): TokenDelta;
-  /** The creator's delta of this range. */
-  creator(address: string, block: number): CreatorDelta;
-  /** A balance change of a holder; platform contracts of the token are not holders and are skipped. */
-  balance(info: TokenInfo, holder: string, amount: bigint): void;
-  /** A trade: the trades row, token metrics (counts, volume = Σ curve_value, fees, latest trade), traders, creator volume. */
-  trade(trade: TradeRow): void;
-  /** The activity row of the event being handled, under its on-chain name; `token` is added to the arguments when given. */
-  activity(token: string | null, withTokenArg?: boolean): void;
-}
-
-/** A handler of one event kind (one per contract event, in `handlers/`). */
-export type EventHandler = (event: DecodedEvent, position: EventPosition, b: RangeBuilder) => void;
 
 /**
  * Turns the accepted events of a block range (chain order) into the rows and deltas of every read
@@ -193,7 +139,8 @@ export async function buildBatch(
       transactionHash: event.transactionHash,
       blockTimestamp: timestamp,
     };
-    HANDLERS[event.name as EventName](event, currentPosition, b);
+    // Each handler takes the events of its own name (the table is keyed by name).
+    (HANDLERS[event.name] as EventHandler)(event, currentPosition, b);
   }
 
   for (const perToken of balances.values()) for (const row of perToken.values()) batch.balances.push(row);
@@ -206,9 +153,4 @@ export async function buildBatch(
   batch.candles = candles;
   batch.candleTraders = traders;
   return batch;
-}
-
-/** A label read from the chain made storable: sanitized, "" when unreadable. */
-export function storedLabel(value: string | null | undefined): string {
-  return value == null ? "" : sanitizeChainString(value);
 }

@@ -1,6 +1,6 @@
 import { CURVE_ALLOCATION, type CurveState, isToken0, TOTAL_SUPPLY } from "@tmi/shared/chain";
 import type { TokenPlatformContracts } from "@tmi/shared/market";
-import type { DecodedEvent } from "../decode/event-decoder.js";
+import type { DecodedEvent, DecodedEventOf } from "../decode/event-decoder.js";
 
 /** A chain position of a log (block number, log index). */
 export interface LogPosition {
@@ -133,19 +133,19 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
   for (const e of events) {
     if (e.name === "TokenLaunchedV3") {
       if (e.address !== state.factory) continue;
-      const token = e.args.token as string;
+      const token = e.args.token;
       if (state.tokens.has(token)) continue;
-      const curve = e.args.curve as string;
-      const pool = e.args.canonicalPool as string;
+      const curve = e.args.curve;
+      const pool = e.args.canonicalPool;
       if (state.curves.has(curve) || state.pools.has(pool)) continue;
       state.addToken({
         address: token,
-        creator: e.args.creator as string,
+        creator: e.args.creator,
         curve,
         pool,
         tokenIsToken0: isToken0(token, state.weth),
-        initialSupply: (e.args.totalSupply as bigint) ?? TOTAL_SUPPLY,
-        graduationThreshold: (e.args.curveAllocation as bigint) ?? CURVE_ALLOCATION,
+        initialSupply: e.args.totalSupply ?? TOTAL_SUPPLY,
+        graduationThreshold: e.args.curveAllocation ?? CURVE_ALLOCATION,
         feeManager: null,
         graduationManager: null,
         custodian: null,
@@ -161,26 +161,26 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
       if (token === undefined || token !== e.args.token) continue;
       const info = state.tokens.get(token)!;
       if (info.graduatedAt !== null) continue;
-      info.graduationManager = e.args.graduationManager as string;
+      info.graduationManager = e.args.graduationManager;
       info.graduatedAt = { blockNumber: e.blockNumber, logIndex: e.logIndex };
       graduationTx.set(e.transactionHash, token);
     }
   }
   // Pass 1b: the contracts named by the logs of pass 1's launches and graduations.
-  const accruals: DecodedEvent[] = [];
+  const accruals: DecodedEventOf<"PermanentLPFeesAccrued">[] = [];
   const collectTx = new Map<string, string>(); // transaction hash → token whose LP fees it collected
   for (const e of events) {
     switch (e.name) {
       case "TokenRegistered":
         if (launchTx.get(e.transactionHash) === e.args.token) {
-          const info = state.tokens.get(e.args.token as string)!;
+          const info = state.tokens.get(e.args.token)!;
           if (info.feeManager === null && e.args.curve === info.curve) info.feeManager = e.address;
         }
         break;
       case "GraduatedV3": {
-        const info = state.tokens.get(e.args.token as string);
+        const info = state.tokens.get(e.args.token);
         if (info && info.custodian === null && info.graduationManager === e.address) {
-          info.custodian = e.args.custodian as string;
+          info.custodian = e.args.custodian;
           state.custodians.set(info.custodian, info.address);
         }
         break;
@@ -220,20 +220,20 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
         if (e.address === state.factory && launchTx.get(e.transactionHash) === e.args.token) selected.push(e);
         break;
       case "LaunchRegistered": {
-        const token = e.args.token as string;
+        const token = e.args.token;
         const info = state.tokens.get(token);
         if (info && launchTx.get(e.transactionHash) === token && e.args.curve === info.curve)
           selected.push(e);
         break;
       }
       case "TokenRegistered": {
-        const info = state.tokens.get(e.args.token as string);
+        const info = state.tokens.get(e.args.token);
         if (info && info.feeManager === e.address && launchTx.get(e.transactionHash) === info.address)
           selected.push(e);
         break;
       }
       case "FeesDeposited": {
-        const info = state.tokens.get(e.args.token as string);
+        const info = state.tokens.get(e.args.token);
         if (info && info.feeManager === e.address && e.args.curve === info.curve) selected.push(e);
         break;
       }
@@ -248,12 +248,12 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
         if (state.curves.has(e.address)) selected.push(e);
         break;
       case "GraduatedV3": {
-        const info = state.tokens.get(e.args.token as string);
+        const info = state.tokens.get(e.args.token);
         if (info && info.graduationManager !== null && info.graduationManager === e.address) selected.push(e);
         break;
       }
       case "ResidualDeposited": {
-        const info = state.tokens.get(e.args.launchToken as string);
+        const info = state.tokens.get(e.args.launchToken);
         if (info && info.escrow === e.address) selected.push(e);
         break;
       }
@@ -261,7 +261,7 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
         if (state.custodians.has(e.address)) selected.push(e);
         break;
       case "PermanentLPFeesAccrued": {
-        const info = state.tokens.get(e.args.launchToken as string);
+        const info = state.tokens.get(e.args.launchToken);
         if (info && info.feeVault === e.address && info.custodian === e.args.custodian) selected.push(e);
         break;
       }

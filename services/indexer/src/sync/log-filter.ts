@@ -107,12 +107,12 @@ export class EmitterSet {
     const added: string[] = [];
     for (const e of events) {
       if (e.name === "TokenLaunchedV3" && e.address === this.factory) {
-        const token = e.args.token as string;
+        const token = e.args.token;
         if (this.tokens.has(token)) continue;
         this.add({
           token,
-          curve: e.args.curve as string,
-          pool: e.args.canonicalPool as string,
+          curve: e.args.curve,
+          pool: e.args.canonicalPool,
           graduated: false,
         });
         added.push(token);

@@ -232,7 +232,7 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
       for (const e of events) {
         if (e.name === "Swap" && emitters.pools.has(e.address)) swapTxs.add(e.transactionHash);
         else if (e.name === "TokenLaunchedV3" && e.address === emitters.factory)
-          launched.push({ token: e.args.token as string, block: e.blockNumber });
+          launched.push({ token: e.args.token, block: e.blockNumber });
       }
       // Nodes that return logs without `blockTimestamp` (older geth): the headers of those blocks.
       const numberSet = new Set(numbers);

@@ -94,7 +94,8 @@ export class SyntheticChain {
       transactionIndex: tx.index,
       logIndex: this.logIndex++,
       args,
-    });
+      // Synthetic logs carry what the decoder would produce for `name`; impostor logs (`raw`) may not.
+    } as DecodedEvent);
   }
 
   /** `createToken`: mint to the curve, TokenRegistered, LaunchRegistered, TokenLaunchedV3 (last). */

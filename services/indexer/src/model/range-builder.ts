@@ -1,0 +1,63 @@
+// What an event handler sees while a range is built: its types only, so that the handlers
+// (handlers/*) and the builder that calls them (batch-builder.ts) do not import each other.
+import type { DecodedEventOf, EventName } from "../decode/event-decoder.js";
+import type { BlockHeader } from "../rpc/rpc-client.js";
+import type { Batch, CreatorDelta, TokenDelta, TradeRow } from "./batch.js";
+import type { KnownState, TokenInfo } from "./known-state.js";
+
+/** Name and symbol as read from the token (`name()`/`symbol()`); null when unreadable. */
+export interface TokenLabelInput {
+  name: string | null;
+  symbol: string | null;
+}
+
+/** Inputs besides the events that {@link buildBatch} needs. */
+export interface BatchContext {
+  fromBlock: number;
+  toBlock: number;
+  endHeader: BlockHeader;
+  headers: BlockHeader[];
+  /** transaction hash → sender, for pool Swaps (the trader). */
+  senders: Map<string, string>;
+  /** block number → timestamp, for logs returned without `blockTimestamp`. */
+  timestamps: Map<number, number>;
+  /** token → name/symbol, for the tokens launched in the range. */
+  labels: Map<string, TokenLabelInput>;
+}
+
+/** Position fields of an event as stored in trades and activity. */
+export interface EventPosition {
+  blockNumber: number;
+  logIndex: number;
+  transactionIndex: number;
+  transactionHash: string;
+  blockTimestamp: number;
+}
+
+/**
+ * What a handler sees while a range is built: the known state (mutable: curve state, managers)
+ * and the accumulators of every read model. Each accumulator is the read model's one rule for
+ * turning an event's effect into its rows.
+ */
+export interface RangeBuilder {
+  readonly state: KnownState;
+  readonly ctx: BatchContext;
+  readonly batch: Batch;
+  /** The token's delta of this range (created on first use). */
+  token(address: string, block: number): TokenDelta;
+  /** The creator's delta of this range. */
+  creator(address: string, block: number): CreatorDelta;
+  /** A balance change of a holder; platform contracts of the token are not holders and are skipped. */
+  balance(info: TokenInfo, holder: string, amount: bigint): void;
+  /** A trade: the trades row, token metrics (counts, volume = Σ curve_value, fees, latest trade), traders, creator volume. */
+  trade(trade: TradeRow): void;
+  /** The activity row of the event being handled, under its on-chain name; `token` is added to the arguments when given. */
+  activity(token: string | null, withTokenArg?: boolean): void;
+}
+
+/** A handler of event `N` (one per contract event, in `handlers/`): `event.args` typed from the ABI. */
+export type EventHandler<N extends EventName = EventName> = (
+  event: DecodedEventOf<N>,
+  position: EventPosition,
+  b: RangeBuilder,
+) => void;
