@@ -58,7 +58,8 @@ export async function openCachedHistory(log: (m: string) => void): Promise<Histo
     writeFileSync(historyFile, JSON.stringify(loaded));
   }
   const history = JSON.parse(readFileSync(historyFile, "utf8")) as LoadHistoryResult;
-  const anvil = await startAnvil({ port: 0, args: ["--load-state", stateFile] });
+  // A 70k-trade state takes anvil tens of seconds to load on a busy machine.
+  const anvil = await startAnvil({ port: 0, args: ["--load-state", stateFile], startTimeoutMs: 600_000 });
   const saved = JSON.parse(readFileSync(deploymentFile, "utf8")) as Deployment;
   log(
     `history: ${history.trades} trades, ${history.events} logs in ${history.blocks} blocks (loaded in ${history.seconds.toFixed(1)} s; from ${CACHE_DIR})`,
