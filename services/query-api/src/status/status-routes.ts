@@ -1,17 +1,12 @@
-import type { FastifyPluginAsync } from "fastify";
-import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { type RouteContext, type RoutesPlugin, typedRoutes } from "../common/route-helpers.js";
 import type { ReadDb } from "../db.js";
-import type { ReadDatabase, ReadDatabaseLag } from "../read-database/read-database.js";
+import type { ReadDatabaseLag } from "../read-database/read-database.js";
 
 /** Dependencies of {@link statusRoutes}. */
-export interface StatusRoutesDeps {
-  /** Pool to read `indexer_checkpoints` from (the primary gives the truest lag; a replica adds its own). */
-  pool: ReadDb;
+export interface StatusRoutesDeps extends Pick<RouteContext, "db" | "readDatabase"> {
   /** Chain id reported before the indexer has committed anything (otherwise the checkpoint's). */
   chainId?: number;
-  /** The read side (main.ts): its lag behind the primary is reported as `read_database`. */
-  readDatabase?: ReadDatabase;
   /** Clock in Unix seconds (tests). */
   now?: () => number;
 }
@@ -129,10 +124,10 @@ interface CheckpointRow {
  * (logs the indexer left out). Always 200 (503 `service_unavailable` while the read database is
  * unreachable).
  */
-export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
+export const statusRoutes: RoutesPlugin<StatusRoutesDeps> = (deps) => {
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
   return async (fastify) => {
-    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    const app = typedRoutes(fastify);
     app.get(
       "/api/v1/status",
       {
@@ -155,13 +150,13 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
               indexed_block: null,
               replay_paused: false,
             });
-        const { rows } = await deps.pool.query<CheckpointRow>(
+        const { rows } = await deps.db.query<CheckpointRow>(
           `SELECT chain_id, block_number::text, block_timestamp::text, head_block_number::text,
                   last_reorg_at, last_reorg_from_block::text, last_reorg_to_block::text, last_reorg_depth
              FROM indexer_checkpoints ORDER BY chain_id LIMIT 1`,
         );
         const row = rows[0];
-        const skipped = await skippedLogs(deps.pool);
+        const skipped = await skippedLogs(deps.db);
         if (!row) {
           return {
             chain_id: deps.chainId ?? null,
@@ -208,4 +203,4 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
       },
     );
   };
-}
+};

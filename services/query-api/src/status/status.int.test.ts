@@ -29,9 +29,9 @@ beforeAll(async () => {
   });
   const root = app as unknown as FastifyInstance;
   await root.register(freshnessPlugin({ pool: reader, ttlMs: 100 }));
-  await root.register(statusRoutes({ pool: reader, chainId: 31337, now: () => NOW }));
+  await root.register(statusRoutes({ db: reader, chainId: 31337, now: () => NOW }));
   await root.register(
-    holderRoutes({ pool: reader, cursorCodec: createCursorCodec("status-test-secret-0123456789") }),
+    holderRoutes({ db: reader, cursors: createCursorCodec("status-test-secret-0123456789") }),
   );
   await app.ready();
 });
