@@ -18,10 +18,32 @@ export const statusSchema = z.object({
     .int()
     .nullable()
     .describe("chain indexed (null before the first checkpoint when not configured)"),
-  head_block: z.number().int().nullable().describe("latest chain head the indexer has seen"),
+  head_block: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "latest chain head the indexer has seen; while head_stale, the indexer's estimate of the head now (last head + elapsed time / average block interval)",
+    ),
+  head_seen_at: z
+    .number()
+    .int()
+    .nullable()
+    .describe("when the indexer last read the chain head from its node (Unix seconds, wall clock)"),
+  head_stale: z
+    .boolean()
+    .describe(
+      "true when head_seen_at is older than the indexer's HEAD_STALE_MS: its node hangs or is unreachable, or the indexer is down",
+    ),
   indexed_block: z.number().int().nullable().describe("last block whose data is committed and served"),
   lag_blocks: z.number().int().nullable().describe("head_block − indexed_block (≥ 0)"),
-  lag_seconds: z.number().int().nullable().describe("0 when lag_blocks is 0, else now − indexed_at"),
+  lag_seconds: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "0 when lag_blocks is 0 and the head is fresh, else now − indexed_at; while head_stale at least now − head_seen_at",
+    ),
   indexed_at: z.number().int().nullable().describe("timestamp (Unix seconds) of indexed_block"),
   last_reorg: z
     .object({
@@ -109,6 +131,8 @@ interface CheckpointRow {
   block_number: string;
   block_timestamp: string;
   head_block_number: string | null;
+  head_seen_at: Date | null;
+  head_stale_after_ms: number | null;
   last_reorg_at: Date | null;
   last_reorg_from_block: string | null;
   last_reorg_to_block: string | null;
@@ -117,7 +141,7 @@ interface CheckpointRow {
 
 /**
  * `GET /api/v1/status`: indexing progress from `indexer_checkpoints` (read on every call, never
- * cached): `{chain_id, head_block, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg,
+ * cached): `{chain_id, head_block, head_seen_at, head_stale, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg,
  * read_database, skipped_logs}`. Before the indexer's first commit every field but `chain_id`,
  * `read_database` and `skipped_logs` is null. `read_database`: the read database's lag behind the
  * primary (see `ReadDatabaseLag`); `skipped_logs`: count and latest row of the table of that name
@@ -152,7 +176,7 @@ export const statusRoutes: RoutesPlugin<StatusRoutesDeps> = (deps) => {
             });
         const { rows } = await deps.db.query<CheckpointRow>(
           `SELECT chain_id, block_number::text, block_timestamp::text, head_block_number::text,
-                  last_reorg_at, last_reorg_from_block::text, last_reorg_to_block::text, last_reorg_depth
+                  head_seen_at, head_stale_after_ms, last_reorg_at, last_reorg_from_block::text, last_reorg_to_block::text, last_reorg_depth
              FROM indexer_checkpoints ORDER BY chain_id LIMIT 1`,
         );
         const row = rows[0];
@@ -161,6 +185,8 @@ export const statusRoutes: RoutesPlugin<StatusRoutesDeps> = (deps) => {
           return {
             chain_id: deps.chainId ?? null,
             head_block: null,
+            head_seen_at: null,
+            head_stale: false,
             indexed_block: null,
             lag_blocks: null,
             lag_seconds: null,
@@ -174,7 +200,12 @@ export const statusRoutes: RoutesPlugin<StatusRoutesDeps> = (deps) => {
         const indexedAt = Number(row.block_timestamp);
         const head = row.head_block_number === null ? null : Math.max(Number(row.head_block_number), indexed);
         const lagBlocks = head === null ? null : head - indexed;
-        const lagSeconds = lagBlocks === null ? null : lagBlocks === 0 ? 0 : Math.max(0, now() - indexedAt);
+        const headSeenAt = row.head_seen_at ? Math.floor(row.head_seen_at.getTime() / 1000) : null;
+        const headAge = headSeenAt === null ? 0 : Math.max(0, now() - headSeenAt);
+        const headStale =
+          headSeenAt !== null && row.head_stale_after_ms !== null && headAge * 1000 > row.head_stale_after_ms;
+        const behind = lagBlocks === null ? null : lagBlocks === 0 ? 0 : Math.max(0, now() - indexedAt);
+        const lagSeconds = behind === null ? null : headStale ? Math.max(behind, headAge) : behind;
         const lastReorg =
           row.last_reorg_at && row.last_reorg_from_block !== null && row.last_reorg_to_block !== null
             ? {
@@ -189,6 +220,8 @@ export const statusRoutes: RoutesPlugin<StatusRoutesDeps> = (deps) => {
         return {
           chain_id: row.chain_id,
           head_block: head,
+          head_seen_at: headSeenAt,
+          head_stale: headStale,
           indexed_block: indexed,
           lag_blocks: lagBlocks,
           lag_seconds: lagSeconds,
