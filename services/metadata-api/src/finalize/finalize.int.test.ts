@@ -697,6 +697,15 @@ describe("finalize signatures by smart-contract wallets (ERC-1271, ERC-6492)", (
       transactionHash: launch.hash.toLowerCase() as `0x${string}`,
     });
 
+  /** The CREATE2 address of the owner's wallet with `walletSalt` (deployed or not). */
+  const walletAddress = (walletSalt: Hex) =>
+    localPublicClient(devnet.rpcUrl, devnet.chainId).readContract({
+      address: walletFactory,
+      abi: devnetSmartWalletFactoryAbi,
+      functionName: "walletAddress",
+      args: [owner().address, walletSalt],
+    });
+
   beforeAll(async () => {
     const deployer = localWalletClient(devnet.rpcUrl, 3, devnet.chainId);
     const hash = await deployer.deployContract({
@@ -711,12 +720,7 @@ describe("finalize signatures by smart-contract wallets (ERC-1271, ERC-6492)", (
     const deployer = localWalletClient(devnet.rpcUrl, 3, devnet.chainId);
     const client = localPublicClient(devnet.rpcUrl, devnet.chainId);
     const walletSalt = toHex(11n, { size: 32 });
-    const wallet = await client.readContract({
-      address: walletFactory,
-      abi: devnetSmartWalletFactoryAbi,
-      functionName: "walletAddress",
-      args: [owner().address, walletSalt],
-    });
+    const wallet = await walletAddress(walletSalt);
     await waitForReceipt(
       client,
       await deployer.writeContract({
@@ -757,12 +761,7 @@ describe("finalize signatures by smart-contract wallets (ERC-1271, ERC-6492)", (
   test("behavior: an ERC-6492 signature of a wallet not deployed yet binds verified; a wrong one is refused", async () => {
     const client = localPublicClient(devnet.rpcUrl, devnet.chainId);
     const walletSalt = toHex(12n, { size: 32 });
-    const wallet = await client.readContract({
-      address: walletFactory,
-      abi: devnetSmartWalletFactoryAbi,
-      functionName: "walletAddress",
-      args: [owner().address, walletSalt],
-    });
+    const wallet = await walletAddress(walletSalt);
     // The creator is the counterfactual wallet: it has no code (the launch is sent as it, impersonated).
     const launch = await launchFrom(wallet, "Future Cat", "FUTR", false);
     expect(await client.getCode({ address: wallet })).toBeUndefined();
