@@ -30,6 +30,7 @@ import {
   tokenSchema,
   tradePageSchema,
   unexpectedNulls,
+  usdChartSchema,
 } from "../src/platform-schemas.js";
 import { type JsonResponse, type System, startSystem } from "../src/system.js";
 
@@ -77,6 +78,16 @@ function expectAnswer(response: JsonResponse, status: number, schema: z.ZodType)
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(schemaProblems(schema, response.body), JSON.stringify(response.body)).toBe("");
   return response.body;
+}
+
+/** `wei` × `ethUsd` (a decimal string) / 10^18 as an exact decimal string, trailing zeros trimmed. */
+function exactUsd(wei: bigint, ethUsd: string): string {
+  const [whole, fraction = ""] = ethUsd.split(".");
+  const scaled = wei * BigInt(whole + fraction);
+  const digits = 18 + fraction.length;
+  const text = scaled.toString().padStart(digits + 1, "0");
+  const out = `${text.slice(0, -digits)}.${text.slice(-digits)}`.replace(/\.?0+$/, "");
+  return out === "" ? "0" : out;
 }
 
 /** Asserts an error answer: `status`, the envelope, `code` (or one of `code`), `details` fields. */
@@ -527,6 +538,62 @@ ones), as each title says; everything else is as returned.
       "1h",
     );
 
+    // Charts by time (from/to/countback) and in USD (currency=usd).
+    const recent = expectAnswer(
+      await call(`/api/v1/tokens/${beta.token}/chart?interval=1m&limit=5`),
+      200,
+      chartSchema,
+    );
+    const last = recent.candles.at(-1).bucket_start as number;
+    const starts = (body: { candles: { bucket_start: number }[] }) => body.candles.map((c) => c.bucket_start);
+    const byCountback = expectAnswer(
+      await call(`/api/v1/tokens/${beta.token}/chart?interval=1m&to=${last + 59}&countback=2`, {
+        example: ["Token", "Chart by countback (1m, the 2 buckets up to `to`)"],
+      }),
+      200,
+      chartSchema,
+    );
+    expect(starts(byCountback)).toEqual(starts(recent).slice(-2));
+    const byRange = expectAnswer(
+      await call(`/api/v1/tokens/${beta.token}/chart?interval=1m&from=${last - 119}&to=${last - 1}`),
+      200,
+      chartSchema,
+    );
+    expect(starts(byRange)).toEqual(starts(recent).filter((b) => b >= last - 120 && b <= last - 60));
+    expect(byRange.candles).toEqual(
+      recent.candles.filter((c: { bucket_start: number }) => starts(byRange).includes(c.bucket_start)),
+    );
+    const usdChart = expectAnswer(
+      await call(`/api/v1/tokens/${beta.token}/chart?interval=1m&to=${last}&countback=5&currency=usd`, {
+        example: ["Token", "Chart in USD (1m, countback 5)"],
+      }),
+      200,
+      usdChartSchema,
+    );
+    const weiChart = expectAnswer(
+      await call(`/api/v1/tokens/${beta.token}/chart?interval=1m&to=${last}&countback=5&currency=eth`),
+      200,
+      chartSchema,
+    );
+    expect(starts(usdChart)).toEqual(starts(weiChart));
+    // Each USD value is the wei value × the bucket's ETH/USD answer / 10^18, exactly.
+    const usdOf = (wei: string | null, ethUsd: string) =>
+      wei === null ? null : Number(wei) === 0 ? "0" : exactUsd(BigInt(wei), ethUsd);
+    for (const [i, candle] of usdChart.candles.entries()) {
+      const wei = weiChart.candles[i];
+      expect(candle.eth_usd, JSON.stringify(candle)).not.toBeNull();
+      expect(candle).toEqual({
+        ...wei,
+        volume: usdOf(wei.volume, candle.eth_usd),
+        open_price: usdOf(wei.open_price, candle.eth_usd),
+        high_price: usdOf(wei.high_price, candle.eth_usd),
+        low_price: usdOf(wei.low_price, candle.eth_usd),
+        close_price: usdOf(wei.close_price, candle.eth_usd),
+        eth_usd: candle.eth_usd,
+      });
+    }
+    expect(usdChart.candles.some((c: { trade_count: number }) => c.trade_count > 0)).toBe(true);
+
     const trades = expectAnswer(
       await call(`/api/v1/tokens/${alpha.token}/trades?limit=100`, {
         example: ["Token", "Trades (curve and pool)"],
@@ -787,6 +854,30 @@ ones), as each title says; everything else is as returned.
     expectError(await call(`/api/v1/tokens/${alpha.token}/chart?interval=`), 400, "invalid_interval");
     for (const query of ["limit=0", "limit=1001", "limit=x"])
       expectError(await call(`/api/v1/tokens/${alpha.token}/chart?${query}`), 400, "invalid_request");
+    // Chart by time and currency: each malformed parameter, from after to, a span over 1000 buckets.
+    const chartErrors: [string, string, string?][] = [
+      ["from=200&to=100", "from", "Chart: from after to"],
+      ["interval=1m&from=0&to=60000", "from", "Chart: from–to over 1000 buckets"],
+      ["from=1.5", "from"],
+      ["from=-1", "from"],
+      ["to=abc", "to"],
+      ["to=12345678901", "to"],
+      ["countback=0", "countback"],
+      ["countback=1001", "countback", "Chart: countback out of range"],
+      ["countback=x", "countback"],
+      ["currency=btc", "currency", "Chart: unknown currency"],
+      ["currency=USD", "currency"],
+    ];
+    for (const [query, field, title] of chartErrors)
+      expectError(
+        await call(
+          `/api/v1/tokens/${alpha.token}/chart?${query}`,
+          title ? { example: ["Errors", title] } : {},
+        ),
+        400,
+        "invalid_request",
+        field,
+      );
     first = true;
     for (const path of tokenRoutes(UNKNOWN)) {
       expectError(await call(path, first ? { example: ["Errors", "Unknown token"] } : {}), 404, "not_found");
@@ -900,7 +991,14 @@ ones), as each title says; everything else is as returned.
           `${label}: ${response.status} not the envelope: ${JSON.stringify(response.body).slice(0, 200)}`,
         );
       if (label.startsWith("GET /api/v1/status")) continue;
-      const nulls = unexpectedNulls(response.body, ["usd", "reserve_amount_usd", "stats"]);
+      // A USD chart's candles may hold null USD values (documented: no answer in force).
+      const nullable = [
+        "usd",
+        "reserve_amount_usd",
+        "stats",
+        ...(label.includes("currency=usd") ? ["candles"] : []),
+      ];
+      const nulls = unexpectedNulls(response.body, nullable);
       if (nulls.length > 0) problems.push(`${label}: null at ${nulls.slice(0, 5).join(", ")}`);
     }
     expect(problems).toEqual([]);
