@@ -11,6 +11,11 @@ ALTER TABLE "tokens" RENAME COLUMN "state" TO "lifecycle";
 ALTER TABLE "tokens" ALTER COLUMN "lifecycle" SET DEFAULT 'active';
 UPDATE "tokens" SET "lifecycle" = 'active' WHERE "lifecycle" = 'curve';
 ALTER TABLE "tokens" ADD CONSTRAINT "tokens_lifecycle_check" CHECK ("lifecycle" IN ('active', 'graduated'));
+-- The token list's progress sort: the progress rule of `@tmi/shared/market` (integer division),
+-- tokens before graduation only.
+DROP INDEX "tokens_progress_idx";
+CREATE INDEX "tokens_progress_idx" ON "tokens" ((CASE WHEN "graduation_threshold" <= 0 THEN 0 ELSE GREATEST(0, LEAST(10000, div("sold_supply" * 10000, "graduation_threshold")))::int END) DESC, "address") WHERE "lifecycle" = 'active';
+COMMENT ON INDEX "tokens_progress_idx" IS 'sql-only: sort=progress (curve progress_bps desc, then address; active lifecycle only)';
 UPDATE "reorg_journal"
    SET "row_image" = ("row_image" - 'state')
        || jsonb_build_object('lifecycle', CASE WHEN "row_image"->>'state' = 'curve' THEN 'active' ELSE "row_image"->>'state' END)
@@ -27,3 +32,6 @@ UPDATE "tokens" SET "lifecycle" = 'curve' WHERE "lifecycle" = 'active';
 ALTER TABLE "tokens" ALTER COLUMN "lifecycle" SET DEFAULT 'curve';
 ALTER TABLE "tokens" RENAME COLUMN "lifecycle" TO "state";
 ALTER TABLE "tokens" ADD CONSTRAINT "tokens_state_check" CHECK ("state" IN ('curve', 'graduated'));
+DROP INDEX IF EXISTS "tokens_progress_idx";
+CREATE INDEX "tokens_progress_idx" ON "tokens" ((CASE WHEN "graduation_threshold" <= 0 THEN 0 ELSE LEAST(10000, floor("sold_supply" * 10000 / "graduation_threshold"))::int END) DESC, "address") WHERE "state" = 'curve';
+COMMENT ON INDEX "tokens_progress_idx" IS 'sql-only: sort=progress (curve progress_bps desc, then address; curve phase only)';
