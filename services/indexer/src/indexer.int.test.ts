@@ -160,7 +160,7 @@ describe("indexer", () => {
       search_name: "alpha token",
       curve_address: curveA,
       pool_token_is_token0: BigInt(tokenA) < BigInt(weth),
-      state: "curve",
+      lifecycle: "active",
       sold_supply: String(await view("soldSupply")),
       reserve_balance: String(await view("reserveCoordinate")),
       virtual_token_reserve: String(await view("virtualTokenReserve")),
@@ -263,7 +263,7 @@ describe("indexer", () => {
     const gv3 = gradLogs.find((e) => e.eventName === "GraduatedV3")!;
     const grad = gradLogs.find((e) => e.eventName === "Graduated")!;
     expect(rowB).toMatchObject({
-      state: "graduated",
+      lifecycle: "graduated",
       pool_address: graduated.pool.toLowerCase(),
       pool_token_is_token0: isToken0,
       sold_supply: String(800_000_000n * WAD),

@@ -125,10 +125,10 @@ describe("an outside chain (chain id 8453, no devnet of ours)", () => {
         symbol: string;
         curve_address: string;
         pool_address: string;
-        state: string;
+        lifecycle: string;
       }>(
         db.url,
-        "SELECT address, name, symbol, curve_address, pool_address, state FROM tokens ORDER BY created_block_number",
+        "SELECT address, name, symbol, curve_address, pool_address, lifecycle FROM tokens ORDER BY created_block_number",
       );
       expect(tokens).toEqual([
         {
@@ -137,7 +137,7 @@ describe("an outside chain (chain id 8453, no devnet of ours)", () => {
           symbol: "OALP",
           curve_address: a.curve,
           pool_address: a.pool,
-          state: "curve",
+          lifecycle: "active",
         },
         {
           address: b.token,
@@ -145,7 +145,7 @@ describe("an outside chain (chain id 8453, no devnet of ours)", () => {
           symbol: "OBET",
           curve_address: b.curve,
           pool_address: graduated.pool,
-          state: "graduated",
+          lifecycle: "graduated",
         },
       ]);
       const swaps = await query<{ trader: string }>(
