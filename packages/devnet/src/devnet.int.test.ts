@@ -174,6 +174,28 @@ describe("devnet", () => {
     const { pool } = await trader.graduate(token);
     const fee = await client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: "fee" });
     const wallet = localWalletClient(devnet.rpcUrl, 6, 8453);
+    /** SwapRouter02 `exactInputSingle` (no deadline) to the trader, at least `minimum` out. */
+    const swap = async (
+      params: {
+        tokenIn: `0x${string}`;
+        tokenOut: `0x${string}`;
+        amountIn: bigint;
+        fee: number;
+        sqrtPriceLimitX96: bigint;
+      },
+      minimum: bigint,
+      value = 0n,
+    ) =>
+      waitForReceipt(
+        client,
+        await wallet.writeContract({
+          address: swapRouter02,
+          abi: swapRouter02Abi,
+          functionName: "exactInputSingle",
+          args: [{ ...params, recipient: trader.address, amountOutMinimum: minimum }],
+          value,
+        }),
+      );
 
     // Buy: quote 0.05 ETH → token, then swap exactly that through SwapRouter02 (ETH wrapped by the router).
     const amountIn = parseEther("0.05");
@@ -187,16 +209,7 @@ describe("devnet", () => {
     const [quotedOut] = quote;
     expect(quotedOut).toBeGreaterThan(0n);
     const before = await trader.balanceOf(token);
-    const bought = await waitForReceipt(
-      client,
-      await wallet.writeContract({
-        address: swapRouter02,
-        abi: swapRouter02Abi,
-        functionName: "exactInputSingle",
-        args: [{ ...buy, recipient: trader.address, amountOutMinimum: quotedOut }],
-        value: amountIn,
-      }),
-    );
+    const bought = await swap(buy, quotedOut, amountIn);
     expect(bought.status).toBe("success");
     expect((await trader.balanceOf(token)) - before).toBe(quotedOut);
 
@@ -232,15 +245,7 @@ describe("devnet", () => {
       functionName: "balanceOf",
       args: [trader.address],
     });
-    const sold = await waitForReceipt(
-      client,
-      await wallet.writeContract({
-        address: swapRouter02,
-        abi: swapRouter02Abi,
-        functionName: "exactInputSingle",
-        args: [{ ...sell, recipient: trader.address, amountOutMinimum: quotedWeth }],
-      }),
-    );
+    const sold = await swap(sell, quotedWeth);
     expect(sold.status).toBe("success");
     expect(
       (await client.readContract({
