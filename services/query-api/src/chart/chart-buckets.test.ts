@@ -1,6 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { type ChartWindowRequest, chartWindow } from "./chart-buckets.js";
 
+const HOUR = 3_600;
+const window = (launch: number, latest: number, request: Partial<ChartWindowRequest>) =>
+  chartWindow(launch, latest, { interval: "1h", limit: 200, ...request });
+
 describe("chartWindow", () => {
   test("default", () => {
     // The `limit` most recent buckets up to the latest one.
