@@ -1,3 +1,5 @@
+import { BASE_MAINNET } from "../chain/zonk-v3-math.js";
+
 /**
  * The public deployments `NETWORK=<name>` stands for: the zonk.fun V3 contract set and the feeds
  * on that chain (addresses lowercase). Used by the indexer (factory, start block, WETH, fee and
@@ -25,17 +27,11 @@ export interface NetworkDeployment {
 
 /** Known networks by `NETWORK` value. */
 export const NETWORKS = Object.freeze({
+  // The platform's Base mainnet deployment, as `@tmi/shared/chain` records it.
   base: Object.freeze({
-    chainId: 8453,
-    factory: "0x90b371f571975a0b0693dc3c46eea19733c72ddd",
-    startBlock: 50_184_361,
-    graduationManager: "0x5917ce7aff3a5f276334464e3dea2a96e94c81d8",
-    feeManager: "0x016b62b2597954a0c3c2a3a800a9ec29182a1915",
-    weth: "0x4200000000000000000000000000000000000006",
-    uniswapV3Factory: "0x33128a8fc17869897dce68ed026d694621f6fdfd",
-    nonfungiblePositionManager: "0x03a520b32c04bf3beef7beb72e919cf822ed34f1",
-    swapRouter: "0x2626664c2603336e57b271c5c0b26f421741e481",
-    ethUsdFeed: "0x71041dddad3595f9ced3dccfbe3d1f4b0a16bb70",
+    chainId: BASE_MAINNET.chainId,
+    startBlock: BASE_MAINNET.startBlock,
+    ...BASE_MAINNET.contracts,
   } satisfies NetworkDeployment),
 });
 
