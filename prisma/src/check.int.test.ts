@@ -24,6 +24,7 @@ describe("checkSchemaDrift", () => {
       "tokens_address_prefix_idx",
       "tokens_creator_newest_idx",
       "tokens_curve_address_key",
+      "tokens_holders_idx",
       "tokens_newest_idx",
       "tokens_pkey",
       "tokens_pool_address_key",
