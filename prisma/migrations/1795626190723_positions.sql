@@ -1,8 +1,10 @@
 -- Wallets and traders (issue "Wallets and traders"): the `positions` read model — one row per
 -- (token, trader) built from that trader's trades of the token in chain order by the average-cost
 -- method (docs/api.md, "Positions") — and the indexes the wallet and trader routes read:
--- a wallet's positions, balances and trades, a token's trades of one trader, a token's traders
--- by each sort of `GET /api/v1/tokens/{address}/traders`.
+-- a wallet's positions, balances and trades (also the `trader=` filter of a token's trades: the
+-- wallet's trades filtered by token — one index on `trades` instead of two, `trades` being the
+-- largest table the indexer writes), a token's traders by each sort of
+-- `GET /api/v1/tokens/{address}/traders`.
 --
 -- `tmi_position_fold` is the one place the average-cost rule is applied: an ordered aggregate over
 -- a range's trade steps of one position, started from the stored (open_quantity, cost_basis,
@@ -45,7 +47,6 @@ CREATE INDEX "positions_token_sold_idx" ON "positions" ("token_address", "sold_r
 
 CREATE INDEX "token_balances_holder_idx" ON "token_balances" ("holder", "token_address");
 CREATE INDEX "trades_trader_position_idx" ON "trades" ("trader", "block_number" DESC, "transaction_index" DESC, "log_index" DESC, "transaction_hash" DESC);
-CREATE INDEX "trades_token_trader_position_idx" ON "trades" ("token_address", "trader", "block_number" DESC, "transaction_index" DESC, "log_index" DESC, "transaction_hash" DESC);
 
 CREATE TRIGGER "positions_journal" AFTER INSERT OR UPDATE OR DELETE ON "positions" FOR EACH ROW
     WHEN (current_setting('tmi.journal_block', true) <> '') EXECUTE FUNCTION "tmi_journal_row"();
@@ -88,7 +89,6 @@ CREATE AGGREGATE "tmi_position_fold"(NUMERIC, NUMERIC, NUMERIC, BOOLEAN, NUMERIC
 
 DROP AGGREGATE IF EXISTS "tmi_position_fold"(NUMERIC, NUMERIC, NUMERIC, BOOLEAN, NUMERIC, NUMERIC);
 DROP FUNCTION IF EXISTS "tmi_position_step"(NUMERIC[], NUMERIC, NUMERIC, NUMERIC, BOOLEAN, NUMERIC, NUMERIC);
-DROP INDEX IF EXISTS "trades_token_trader_position_idx";
 DROP INDEX IF EXISTS "trades_trader_position_idx";
 DROP INDEX IF EXISTS "token_balances_holder_idx";
 DROP TABLE IF EXISTS "positions";

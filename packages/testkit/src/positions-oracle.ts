@@ -98,6 +98,7 @@ export function oraclePositions(trades: readonly OracleTrade[]): OraclePosition[
       e.sums[1]! += t.reserveAmount;
       e.p.buy_count++;
     } else {
+      // biome-ignore lint/complexity/useMathMinMax: bigint operands (Math.min takes numbers)
       const sold = t.tokenAmount < e.qty ? t.tokenAmount : e.qty;
       const c = e.qty === 0n ? 0n : (e.cost * sold) / e.qty;
       e.realized += t.reserveAmount - c;

@@ -23,6 +23,7 @@ import { registerTokenRoutes } from "./tokens/token-routes.js";
 import { createStatsCache } from "./tokens/token-stats-cache.js";
 import { registerTradeRoutes } from "./trades/trade-routes.js";
 import { registerTrendingRoutes } from "./trending/trending-routes.js";
+import { walletRoutes } from "./wallets/wallet-routes.js";
 
 /** Dependencies of {@link buildApp}. */
 export interface QueryApiDeps {
@@ -102,6 +103,7 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
       tags: [
         { name: "tokens", description: "Tokens, trending, pricing, chart, trades and activity" },
         { name: "creators", description: "Creators and their tokens" },
+        { name: "wallets", description: "Wallet summary, holdings with positions, trades (addition)" },
         { name: "status", description: "Indexing status and freshness (addition)" },
         { name: "stream", description: "Live Server-Sent Events stream (addition)" },
         { name: "health", description: "Liveness and readiness" },
@@ -137,6 +139,7 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
   // `plugins` (it needs the primary's URL).
   await root.register(freshnessPlugin({ pool: db, cache: checkpoint }));
   await root.register(holderRoutes({ pool: db, cursorCodec: ctx.cursors }));
+  await root.register(walletRoutes({ pool: db, cursorCodec: ctx.cursors }));
   await root.register(
     statusRoutes({ pool: db, ...(deps.readDatabase ? { readDatabase: deps.readDatabase } : {}) }),
   );

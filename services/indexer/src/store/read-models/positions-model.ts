@@ -5,7 +5,8 @@ import type { SqlParams } from "../sql-text.js";
  * Positions (`positions`, one row per token and trader; docs/api.md "Positions"): the range's sums
  * and counts add up, the first trade is kept, the latest replaced, and (open_quantity, cost_basis,
  * realized_pnl) are folded from the stored values through the range's steps in chain order by
- * `tmi_position_fold` (the average-cost rule, exact NUMERIC). Only the positions the range traded
+ * `tmi_position_fold` (the average-cost rule, exact NUMERIC) — for a position the range only
+ * bought, the fold is the sum of its buys and is added directly. Only the positions the range traded
  * are read and written (incremental: nothing is recomputed from older trades).
  */
 export function positionsCtes(batch: Batch, q: SqlParams): string[] {
@@ -15,6 +16,8 @@ export function positionsCtes(batch: Batch, q: SqlParams): string[] {
   const stepTokens: bigint[] = [];
   const stepReserve: bigint[] = [];
   for (let i = 0; i < ps.length; i++) {
+    // Without a sell the fold is a sum (computed in SQL from the buy totals): no steps sent.
+    if (ps[i]!.sellCount === 0) continue;
     for (const s of ps[i]!.steps) {
       stepPair.push(i + 1);
       stepBuy.push(s.buy);
@@ -37,19 +40,21 @@ export function positionsCtes(batch: Batch, q: SqlParams): string[] {
     `pst AS (
     SELECT * FROM unnest(${q.p(stepPair, "bigint[]")}, ${q.p(stepBuy, "boolean[]")},
       ${q.p(stepTokens, "numeric[]")}, ${q.p(stepReserve, "numeric[]")}) WITH ORDINALITY AS s(i, buy, t, w, ord))`,
+    `po AS (
+    SELECT pd.*, p.open_quantity AS oq, p.cost_basis AS oc, p.realized_pnl AS orl
+    FROM pd LEFT JOIN positions p ON p.token_address = pd.token AND p.trader = pd.trader)`,
     `pf AS (
-    SELECT s.i, tmi_position_fold(p.open_quantity, p.cost_basis, p.realized_pnl, s.buy, s.t, s.w ORDER BY s.ord) AS f
-    FROM pst s JOIN pd ON pd.i = s.i
-    LEFT JOIN positions p ON p.token_address = pd.token AND p.trader = pd.trader
-    GROUP BY s.i)`,
+    SELECT s.i, tmi_position_fold(po.oq, po.oc, po.orl, s.buy, s.t, s.w ORDER BY s.ord) AS f
+    FROM pst s JOIN po ON po.i = s.i GROUP BY s.i)`,
     `pu AS (
     INSERT INTO positions (token_address, trader, bought_tokens, bought_reserve, sold_tokens, sold_reserve, volume,
       buy_count, sell_count, open_quantity, cost_basis, realized_pnl,
       first_block_number, first_transaction_hash, first_log_index, first_timestamp,
       last_block_number, last_transaction_hash, last_log_index, last_timestamp)
-    SELECT pd.token, pd.trader, pd.bt, pd.br, pd.st, pd.sr, pd.br + pd.sr, pd.bc, pd.sc, pf.f[1], pf.f[2], pf.f[3],
-      pd.fb, pd.fh, pd.fl, pd.ft, pd.lb, pd.lh, pd.ll, pd.lt
-    FROM pd JOIN pf ON pf.i = pd.i
+    SELECT po.token, po.trader, po.bt, po.br, po.st, po.sr, po.br + po.sr, po.bc, po.sc,
+      coalesce(pf.f[1], coalesce(po.oq, 0) + po.bt), coalesce(pf.f[2], coalesce(po.oc, 0) + po.br),
+      coalesce(pf.f[3], coalesce(po.orl, 0)), po.fb, po.fh, po.fl, po.ft, po.lb, po.lh, po.ll, po.lt
+    FROM po LEFT JOIN pf ON pf.i = po.i
     ON CONFLICT (token_address, trader) DO UPDATE SET
       bought_tokens = positions.bought_tokens + excluded.bought_tokens,
       bought_reserve = positions.bought_reserve + excluded.bought_reserve,
