@@ -1,44 +1,55 @@
-import type { EventPosition, PageOrder, PositionedRows } from "../common/route-helpers.js";
+import { CHAIN_POSITION_KEY, type KeysetSource } from "../common/keyset-page.js";
 import { tradeReserveUsdSql } from "../common/usd-sql.js";
-import { type Int8, prepared, type ReadDb } from "../db.js";
+import type { Int8 } from "../db.js";
 import type { Trade } from "./trade-schemas.js";
 
-// Pages of trades: one statement shape (`tradesPageSql`) for a token's trades, a token's trades of
-// one trader and a wallet's trades. A token's pages are a `LEFT JOIN LATERAL` from the token row,
-// so one round trip tells an unknown token (no row) from a token without trades (one all-null
-// row); they use the `(token_address, block_number DESC, transaction_index DESC, log_index DESC,
-// transaction_hash DESC)` index forwards or backwards, the trader filter and wallet pages the
-// `(trader, …)` one. `reserve_amount_usd`: the ETH/USD answer in force at the trade (a backward
-// primary-key probe).
-
-const TRADE_COLUMNS = `r.token_address, r.block_number, r.transaction_index, r.log_index, r.transaction_hash, r.trader,
-  r.side, r.source, r.token_amount, r.reserve_amount, r.curve_value, r.protocol_fee, r.creator_fee,
-  ${tradeReserveUsdSql("r")} AS reserve_amount_usd`;
+/** Columns of a trade row (alias `r`), with `reserve_amount_usd`: the ETH/USD answer in force at the trade (a backward primary-key probe). */
+const TRADE_COLUMNS = `r.block_number, r.transaction_index, r.log_index, r.transaction_hash, r.trader, r.side, r.source,
+    r.token_amount, r.reserve_amount, r.curve_value, r.protocol_fee, r.creator_fee,
+    ${tradeReserveUsdSql("r")} AS reserve_amount_usd`;
 
 /**
- * Statement of a trades page filtered by `where` (over `trades r`, parameters from `$1`), in
- * `order`, with the keyset position at `$k..$k+3` when `after`, the limit last.
+ * The trades of one token (`$1`, lowercase), keyset-paged by chain position over the
+ * `trades_token_position_idx` index `(token_address, block_number DESC, transaction_index DESC,
+ * log_index DESC, transaction_hash DESC)`, forwards or backwards; a page of an unknown token is
+ * `null` (the lateral join from `tokens`). Source: `tokens`, `trades`, `eth_usd_answers`.
  */
-export function tradesPageSql(
-  where: string,
-  firstKeyParam: number,
-  order: PageOrder,
-  after: boolean,
-): string {
-  const cmp = order === "desc" ? "<" : ">";
-  const dir = order === "desc" ? "DESC" : "ASC";
-  const k = firstKeyParam;
-  const keyset = after
-    ? ` AND (r.block_number, r.transaction_index, r.log_index, r.transaction_hash) ${cmp} ($${k}::int8, $${k + 1}::int4, $${k + 2}::int4, $${k + 3}::text)`
-    : "";
-  return `SELECT ${TRADE_COLUMNS} FROM trades r WHERE ${where}${keyset}
-  ORDER BY r.block_number ${dir}, r.transaction_index ${dir}, r.log_index ${dir}, r.transaction_hash ${dir}
-  LIMIT $${after ? k + 4 : k}`;
+export const TOKEN_TRADES: KeysetSource = {
+  name: "trades",
+  select: TRADE_COLUMNS,
+  from: "trades r",
+  where: "r.token_address = $1",
+  key: CHAIN_POSITION_KEY,
+  parent: { from: "tokens t", where: "t.address = $1" },
+};
+
+/**
+ * A token's trades by one trader (`$1` token, `$2` trader: the `trader=` filter), same order and
+ * cursors as {@link TOKEN_TRADES}, over `trades_trader_position_idx` (the trader's trades in chain
+ * order, filtered by token: the cost is bounded by the trader's trades, not the token's).
+ */
+export const TOKEN_TRADER_TRADES: KeysetSource = {
+  ...TOKEN_TRADES,
+  name: "trader_trades",
+  where: "r.token_address = $1 AND r.trader = $2",
+};
+
+/**
+ * A wallet's trades across all tokens (`$1` wallet), by chain position over
+ * `trades_trader_position_idx`; with `source`, `$2` is the trade source. Rows carry `token_address`.
+ */
+export function walletTradesSource(bySource: boolean): KeysetSource {
+  return {
+    name: bySource ? "wallet_trades_source" : "wallet_trades",
+    select: `r.token_address, ${TRADE_COLUMNS}`,
+    from: "trades r",
+    where: bySource ? "r.trader = $1 AND r.source = $2" : "r.trader = $1",
+    key: CHAIN_POSITION_KEY,
+  };
 }
 
-/** A trades row as read by {@link tradesPageSql}. */
-export interface TradePageRow {
-  token_address: string;
+/** A row of a trades page ({@link TOKEN_TRADES}). */
+export interface TradeRow extends Record<string, unknown> {
   block_number: Int8;
   transaction_index: number;
   log_index: number;
@@ -54,80 +65,25 @@ export interface TradePageRow {
   reserve_amount_usd: string | null;
 }
 
-/** Trades rows as wire Trades with their keyset positions. */
-export function positionedTrades(rows: readonly TradePageRow[]): PositionedRows<Trade> {
+/**
+ * The wire Trade of a row of `token` (lowercase address). `reserve_amount_usd` (addition):
+ * `reserve_amount` × the ETH/USD answer in force at the trade's position.
+ */
+export function tradeOf(token: string, row: TradeRow): Trade {
   return {
-    items: rows.map((row) => ({
-      token_address: row.token_address,
-      trader: row.trader,
-      side: row.side,
-      token_amount: row.token_amount,
-      reserve_amount: row.reserve_amount,
-      curve_value: row.curve_value,
-      protocol_fee: row.protocol_fee,
-      creator_fee: row.creator_fee,
-      source: row.source,
-      block_number: Number(row.block_number),
-      transaction_index: row.transaction_index,
-      transaction_hash: row.transaction_hash,
-      log_index: row.log_index,
-      reserve_amount_usd: row.reserve_amount_usd,
-    })),
-    positions: rows.map((row) => [
-      BigInt(row.block_number),
-      row.transaction_index,
-      row.log_index,
-      row.transaction_hash,
-    ]),
+    token_address: token,
+    trader: row.trader,
+    side: row.side,
+    token_amount: row.token_amount,
+    reserve_amount: row.reserve_amount,
+    curve_value: row.curve_value,
+    protocol_fee: row.protocol_fee,
+    creator_fee: row.creator_fee,
+    source: row.source,
+    block_number: Number(row.block_number),
+    transaction_index: row.transaction_index,
+    transaction_hash: row.transaction_hash,
+    log_index: row.log_index,
+    reserve_amount_usd: row.reserve_amount_usd,
   };
-}
-
-/**
- * Trades of `token` (lowercase address) ordered by (block_number, transaction_index, log_index,
- * transaction_hash) in `order`, strictly after `after`, at most `take`. `null` when the token
- * has no canonical launch. `reserve_amount_usd` (addition): `reserve_amount` × the ETH/USD answer
- * in force at the trade's position, in the same statement. Source: `tokens`, `trades`, `eth_usd_answers`.
- */
-export function listTrades(
-  db: ReadDb,
-  options: { token: string; order: PageOrder; after: EventPosition | null; take: number },
-): Promise<PositionedRows<Trade> | null> {
-  return tokenTradesPage(db, "qapi_trades", "r.token_address = $1", [options.token], options);
-}
-
-/**
- * Trades of `token` by `trader` (the `trader=` filter), same order and keyset as {@link listTrades}:
- * the trader's trades in order (`trades_trader_position_idx`) filtered by token, so the cost is
- * bounded by the trader's trades, not the token's. `null` when the token has no canonical launch. Source:
- * `tokens`, `trades`, `eth_usd_answers`.
- */
-export function listTraderTrades(
-  db: ReadDb,
-  options: { token: string; trader: string; order: PageOrder; after: EventPosition | null; take: number },
-): Promise<PositionedRows<Trade> | null> {
-  const where = "r.token_address = $1 AND r.trader = $2";
-  return tokenTradesPage(db, "qapi_trader_trades", where, [options.token, options.trader], options);
-}
-
-/** A token's page of trades matching `where` (parameters `values`, the token first); null for an unknown token. */
-async function tokenTradesPage(
-  db: ReadDb,
-  name: string,
-  where: string,
-  values: unknown[],
-  options: { order: PageOrder; after: EventPosition | null; take: number },
-): Promise<PositionedRows<Trade> | null> {
-  const { order, after, take } = options;
-  const inner = tradesPageSql(where, values.length + 1, order, after !== null);
-  const params = [...values];
-  if (after) params.push(after[0].toString(), after[1], after[2], after[3]);
-  params.push(take);
-  const { rows } = await prepared<TradePageRow | { token_address: null }>(
-    db,
-    `${name}_${order}_${after ? "after" : "first"}`,
-    `SELECT x.* FROM tokens t LEFT JOIN LATERAL (${inner}) x ON true WHERE t.address = $1`,
-    params,
-  );
-  if (rows.length === 0) return null;
-  return positionedTrades(rows.filter((r): r is TradePageRow => r.token_address !== null));
 }

@@ -1,17 +1,16 @@
 import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
-import type { HttpApp } from "@tmi/shared/http";
 import { z } from "zod";
+import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
 import { addressParams } from "../common/params.js";
 import {
   cacheData,
-  decodeEventPosition,
   errorResponses,
-  eventPage,
   eventPageQuery,
-  type RouteContext,
+  type RoutesPlugin,
+  typedRoutes,
 } from "../common/route-helpers.js";
-import { listTraderTrades, listTrades } from "./trade-queries.js";
+import { TOKEN_TRADER_TRADES, TOKEN_TRADES, type TradeRow, tradeOf } from "./trade-queries.js";
 import { tradePageSchema } from "./trade-schemas.js";
 
 /** Query of a token's trades: the event page plus `trader` (addition). */
@@ -22,8 +21,9 @@ const tokenTradesQuery = eventPageQuery.extend({
   }),
 });
 
-/** Trades route (docs/api.md "Trades and activity"). */
-export function registerTradeRoutes(app: HttpApp, ctx: RouteContext): void {
+/** Trades routes (docs/api.md "Trades and activity"). */
+export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
+  const app = typedRoutes(fastify);
   app.get(
     "/api/v1/tokens/:address/trades",
     {
@@ -39,21 +39,20 @@ export function registerTradeRoutes(app: HttpApp, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const address = parseAddress(request.params.address, "address");
-      const { order, limit } = request.query;
+      const { order, limit, cursor } = request.query;
       const trader =
         request.query.trader === undefined ? undefined : parseAddress(request.query.trader, "trader");
-      const route =
-        trader === undefined
-          ? `tokens.trades:${address}:${order}`
-          : `tokens.trades:${address}:${order}:${trader}`;
-      const after = decodeEventPosition(ctx.cursors, route, request.query.cursor);
-      const result =
-        trader === undefined
-          ? await listTrades(ctx.db, { token: address, order, after, take: limit + 1 })
-          : await listTraderTrades(ctx.db, { token: address, trader, order, after, take: limit + 1 });
-      if (result === null) throw new AppError("not_found", `no canonical token ${address}`);
+      const page = await readKeysetPage<TradeRow>(ctx.db, trader ? TOKEN_TRADER_TRADES : TOKEN_TRADES, {
+        filters: trader ? [address, trader] : [address],
+        order,
+        limit,
+        cursor,
+        cursors: ctx.cursors,
+        route: trader ? `tokens.trades:${address}:${order}:${trader}` : `tokens.trades:${address}:${order}`,
+      });
+      if (page === null) throw new AppError("not_found", `no canonical token ${address}`);
       cacheData(reply);
-      return eventPage(result, limit, ctx.cursors, route) as never;
+      return keysetBody(page, (row) => tradeOf(address, row)) as never;
     },
   );
-}
+};

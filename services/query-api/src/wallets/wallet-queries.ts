@@ -1,9 +1,6 @@
 import { TOKEN_FROM_SQL } from "@tmi/shared/token";
-import type { EventPosition, PageOrder, PositionedRows } from "../common/route-helpers.js";
 import { prepared, type ReadDb } from "../db.js";
 import { TOKEN_ITEM_JSON } from "../tokens/token-queries.js";
-import { positionedTrades, type TradePageRow, tradesPageSql } from "../trades/trade-queries.js";
-import type { Trade } from "../trades/trade-schemas.js";
 import {
   latestUsdSql,
   POSITION_COLUMNS,
@@ -15,8 +12,8 @@ import {
 } from "./position-sql.js";
 
 // A wallet's summary, holdings and trades (docs/api.md "Wallets and traders"). A wallet's rows
-// are found through `token_balances_holder_idx`, `positions_trader_idx` and
-// `trades_trader_position_idx`; values that depend on each token's current price are computed
+// are found through `token_balances_holder_idx` and `positions_trader_idx` (its trades are the
+// keyset source `walletTradesSource` of trades/); values that depend on each token's current price are computed
 // per request over the wallet's own rows.
 
 const SUMMARY_SQL = `WITH h AS (
@@ -140,35 +137,4 @@ export async function listHoldings(
     shareBps: r.share_bps ?? 0,
     positionWire: positionFromRow(r),
   }));
-}
-
-/**
- * The wallet's trades across all tokens in chain order (`order`), optionally of one `source`,
- * strictly after `after`, at most `take` (`trades_trader_position_idx`). Source: `trades`,
- * `eth_usd_answers`.
- */
-export async function listWalletTrades(
-  db: ReadDb,
-  options: {
-    wallet: string;
-    source: "curve" | "uniswap_v3" | undefined;
-    order: PageOrder;
-    after: EventPosition | null;
-    take: number;
-  },
-): Promise<PositionedRows<Trade>> {
-  const { wallet, source, order, after, take } = options;
-  const where = source === undefined ? "r.trader = $1" : "r.trader = $1 AND r.source = $2";
-  const k = source === undefined ? 2 : 3;
-  const values: unknown[] = source === undefined ? [wallet] : [wallet, source];
-  if (after) values.push(after[0].toString(), after[1], after[2], after[3]);
-  values.push(take);
-  const name = `qapi_wallet_trades_${order}_${source === undefined ? "all" : "source"}_${after ? "after" : "first"}`;
-  const { rows } = await prepared<TradePageRow>(
-    db,
-    name,
-    tradesPageSql(where, k, order, after !== null),
-    values,
-  );
-  return positionedTrades(rows);
 }
