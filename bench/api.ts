@@ -12,16 +12,19 @@ import { startServiceProcess, waitFor } from "@tmi/testkit";
 import autocannon from "autocannon";
 import pg from "pg";
 import { createCursorCodec } from "../packages/shared/src/codec/index.js";
-import { listActivity } from "../services/query-api/src/activity/activity-queries.js";
+import { TOKEN_ACTIVITY } from "../services/query-api/src/activity/activity-queries.js";
 import { getChartJson } from "../services/query-api/src/chart/chart-queries.js";
+import { type KeysetSource, readKeysetPage } from "../services/query-api/src/common/keyset-page.js";
 import {
   getCreatorAggregates,
   listCreatorTokens,
 } from "../services/query-api/src/creators/creator-queries.js";
 import { createReadPool } from "../services/query-api/src/db.js";
 import { getPricing, getTokenDetail, listTokens } from "../services/query-api/src/tokens/token-queries.js";
-import { listTrades } from "../services/query-api/src/trades/trade-queries.js";
+import { TOKEN_TRADES, walletTradesSource } from "../services/query-api/src/trades/trade-queries.js";
 import { listTrending } from "../services/query-api/src/trending/trending-queries.js";
+import { tokenTradersSource } from "../services/query-api/src/wallets/trader-queries.js";
+import { getWalletTotals, listHoldings } from "../services/query-api/src/wallets/wallet-queries.js";
 import { BENCH_CHAIN_ID, ensureBenchDatabase } from "./api-data-lib.js";
 
 const args = new Map(
@@ -45,7 +48,8 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const data = await ensureBenchDatabase({
   adminUrl: ADMIN_URL,
-  name: "qapi_bench",
+  // The name follows the data set version (other branches may keep an older qapi_bench).
+  name: "qapi_bench_v3",
   tokens: TOKENS,
   trades: TRADES,
   rebuild: args.has("rebuild"),
@@ -107,6 +111,26 @@ for (const offset of [2000, 5000, 8000]) {
   const position: [bigint, number] = [BigInt(row.created_block_number), row.created_log_index];
   deepNewest.push({ cursor: codec.encode("tokens?search=", position), position });
 }
+// Wallets with positions (random ones and the ones with the most positions), a deep traders cursor.
+const wallets: string[] = (
+  await pick("SELECT trader FROM (SELECT DISTINCT trader FROM positions) p ORDER BY md5(trader) LIMIT 500")
+).map((r) => r.trader);
+const busyWallets: string[] = (
+  await pick("SELECT trader FROM positions GROUP BY trader ORDER BY count(*) DESC, trader LIMIT 20")
+).map((r) => r.trader);
+const hotTraders: number = (
+  await pick("SELECT count(*)::int AS n FROM positions WHERE token_address = $1", [hot])
+)[0].n;
+const deepTrader = (
+  await pick(
+    "SELECT volume, trader FROM positions WHERE token_address = $1 ORDER BY volume DESC, trader OFFSET $2 LIMIT 1",
+    [hot, Math.floor(hotTraders * 0.9)],
+  )
+)[0];
+const deepTradersCursor = codec.encode(`tokens.traders:${hot}:volume`, [
+  BigInt(deepTrader.volume),
+  deepTrader.trader,
+]);
 const searches = ["pepe", "moon 1", "doge 52", "turbo 9", "giga", "cat 77", "0xab", "0x1f"];
 const snapshotId = BigInt((await pick("SELECT max(id) AS id FROM trending_snapshots"))[0].id);
 const trendingCursor = codec.encode("tokens.trending", [snapshotId, 40]);
@@ -126,6 +150,20 @@ interface RouteBench {
   raw: (db: pg.Pool) => Promise<unknown>;
 }
 
+/** The first page (20) of a keyset source filtered by `filter`, as the route reads it. */
+const firstPage = (db: pg.Pool, source: KeysetSource, filter: string) =>
+  readKeysetPage(db, source, {
+    filters: [filter],
+    order: "desc",
+    limit: 20,
+    cursor: undefined,
+    cursors: codec,
+    route: "bench",
+  });
+/** The page (20) after `cursor` (issued for `route`) of a keyset source filtered by `filter`. */
+const deepPage = (db: pg.Pool, source: KeysetSource, filter: string, cursor: string, route: string) =>
+  readKeysetPage(db, source, { filters: [filter], order: "desc", limit: 20, cursor, cursors: codec, route });
+
 const routes: RouteBench[] = [
   {
     route: "detail",
@@ -143,26 +181,26 @@ const routes: RouteBench[] = [
     route: "trades",
     group: "pages",
     path: () => `/api/v1/tokens/${rotate(tokens)}/trades`,
-    raw: (db) => listTrades(db, { token: rotate(tokens), order: "desc", after: null, take: 21 }),
+    raw: (db) => firstPage(db, TOKEN_TRADES, rotate(tokens)),
   },
   {
     route: "trades_deep",
     group: "pages",
     path: () => `/api/v1/tokens/${hot}/trades?cursor=${rotate(deepTrades).cursor}`,
-    raw: (db) => listTrades(db, { token: hot, order: "desc", after: rotate(deepTrades).position, take: 21 }),
+    raw: (db) => deepPage(db, TOKEN_TRADES, hot, rotate(deepTrades).cursor, `tokens.trades:${hot}:desc`),
   },
   {
     route: "activity",
     group: "pages",
     path: () => `/api/v1/tokens/${rotate(tokens)}/activity`,
-    raw: (db) => listActivity(db, { token: rotate(tokens), order: "desc", after: null, take: 21 }),
+    raw: (db) => firstPage(db, TOKEN_ACTIVITY, rotate(tokens)),
   },
   {
     route: "activity_deep",
     group: "pages",
     path: () => `/api/v1/tokens/${hot}/activity?cursor=${rotate(deepActivity).cursor}`,
     raw: (db) =>
-      listActivity(db, { token: hot, order: "desc", after: rotate(deepActivity).position, take: 21 }),
+      deepPage(db, TOKEN_ACTIVITY, hot, rotate(deepActivity).cursor, `tokens.activity:${hot}:desc`),
   },
   {
     route: "list",
@@ -223,6 +261,44 @@ const routes: RouteBench[] = [
     group: "charts",
     path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1w`,
     raw: (db) => getChartJson(db, { token: rotate(tokens), interval: "1w", limit: 200 }),
+  },
+  {
+    route: "wallet",
+    group: "detail",
+    path: () => `/api/v1/wallets/${rotate(wallets)}`,
+    raw: (db) => getWalletTotals(db, rotate(wallets)),
+  },
+  {
+    route: "wallet_holdings_busy",
+    group: "pages",
+    path: () => `/api/v1/wallets/${rotate(busyWallets)}/holdings?include_closed=true`,
+    raw: (db) =>
+      listHoldings(db, { wallet: rotate(busyWallets), includeClosed: true, after: null, take: 21 }),
+  },
+  {
+    route: "wallet_trades",
+    group: "pages",
+    path: () => `/api/v1/wallets/${rotate(wallets)}/trades`,
+    raw: (db) => firstPage(db, walletTradesSource(false), rotate(wallets)),
+  },
+  {
+    route: "traders",
+    group: "pages",
+    path: () => `/api/v1/tokens/${rotate(tokens)}/traders`,
+    raw: (db) => firstPage(db, tokenTradersSource("volume"), rotate(tokens)),
+  },
+  {
+    route: "traders_deep",
+    group: "pages",
+    path: () => `/api/v1/tokens/${hot}/traders?cursor=${deepTradersCursor}`,
+    raw: (db) =>
+      deepPage(db, tokenTradersSource("volume"), hot, deepTradersCursor, `tokens.traders:${hot}:volume`),
+  },
+  {
+    route: "traders_pnl_hot",
+    group: "pages",
+    path: () => `/api/v1/tokens/${hot}/traders?sort=pnl`,
+    raw: (db) => firstPage(db, tokenTradersSource("pnl"), hot),
   },
 ];
 

@@ -713,8 +713,11 @@ ones), as each title says; everything else is as returned.
       );
       if (i > 0) expect(BigInt(held[i - 1].value)).toBeGreaterThanOrEqual(BigInt(h.value));
     }
-    // dave received alpha by transfer and never traded it: a holding without a position.
-    expect(held.find((h) => h.token.address === alpha.token)).not.toHaveProperty("position");
+    // A holding carries the wallet's position exactly when the wallet traded the token.
+    const daveTraded = new Set(
+      (await walk(`/api/v1/wallets/${dave.address}/trades`, tradePageSchema)).map((t) => t.token_address),
+    );
+    for (const h of held) expect("position" in h, h.token.address).toBe(daveTraded.has(h.token.address));
     expect(held.find((h) => h.token.address === beta.token)?.position?.buy_count).toBe(1);
     expectAnswer(
       await call(`/api/v1/wallets/${carol.address}/holdings?include_closed=true`, {

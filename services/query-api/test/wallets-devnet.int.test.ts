@@ -265,7 +265,10 @@ beforeAll(async () => {
   wallets = [1, 2, 3, 4].map((account) =>
     createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account }),
   ) as [Trader, Trader, Trader, Trader];
-  indexer = await indexToHead(devnetIndexerOptions(devnet, db.url, { ethUsdFeed: true }));
+  indexer = await indexToHead({
+    ...devnetIndexerOptions(devnet, db.url, { ethUsdFeed: true }),
+    timeoutMs: 150_000,
+  });
   pool = createReadPool({ url: db.url, max: 4 });
   app = await buildApp({
     pool,
