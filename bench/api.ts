@@ -13,7 +13,9 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { createCursorCodec } from "../packages/shared/src/codec/index.js";
 import { TOKEN_ACTIVITY } from "../services/query-api/src/activity/activity-queries.js";
+import type { ChartWindowRequest } from "../services/query-api/src/chart/chart-buckets.js";
 import { getChartJson } from "../services/query-api/src/chart/chart-queries.js";
+import type { ChartCurrency } from "../services/query-api/src/chart/chart-schemas.js";
 import { type KeysetSource, readKeysetPage } from "../services/query-api/src/common/keyset-page.js";
 import {
   getCreatorAggregates,
@@ -49,7 +51,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const data = await ensureBenchDatabase({
   adminUrl: ADMIN_URL,
   // The name follows the data set version (other branches may keep an older qapi_bench).
-  name: "qapi_bench_v3",
+  name: "qapi_bench_v4",
   tokens: TOKENS,
   trades: TRADES,
   rebuild: args.has("rebuild"),
@@ -60,6 +62,13 @@ log(
     ? `database built in ${data.seconds.toFixed(0)} s`
     : "database already built (pass --rebuild to rebuild)",
 );
+
+/** Options of {@link getChartJson} for `token`. */
+const chartOf = (token: string, window: ChartWindowRequest, currency: ChartCurrency = "eth") => ({
+  token,
+  window,
+  currency,
+});
 
 // Samples for the routes: tokens with trades, the hot token and deep cursors into it, creators.
 const setup = new pg.Pool({ connectionString: data.url, max: 2 });
@@ -134,6 +143,10 @@ const deepTradersCursor = codec.encode(`tokens.traders:${hot}:volume`, [
 const searches = ["pepe", "moon 1", "doge 52", "turbo 9", "giga", "cat 77", "0xab", "0x1f"];
 const snapshotId = BigInt((await pick("SELECT max(id) AS id FROM trending_snapshots"))[0].id);
 const trendingCursor = codec.encode("tokens.trending", [snapshotId, 40]);
+// `to` of the time-ranged charts: the latest indexed block's time (what a chart asks for on open).
+const chartTo = Number(
+  (await pick("SELECT block_timestamp FROM indexer_checkpoints LIMIT 1"))[0].block_timestamp,
+);
 const sizes = (
   await pick(`SELECT (SELECT count(*) FROM tokens) AS tokens, (SELECT count(*) FROM trades) AS trades,
   (SELECT count(*) FROM chain_events) AS events, (SELECT count(*) FROM candles) AS candles`)
@@ -254,13 +267,44 @@ const routes: RouteBench[] = [
     route: "chart_1m_1000",
     group: "charts",
     path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1m&limit=1000`,
-    raw: (db) => getChartJson(db, { token: rotate(tokens), interval: "1m", limit: 1000 }),
+    raw: (db) => getChartJson(db, chartOf(rotate(tokens), { interval: "1m", limit: 1000 })),
   },
   {
     route: "chart_1w",
     group: "charts",
     path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1w`,
-    raw: (db) => getChartJson(db, { token: rotate(tokens), interval: "1w", limit: 200 }),
+    raw: (db) => getChartJson(db, chartOf(rotate(tokens), { interval: "1w", limit: 200 })),
+  },
+  // Charts by time (TradingView's getBars) and in USD (one answer probe per bucket).
+  {
+    route: "chart_1m_countback_300",
+    group: "charts",
+    path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1m&to=${chartTo}&countback=300`,
+    raw: (db) =>
+      getChartJson(db, chartOf(rotate(tokens), { interval: "1m", limit: 200, to: chartTo, countback: 300 })),
+  },
+  {
+    route: "chart_15m_from_to",
+    group: "charts",
+    path: () =>
+      `/api/v1/tokens/${rotate(tokens)}/chart?interval=15m&from=${chartTo - 86_400 * 7}&to=${chartTo}`,
+    raw: (db) =>
+      getChartJson(
+        db,
+        chartOf(rotate(tokens), { interval: "15m", limit: 200, from: chartTo - 86_400 * 7, to: chartTo }),
+      ),
+  },
+  {
+    route: "chart_1m_1000_usd",
+    group: "charts",
+    path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1m&limit=1000&currency=usd`,
+    raw: (db) => getChartJson(db, chartOf(rotate(tokens), { interval: "1m", limit: 1000 }, "usd")),
+  },
+  {
+    route: "chart_1h_usd",
+    group: "charts",
+    path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1h&currency=usd`,
+    raw: (db) => getChartJson(db, chartOf(rotate(tokens), { interval: "1h", limit: 200 }, "usd")),
   },
   {
     route: "wallet",

@@ -3,6 +3,8 @@
 // schemas of test/src/platform-schemas.ts — what zonk.fun's web client parses, tightened by
 // docs/api.md. The market is built once (test/src/api-scenario.ts); the tests of this file run in
 // order on it. With API_EXAMPLES_OUT set, the titled answers are written as docs/api-examples.md.
+
+import { createApiClient, isUsdChart, type paths, type Token } from "@tmi/client";
 import { setEthUsdRound, type Trader } from "@tmi/devnet";
 import { waitFor } from "@tmi/testkit";
 import { createPublicClient, http } from "viem";
@@ -32,6 +34,7 @@ import {
   tradePageSchema,
   traderPageSchema,
   unexpectedNulls,
+  usdChartSchema,
   walletSummarySchema,
 } from "../src/platform-schemas.js";
 import { type JsonResponse, type System, startSystem } from "../src/system.js";
@@ -39,6 +42,9 @@ import { type JsonResponse, type System, startSystem } from "../src/system.js";
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const UNKNOWN = "0x00000000000000000000000000000000deadbeef";
 const JSON_HEADERS = { "content-type": "application/json" };
+
+/** Query of the chart route, as the OpenAPI document declares it. */
+type ChartQuery = NonNullable<paths["/api/v1/tokens/{address}/chart"]["get"]["parameters"]["query"]>;
 
 let system: System;
 let market: Market;
@@ -74,12 +80,54 @@ async function call(
   return response;
 }
 
+/**
+ * The typed client (`@tmi/client`, generated from query-api's OpenAPI document) over the gateway:
+ * each request goes through {@link call} (request id, examples, the checks over every answer), and
+ * the answers the tests read are typed by the document, so a changed route, parameter or field
+ * breaks `pnpm build` (`tsc -p test/contract`) as it would break an integrator's build.
+ */
+function api(example?: [section: string, title: string]) {
+  return createApiClient({
+    baseUrl: "http://gateway.invalid",
+    fetch: async (request: Request) => {
+      const url = new URL(request.url);
+      const answer = await call(`${url.pathname}${url.search}`, {
+        method: request.method,
+        ...(example ? { example } : {}),
+      });
+      const body = answer.status === 204 || answer.status === 304 ? null : JSON.stringify(answer.body);
+      return new Response(body, { status: answer.status, headers: { "content-type": "application/json" } });
+    },
+  });
+}
+
+/** {@link expectAnswer} for a typed client's result: asserts `status` and `schema`; returns the typed body. */
+async function expectTyped<T>(
+  pending: Promise<{ data?: T; error?: unknown; response: Response }>,
+  status: number,
+  schema: z.ZodType,
+): Promise<T> {
+  const { data, error, response } = await pending;
+  expectAnswer({ status: response.status, headers: response.headers, body: data ?? error }, status, schema);
+  return data as T;
+}
+
 /** Asserts `status` and that the body parses with `schema`; returns the body. */
 // biome-ignore lint/suspicious/noExplicitAny: bodies are read field by field after the schema passed
 function expectAnswer(response: JsonResponse, status: number, schema: z.ZodType): any {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(schemaProblems(schema, response.body), JSON.stringify(response.body)).toBe("");
   return response.body;
+}
+
+/** `wei` × `ethUsd` (a decimal string) / 10^18 as an exact decimal string, trailing zeros trimmed. */
+function exactUsd(wei: bigint, ethUsd: string): string {
+  const [whole, fraction = ""] = ethUsd.split(".");
+  const scaled = wei * BigInt(whole + fraction);
+  const digits = 18 + fraction.length;
+  const text = scaled.toString().padStart(digits + 1, "0");
+  const out = `${text.slice(0, -digits)}.${text.slice(-digits)}`.replace(/\.?0+$/, "");
+  return out === "" ? "0" : out;
 }
 
 /** Asserts an error answer: `status`, the envelope, `code` (or one of `code`), `details` fields. */
@@ -413,14 +461,10 @@ ones), as each title says; everything else is as returned.
 
   it("behavior: token list, newest, search, trending and its alias answer pages of the one Token object", async () => {
     const { alpha, beta, alphaDraft } = market;
-    const list = expectAnswer(
-      await call("/api/v1/tokens", { example: ["Tokens", "Token list"] }),
-      200,
-      tokenPageSchema,
-    );
-    expect(list.items.map((t: { address: string }) => t.address)).toEqual([beta.token, alpha.token]);
+    const list = await expectTyped(api(["Tokens", "Token list"]).GET("/api/v1/tokens"), 200, tokenPageSchema);
+    expect(list.items.map((t) => t.address)).toEqual([beta.token, alpha.token]);
     expect(list).not.toHaveProperty("next_cursor");
-    const [betaItem, alphaItem] = list.items;
+    const [betaItem, alphaItem] = list.items as [Token, Token];
     // List items carry curve (progress from sold_supply / graduation_threshold) and graduation.
     for (const item of list.items) {
       expect(item.curve.graduation_threshold).toBe(CURVE_ALLOCATION.toString());
@@ -429,7 +473,7 @@ ones), as each title says; everything else is as returned.
       expect(item.initial_supply).toBe(TOTAL_SUPPLY.toString());
     }
     expect(alphaItem.curve.lifecycle).toBe("graduated");
-    expect(alphaItem.graduation.phase).toBe("graduated");
+    expect(alphaItem.graduation?.phase).toBe("graduated");
     expect(alphaItem.image_url).toBe(alphaDraft.image_url);
     expect(betaItem.curve.lifecycle).toBe("active");
     expect(betaItem).not.toHaveProperty("graduation");
@@ -525,8 +569,10 @@ ones), as each title says; everything else is as returned.
     // Upper-case path addresses are accepted.
     expectAnswer(await call(`/api/v1/tokens/0x${beta.token.slice(2).toUpperCase()}`), 200, tokenSchema);
 
-    const alphaPricing = expectAnswer(
-      await call(`/api/v1/tokens/${alpha.token}/pricing`, { example: ["Token", "Pricing after pool swaps"] }),
+    const alphaPricing = await expectTyped(
+      api(["Token", "Pricing after pool swaps"]).GET("/api/v1/tokens/{address}/pricing", {
+        params: { path: { address: alpha.token } },
+      }),
       200,
       pricingSchema,
     );
@@ -556,16 +602,75 @@ ones), as each title says; everything else is as returned.
       "1h",
     );
 
-    const trades = expectAnswer(
-      await call(`/api/v1/tokens/${alpha.token}/trades?limit=100`, {
-        example: ["Token", "Trades (curve and pool)"],
+    // Charts by time (from/to/countback) and in USD (currency=usd).
+    const chartOf = (query: ChartQuery, example?: [string, string]) =>
+      api(example).GET("/api/v1/tokens/{address}/chart", {
+        params: { path: { address: beta.token }, query },
+      });
+    const recent = await expectTyped(chartOf({ interval: "1m", limit: "5" }), 200, chartSchema);
+    const last = recent.candles.at(-1)!.bucket_start;
+    const starts = (body: { candles: { bucket_start: number }[] }) => body.candles.map((c) => c.bucket_start);
+    const byCountback = await expectTyped(
+      chartOf({ interval: "1m", to: String(last + 59), countback: "2" }, [
+        "Token",
+        "Chart by countback (1m, the 2 buckets up to `to`)",
+      ]),
+      200,
+      chartSchema,
+    );
+    expect(starts(byCountback)).toEqual(starts(recent).slice(-2));
+    const byRange = await expectTyped(
+      chartOf({ interval: "1m", from: String(last - 119), to: String(last - 1) }),
+      200,
+      chartSchema,
+    );
+    expect(starts(byRange)).toEqual(starts(recent).filter((b) => b >= last - 120 && b <= last - 60));
+    expect(byRange.candles).toEqual(
+      recent.candles.filter((c: { bucket_start: number }) => starts(byRange).includes(c.bucket_start)),
+    );
+    const usdAnswer = await expectTyped(
+      chartOf({ interval: "1m", to: String(last), countback: "5", currency: "usd" }, [
+        "Token",
+        "Chart in USD (1m, countback 5)",
+      ]),
+      200,
+      usdChartSchema,
+    );
+    if (!isUsdChart(usdAnswer)) throw new Error("currency=usd answered a wei chart");
+    const usdChart = usdAnswer;
+    const weiChart = await expectTyped(
+      chartOf({ interval: "1m", to: String(last), countback: "5", currency: "eth" }),
+      200,
+      chartSchema,
+    );
+    expect(starts(usdChart)).toEqual(starts(weiChart));
+    // Each USD value is the wei value × the bucket's ETH/USD answer / 10^18, exactly.
+    const usdOf = (wei: string | null, ethUsd: string) =>
+      wei === null ? null : Number(wei) === 0 ? "0" : exactUsd(BigInt(wei), ethUsd);
+    for (const [i, candle] of usdChart.candles.entries()) {
+      const wei = weiChart.candles[i]!;
+      const ethUsd = candle.eth_usd;
+      if (ethUsd === null) throw new Error(`no ETH/USD answer in force: ${JSON.stringify(candle)}`);
+      expect(candle).toEqual({
+        ...wei,
+        volume: usdOf(wei.volume, ethUsd),
+        open_price: usdOf(wei.open_price, ethUsd),
+        high_price: usdOf(wei.high_price, ethUsd),
+        low_price: usdOf(wei.low_price, ethUsd),
+        close_price: usdOf(wei.close_price, ethUsd),
+        eth_usd: ethUsd,
+      });
+    }
+    expect(usdChart.candles.some((c) => c.trade_count > 0)).toBe(true);
+
+    const trades = await expectTyped(
+      api(["Token", "Trades (curve and pool)"]).GET("/api/v1/tokens/{address}/trades", {
+        params: { path: { address: alpha.token }, query: { limit: "100" } },
       }),
       200,
       tradePageSchema,
     );
-    expect(new Set(trades.items.map((t: { source: string }) => t.source))).toEqual(
-      new Set(["curve", "uniswap_v3"]),
-    );
+    expect(new Set(trades.items.map((t) => t.source))).toEqual(new Set(["curve", "uniswap_v3"]));
     const tradesFirst = expectAnswer(
       await call(`/api/v1/tokens/${alpha.token}/trades?limit=1&order=asc`),
       200,
@@ -580,12 +685,14 @@ ones), as each title says; everything else is as returned.
     );
     expectAnswer(await call(`/api/v1/tokens/${beta.token}/trades`), 200, tradePageSchema);
 
-    const activity = expectAnswer(
-      await call(`/api/v1/tokens/${alpha.token}/activity?limit=100`, { example: ["Token", "Activity"] }),
+    const activity = await expectTyped(
+      api(["Token", "Activity"]).GET("/api/v1/tokens/{address}/activity", {
+        params: { path: { address: alpha.token }, query: { limit: "100" } },
+      }),
       200,
       activityPageSchema,
     );
-    const names = new Set(activity.items.map((e: { event_name: string }) => e.event_name));
+    const names = new Set(activity.items.map((e) => e.event_name));
     for (const name of ["TokensBought", "TokensSold", "Graduated", "Swap", "Transfer"])
       expect(names, name).toContain(name);
     const activityFirst = expectAnswer(
@@ -601,15 +708,16 @@ ones), as each title says; everything else is as returned.
       activityPageSchema,
     );
 
-    const holders = expectAnswer(
-      await call(`/api/v1/tokens/${alpha.token}/holders`, { example: ["Token", "Holders (addition)"] }),
+    const holders = await expectTyped(
+      api(["Token", "Holders (addition)"]).GET("/api/v1/tokens/{address}/holders", {
+        params: { path: { address: alpha.token } },
+      }),
       200,
       holderPageSchema,
-      holdingPageSchema,
     );
     expect(holders.items.length).toBe(alphaDetail.metrics.holder_count);
-    expectAnswer(
-      await call("/api/v1/status", { example: ["Status", "Indexing status (addition)"] }),
+    await expectTyped(
+      api(["Status", "Indexing status (addition)"]).GET("/api/v1/status"),
       200,
       indexingStatusSchema,
     );
@@ -617,8 +725,10 @@ ones), as each title says; everything else is as returned.
 
   it("behavior: creator profile and creator tokens, and the zero profile of an address that launched nothing", async () => {
     const { creator } = market;
-    const profile = expectAnswer(
-      await call(`/api/v1/creators/${creator.address}`, { example: ["Creators", "Creator profile"] }),
+    const profile = await expectTyped(
+      api(["Creators", "Creator profile"]).GET("/api/v1/creators/{address}", {
+        params: { path: { address: creator.address } },
+      }),
       200,
       creatorProfileSchema,
     );
@@ -638,8 +748,10 @@ ones), as each title says; everything else is as returned.
       tokenPageSchema,
     );
     expect(tokens.items).toHaveLength(1);
-    expectAnswer(
-      await call(`/api/v1/creators/${creator.address}/tokens`, { example: ["Creators", "Creator tokens"] }),
+    await expectTyped(
+      api(["Creators", "Creator tokens"]).GET("/api/v1/creators/{address}/tokens", {
+        params: { path: { address: creator.address } },
+      }),
       200,
       tokenPageSchema,
     );
@@ -1018,6 +1130,30 @@ ones), as each title says; everything else is as returned.
     expectError(await call(`/api/v1/tokens/${alpha.token}/chart?interval=`), 400, "invalid_interval");
     for (const query of ["limit=0", "limit=1001", "limit=x"])
       expectError(await call(`/api/v1/tokens/${alpha.token}/chart?${query}`), 400, "invalid_request");
+    // Chart by time and currency: each malformed parameter, from after to, a span over 1000 buckets.
+    const chartErrors: [string, string, string?][] = [
+      ["from=200&to=100", "from", "Chart: from after to"],
+      ["interval=1m&from=0&to=60000", "from", "Chart: from–to over 1000 buckets"],
+      ["from=1.5", "from"],
+      ["from=-1", "from"],
+      ["to=abc", "to"],
+      ["to=12345678901", "to"],
+      ["countback=0", "countback"],
+      ["countback=1001", "countback", "Chart: countback out of range"],
+      ["countback=x", "countback"],
+      ["currency=btc", "currency", "Chart: unknown currency"],
+      ["currency=USD", "currency"],
+    ];
+    for (const [query, field, title] of chartErrors)
+      expectError(
+        await call(
+          `/api/v1/tokens/${alpha.token}/chart?${query}`,
+          title ? { example: ["Errors", title] } : {},
+        ),
+        400,
+        "invalid_request",
+        field,
+      );
     first = true;
     for (const path of tokenRoutes(UNKNOWN)) {
       expectError(await call(path, first ? { example: ["Errors", "Unknown token"] } : {}), 404, "not_found");
@@ -1131,7 +1267,14 @@ ones), as each title says; everything else is as returned.
           `${label}: ${response.status} not the envelope: ${JSON.stringify(response.body).slice(0, 200)}`,
         );
       if (label.startsWith("GET /api/v1/status")) continue;
-      const nulls = unexpectedNulls(response.body, ["usd", "reserve_amount_usd", "stats"]);
+      // A USD chart's candles may hold null USD values (documented: no answer in force).
+      const nullable = [
+        "usd",
+        "reserve_amount_usd",
+        "stats",
+        ...(label.includes("currency=usd") ? ["candles"] : []),
+      ];
+      const nulls = unexpectedNulls(response.body, nullable);
       if (nulls.length > 0) problems.push(`${label}: null at ${nulls.slice(0, 5).join(", ")}`);
     }
     expect(problems).toEqual([]);
