@@ -813,7 +813,11 @@ describe("trending", () => {
       const res = await h.get(url);
       expect(res.status).toBe(200);
       h.validate(url, 200, res.body);
-      expect(res.body.items.map((t: any) => t.address)).toEqual([3, 1, 5, 7, 9].map(tokenAddress));
+      // The snapshot's tokens by rank, then every other token, newest launch first.
+      expect(res.body.items.map((t: any) => t.address)).toEqual([
+        ...[3, 1, 5, 7, 9, 12, 11, 10, 8, 6, 4, 2].map(tokenAddress),
+        GRADUATED,
+      ]);
       expect(res.body.next_cursor).toBeUndefined();
     }
   });
@@ -833,12 +837,18 @@ describe("trending", () => {
     expect(second.status).toBe(200);
     expect(second.body.items.map((t: any) => t.address)).toEqual([5, 7].map(tokenAddress));
     const third = await h.get(`/api/v1/trending?limit=2&cursor=${second.body.next_cursor}`);
-    expect(third.body.items.map((t: any) => t.address)).toEqual([tokenAddress(9)]);
-    expect(third.body.next_cursor).toBeUndefined();
+    expect(third.body.items.map((t: any) => t.address)).toEqual([9, 12].map(tokenAddress));
+    // The second part (tokens outside the snapshot) stays on the cursor's snapshot too.
+    const rest = await h.get(`/api/v1/trending?limit=100&cursor=${third.body.next_cursor}`);
+    expect(rest.body.items.map((t: any) => t.address)).toEqual([
+      ...[11, 10, 8, 6, 4, 2].map(tokenAddress),
+      GRADUATED,
+    ]);
     // New first pages come from the newest snapshot.
-    expect((await h.get("/api/v1/trending")).body.items.map((t: any) => t.address)).toEqual([
+    expect((await h.get("/api/v1/trending?limit=3")).body.items.map((t: any) => t.address)).toEqual([
       tokenAddress(12),
       tokenAddress(3),
+      tokenAddress(11),
     ]);
     await h.admin.query("DELETE FROM trending_snapshots WHERE id = 1");
     const gone = await h.get(`/api/v1/trending?limit=2&cursor=${second.body.next_cursor}`);
@@ -943,7 +953,7 @@ describe("exclusions", () => {
     expect(now.list).not.toContain(tokenAddress(1));
     expect(now.list).toHaveLength(12);
     expect(now.search).toEqual([tokenAddress(2)]);
-    expect(now.trending).toEqual([3, 5, 7, 9].map(tokenAddress));
+    expect(now.trending).toEqual([...[3, 5, 7, 9, 12, 11, 10, 8, 6, 4, 2].map(tokenAddress), GRADUATED]);
     expect(now.creatorA.tokens.map((t: any) => t.address)).not.toContain(tokenAddress(1));
     expect(now.creatorA.token_count).toBe(5);
     expect(now.creatorA.volume).toBe("15000000000000000000");
@@ -955,7 +965,7 @@ describe("exclusions", () => {
     );
     now = await visible();
     expect(now.list).toEqual([6, 5, 4, 3, 2].map(tokenAddress));
-    expect(now.trending).toEqual([3, 5].map(tokenAddress));
+    expect(now.trending).toEqual([3, 5, 6, 4, 2].map(tokenAddress));
     expect(now.creatorB).toEqual([]);
     const profileB = await h.get(`/api/v1/creators/${CREATOR_B}`);
     expect(profileB.body).toEqual({ address: CREATOR_B, token_count: 0, volume: "0", tokens: [] });

@@ -10,7 +10,14 @@ import {
   type RoutesPlugin,
   typedRoutes,
 } from "../common/route-helpers.js";
-import { TOKEN_TRADER_TRADES, TOKEN_TRADES, type TradeRow, tradeOf } from "./trade-queries.js";
+import {
+  MARKET_TRADES,
+  MARKET_TRADES_BY_SOURCE,
+  TOKEN_TRADER_TRADES,
+  TOKEN_TRADES,
+  type TradeRow,
+  tradeOf,
+} from "./trade-queries.js";
 import { tradePageSchema } from "./trade-schemas.js";
 
 /** Query of a token's trades: the event page plus `trader` (addition). */
@@ -52,7 +59,43 @@ export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
       });
       if (page === null) throw new AppError("not_found", `no canonical token ${address}`);
       cacheData(reply);
-      return keysetBody(page, (row) => tradeOf(address, row)) as never;
+      return keysetBody(page, tradeOf) as never;
+    },
+  );
+
+  app.get(
+    "/api/v1/trades",
+    {
+      schema: {
+        tags: ["tokens"],
+        summary: "Market-wide trades page (addition)",
+        description:
+          "Every visible token's trades (excluded tokens and creators left out), ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first); `source` keeps one venue.",
+        querystring: eventPageQuery.extend({
+          source: z.enum(["curve", "uniswap_v3"]).optional().meta({
+            description:
+              "`curve` (bonding-curve trades) or `uniswap_v3` (swaps of the canonical pools); both when absent",
+          }),
+        }),
+        response: { 200: tradePageSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { order, limit, cursor, source } = request.query;
+      const page = await readKeysetPage<TradeRow>(
+        ctx.db,
+        source === undefined ? MARKET_TRADES : MARKET_TRADES_BY_SOURCE,
+        {
+          filters: source === undefined ? [] : [source],
+          order,
+          limit,
+          cursor,
+          cursors: ctx.cursors,
+          route: `trades:${source ?? "all"}:${order}`,
+        },
+      );
+      cacheData(reply);
+      return keysetBody(page ?? { rows: [] }, tradeOf) as never;
     },
   );
 };
