@@ -36,12 +36,12 @@ export const TOKEN_TRADER_TRADES: KeysetSource = {
 
 /**
  * A wallet's trades across all tokens (`$1` wallet), by chain position over
- * `trades_trader_position_idx`; with `source`, `$2` is the trade source. Rows carry `token_address`.
+ * `trades_trader_position_idx`; with `source`, `$2` is the trade source.
  */
 export function walletTradesSource(bySource: boolean): KeysetSource {
   return {
     name: bySource ? "wallet_trades_source" : "wallet_trades",
-    select: `r.token_address, ${TRADE_COLUMNS}`,
+    select: TRADE_COLUMNS,
     from: "trades r",
     where: bySource ? "r.trader = $1 AND r.source = $2" : "r.trader = $1",
     key: CHAIN_POSITION_KEY,

@@ -117,20 +117,16 @@ export const walletRoutes: RoutesPlugin = (ctx) => async (fastify) => {
     async (request, reply) => {
       const address = parseAddress(request.params.address, "address");
       const { order, limit, source, cursor } = request.query;
-      const page = await readKeysetPage<TradeRow & { token_address: string }>(
-        pool,
-        walletTradesSource(source !== undefined),
-        {
-          filters: source === undefined ? [address] : [address, source],
-          order,
-          limit,
-          cursor,
-          cursors: cursorCodec,
-          route: `wallets.trades:${address}:${order}:${source ?? ""}`,
-        },
-      );
+      const page = await readKeysetPage<TradeRow>(pool, walletTradesSource(source !== undefined), {
+        filters: source === undefined ? [address] : [address, source],
+        order,
+        limit,
+        cursor,
+        cursors: cursorCodec,
+        route: `wallets.trades:${address}:${order}:${source ?? ""}`,
+      });
       cacheData(reply);
-      return keysetBody(page ?? { rows: [] }, (row) => tradeOf(row.token_address, row)) as never;
+      return keysetBody(page ?? { rows: [] }, tradeOf) as never;
     },
   );
 
