@@ -46,6 +46,11 @@ const COMPILED = [
   { file: "v3/ResidualEscrowV3.sol", contract: "ResidualEscrowV3", name: "residualEscrowV3" },
   { file: "test/DevnetAggregator.sol", contract: "DevnetAggregator", name: "devnetAggregator" },
   {
+    file: "test/DevnetBackgroundEmitter.sol",
+    contract: "DevnetBackgroundEmitter",
+    name: "devnetBackgroundEmitter",
+  },
+  {
     file: "test/DevnetSequencerUptimeFeed.sol",
     contract: "DevnetSequencerUptimeFeed",
     name: "devnetSequencerUptimeFeed",
