@@ -413,4 +413,21 @@ describe("devnet", () => {
     // Automine is restored.
     expect(await rpc<boolean>(devnet.rpcUrl, "anvil_getAutomine")).toBe(true);
   });
+
+  it("behavior: the history loader puts the background into every block it mines and counts it apart", async () => {
+    const devnet = await boot({ blockTime: "automine" });
+    const result = await loadHistory({
+      rpcUrl: devnet.rpcUrl,
+      deployment: devnet.deployment,
+      trades: 300,
+      tokens: 3,
+      seed: 4,
+      background: { transfersPerBlock: 100, swapsPerBlock: 10 },
+    });
+    expect(result.trades).toBe(300);
+    expect(result.backgroundEmitter).toMatch(/^0x[0-9a-f]{40}$/);
+    expect(result.backgroundLogs).toBe(result.blocks * 110);
+    const seen = await countTopics(devnet.rpcUrl, result.fromBlock);
+    expect(seen.swaps).toBe(result.blocks * 10); // only the background's: no graduation here
+  });
 });
