@@ -125,10 +125,10 @@ own web client parses, with the rules of \`docs/api.md\` (optional keys absent, 
 Token object everywhere; the error envelope). Lists are cut to their first items (candles: the last
 ones), as each title says; everything else is as returned.
 
-One answer is known not to parse in the platform's client: \`GET /api/v1/prices/eth-usd\` keeps the
-API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seconds, \`source\`,
-\`chain_id\`), while the client expects \`price_decimals\`, an ISO-8601 \`updated_at\`, \`feed\` and
-\`max_age_seconds\`. The specification wins there; the contract test asserts both facts.`,
+\`GET /api/v1/prices/eth-usd\` answers the platform's own shape (its running API and web client:
+\`price\` with 8 fractional digits, \`price_decimals\`, ISO 8601 \`updated_at\`, \`feed\`,
+\`max_age_seconds\`) plus the specification's \`decimals\` and \`chain_id\` and \`updated_at_unix\`
+(docs/api.md explains why it departs from the specification's table).`,
       );
     }
     // The services' own logs, when asked for (debugging a failure).
@@ -670,7 +670,7 @@ API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seco
     );
   });
 
-  it("behavior: ETH/USD answers the spec's shape (which the platform client cannot parse), and 503 oracle_unavailable when stale", async () => {
+  it("behavior: ETH/USD answers the platform client's shape (plus the spec's keys), and 503 oracle_unavailable when stale", async () => {
     const { rpcUrl, deployment } = system.devnet;
     const client = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 });
     const now = (await client.getBlock({ blockTag: "latest" })).timestamp;
@@ -683,15 +683,20 @@ API specification's fields (\`price\`, \`decimals\`, \`updated_at\` in Unix seco
     });
     const price = await call("/api/v1/prices/eth-usd", { example: ["ETH/USD", "Reference price"] });
     const body = expectAnswer(price, 200, ethUsdSchema);
-    expect(body).toMatchObject({
+    expect(body).toEqual({
       price: "3123.45678901",
-      decimals: 8,
+      price_decimals: 8,
+      updated_at: new Date(Number(now) * 1000).toISOString().replace(".000Z", "Z"),
+      feed: deployment.contracts.ethUsdFeed.toLowerCase(),
       source: "chainlink_eth_usd",
+      max_age_seconds: expect.any(Number),
+      decimals: 8,
       chain_id: system.devnet.chainId,
+      updated_at_unix: Number(now),
     });
     expect(price.headers.get("cache-control")).toBe("no-store");
-    // Known and documented: the platform's client expects another ETH/USD shape; the spec wins.
-    expect(platformClientEthUsdSchema.safeParse(body).success).toBe(false);
+    // The platform's web client parses it (it dropped the spec's table shape: "USD unavailable").
+    expect(platformClientEthUsdSchema.safeParse(body).success).toBe(true);
 
     await setEthUsdRound(rpcUrl, deployment, {
       roundId: 901n,

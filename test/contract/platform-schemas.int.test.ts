@@ -133,16 +133,34 @@ describe("contract schemas", () => {
     );
   });
 
-  it("behavior: the spec's ETH/USD answer parses with our schema and not with the platform client's", () => {
+  it("behavior: our ETH/USD answer parses with the platform client's schema; the spec's sample does not", () => {
     const answer = {
+      price: "3123.45678901",
+      price_decimals: 8,
+      updated_at: "2023-11-14T22:13:20Z",
+      feed: "0x71041dddad3595f9ced3dccfbe3d1f4b0a16bb70",
+      source: "chainlink_eth_usd",
+      max_age_seconds: 1800,
+      decimals: 8,
+      chain_id: 8453,
+      updated_at_unix: 1_700_000_000,
+    };
+    expect(ethUsdSchema.safeParse(answer).success).toBe(true);
+    expect(platformClientEthUsdSchema.safeParse(answer).success).toBe(true);
+    expect(ethUsdSchema.safeParse({ ...answer, source: "oracle_eth_usd" }).success).toBe(false);
+    expect(ethUsdSchema.safeParse({ ...answer, updated_at_unix: 1_700_000_001 }).success).toBe(false);
+    expect(platformClientEthUsdSchema.safeParse({ ...answer, price: "3123.456789" }).success).toBe(false);
+    expect(platformClientEthUsdSchema.safeParse({ ...answer, updated_at: 1_700_000_000 }).success).toBe(
+      false,
+    );
+    // The spec's table (the platform docs' illustrative sample) is what the client drops.
+    const specSample = {
       price: "3123.45678901",
       decimals: 8,
       updated_at: 1_700_000_000,
       source: "chainlink_eth_usd",
       chain_id: 8453,
     };
-    expect(ethUsdSchema.safeParse(answer).success).toBe(true);
-    expect(ethUsdSchema.safeParse({ ...answer, source: "oracle_eth_usd" }).success).toBe(false);
-    expect(platformClientEthUsdSchema.safeParse(answer).success).toBe(false);
+    expect(platformClientEthUsdSchema.safeParse(specSample).success).toBe(false);
   });
 });

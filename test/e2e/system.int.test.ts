@@ -777,11 +777,16 @@ describe("end to end through the gateway", () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body).toMatchObject({
       price: "3000.00000000",
-      decimals: 8,
+      price_decimals: 8,
+      feed: deployment.contracts.ethUsdFeed.toLowerCase(),
       source: "chainlink_eth_usd",
+      max_age_seconds: 3600,
+      decimals: 8,
       chain_id: 31337,
     });
-    expect(ok.body.updated_at).toBeTypeOf("number");
+    expect(ok.body.updated_at).toBe(
+      new Date(ok.body.updated_at_unix * 1000).toISOString().replace(".000Z", "Z"),
+    );
     expect(ok.headers.get("cache-control")).toBe("no-store");
 
     let round = 10n;

@@ -276,33 +276,35 @@ export const indexingStatusSchema = z.looseObject({
 });
 
 /**
- * ETH/USD reference as the spec defines it (`price` with `decimals` fractional digits, `updated_at`
- * Unix seconds, `source` `chainlink_eth_usd`).
- */
-export const ethUsdSchema = z
-  .object({
-    price: z.string().regex(/^\d+\.\d+$/, "decimal with fractional digits"),
-    decimals: countSchema,
-    updated_at: countSchema,
-    source: z.literal("chainlink_eth_usd"),
-    chain_id: z.number().int().positive(),
-  })
-  .refine((body) => body.price.split(".")[1]!.length === body.decimals, {
-    message: "price must carry `decimals` fractional digits",
-  });
-
-/**
- * ETH/USD as the platform's web client expects it (another shape than the spec's: `price_decimals`,
- * an ISO `updated_at`, `feed`, `max_age_seconds`). The spec wins there, so this schema does not
- * parse our answer; it is kept to show exactly where the client would fail.
+ * ETH/USD as the platform's web client parses it (the platform's running API serves this shape; the
+ * spec's table copies its docs' "illustrative" sample): `price` with exactly 8 fractional digits,
+ * `price_decimals` 8, `updated_at` ISO 8601 UTC (`2026-08-15T10:00:00Z`), `feed` (the address read),
+ * `source` `chainlink_eth_usd`, `max_age_seconds`. The client drops any other answer and shows "USD
+ * unavailable" on every money figure.
  */
 export const platformClientEthUsdSchema = z.object({
-  price: z.string(),
-  price_decimals: z.number().int(),
-  updated_at: z.iso.datetime({ offset: true }),
-  feed: z.string(),
-  max_age_seconds: z.number().int(),
+  price: z.string().regex(/^\d+\.\d{8}$/, "decimal with exactly 8 fractional digits"),
+  price_decimals: z.literal(8),
+  updated_at: z.iso.datetime(),
+  feed: addressSchema,
+  source: z.literal("chainlink_eth_usd"),
+  max_age_seconds: z.number().int().positive(),
 });
+
+/**
+ * ETH/USD as we answer it: the platform client's shape, plus the spec's `decimals` (the fractional
+ * digits of `price`, 8) and `chain_id`, and `updated_at_unix` (the spec's integer `updated_at`),
+ * which must name the same second as the ISO `updated_at`.
+ */
+export const ethUsdSchema = platformClientEthUsdSchema
+  .extend({
+    decimals: z.literal(8),
+    chain_id: z.number().int().positive(),
+    updated_at_unix: countSchema,
+  })
+  .refine((body) => Date.parse(body.updated_at) === body.updated_at_unix * 1000, {
+    message: "updated_at and updated_at_unix must name the same second",
+  });
 
 /**
  * Keys whose value may be `null` (present and nullable). Anywhere else a `null` breaks the rule

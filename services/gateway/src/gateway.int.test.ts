@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { createServer, type Server } from "node:net";
+import http from "node:http";
+import { connect, createServer, type Server } from "node:net";
 import { parseEnv } from "@tmi/shared/env";
 import { createLogger } from "@tmi/shared/logger";
 import { flushPrefix, redisTestPrefix, testRedisUrl, waitFor } from "@tmi/testkit";
@@ -90,6 +91,58 @@ async function freePort(): Promise<number> {
   server.close();
   await once(server, "close");
   return port;
+}
+
+/**
+ * A request with `Expect: 100-continue` by node:http (as curl sends for bodies over 1 MB): the
+ * body goes only after `100 Continue`. Resolves with whether 100 came, the status and the body.
+ */
+function requestWithExpect(
+  url: string,
+  method: string,
+  body: Buffer | null,
+  headers: Record<string, string> = {},
+): Promise<{ continued: boolean; status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    let continued = false;
+    const request = http.request(url, {
+      method,
+      agent: false,
+      headers: {
+        ...headers,
+        expect: "100-continue",
+        ...(body ? { "content-length": String(body.length) } : {}),
+      },
+    });
+    request.on("continue", () => {
+      continued = true;
+      request.end(body ?? undefined);
+    });
+    request.on("response", async (response) => {
+      let text = "";
+      for await (const chunk of response) text += chunk;
+      resolve({ continued, status: response.statusCode ?? 0, body: text });
+    });
+    request.on("error", reject);
+    if (!body) request.end();
+    else request.flushHeaders();
+  });
+}
+
+/** Sends `raw` on a TCP connection and resolves with everything answered until the server closes. */
+function rawExchange(url: string, raw: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let data = "";
+    socket.on("data", (chunk) => {
+      data += chunk.toString();
+    });
+    socket.on("error", () => resolve(data));
+    socket.on("close", () => resolve(data));
+    socket.on("connect", () => socket.write(raw));
+    socket.setTimeout(10_000, () => reject(new Error(`no answer; got ${JSON.stringify(data)}`)));
+  });
 }
 
 type Upstream = Awaited<ReturnType<typeof startUpstream>>;
@@ -371,6 +424,76 @@ describe("gateway", () => {
     });
     expect(tooLarge.status).toBe(413);
     expect(await tooLarge.json()).toMatchObject({ error: { code: "payload_too_large" } });
+  });
+
+  it("behavior: Expect: 100-continue is answered on every route and not forwarded; uploads stream through", async () => {
+    const { url } = await startGateway();
+    for (const path of [
+      "/api/v1/tokens?limit=1",
+      "/api/v1/prices/eth-usd",
+      "/api/v1/token-metadata",
+      "/objects/images/abc.png",
+      "/api/v1/stream/events",
+      "/readyz",
+      "/docs",
+    ]) {
+      const answer = await requestWithExpect(url + path, "GET", null);
+      expect(answer.status, `${path} ${answer.body}`).toBe(200);
+    }
+    const health = await requestWithExpect(`${url}/health`, "GET", null);
+    expect(health.status).toBe(200);
+    const upload = Buffer.alloc(1_500_000, 9);
+    const posted = await requestWithExpect(`${url}/api/v1/token-metadata`, "POST", upload, {
+      "content-type": "application/octet-stream",
+    });
+    expect(posted.continued).toBe(true);
+    expect(posted.status).toBe(200);
+    expect(JSON.parse(posted.body)).toMatchObject({
+      body_bytes: upload.length,
+      body_sha256: createHash("sha256").update(upload).digest("hex"),
+    });
+    for (const upstream of [query, metadata, oracle])
+      for (const seen of upstream.seen) expect(seen.headers.expect, seen.url).toBeUndefined();
+    expect(metadata.seen.length).toBeGreaterThan(0);
+  });
+
+  it("error: Expect: 100-continue with a declared body over the limit is 413 payload_too_large without 100 Continue", async () => {
+    const { url } = await startGateway();
+    const answer = await requestWithExpect(
+      `${url}/api/v1/token-metadata`,
+      "POST",
+      Buffer.alloc(6 * 1024 * 1024 + 1),
+      {
+        "content-type": "application/octet-stream",
+      },
+    );
+    expect(answer.continued).toBe(false);
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "payload_too_large" } });
+    expect(metadata.seen).toHaveLength(0);
+  });
+
+  it("error: CONNECT is 405 method_not_allowed in the envelope, not a closed connection", async () => {
+    const { url } = await startGateway();
+    for (const target of [
+      "/api/v1/tokens",
+      "/api/v1/stream",
+      "/objects/images/abc.png",
+      "/health",
+      "example.com:443",
+    ]) {
+      const response = await rawExchange(
+        url,
+        `CONNECT ${target} HTTP/1.1\r\nHost: x\r\nX-Request-ID: tunnel-1\r\n\r\n`,
+      );
+      const [head = "", body = ""] = response.split("\r\n\r\n");
+      expect(head, target).toMatch(/^HTTP\/1\.1 405 /);
+      expect(head.toLowerCase()).toContain("x-request-id: tunnel-1");
+      expect(JSON.parse(body)).toMatchObject({
+        error: { code: "method_not_allowed", request_id: "tunnel-1" },
+      });
+    }
+    expect(query.seen).toHaveLength(0);
   });
 
   it("behavior: Server-Sent Events stream through unbuffered, with pauses longer than the upstream timeout", async () => {

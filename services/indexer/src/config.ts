@@ -73,6 +73,11 @@ export const indexerEnvSchema = baseEnvSchema.extend({
   RPC_MAX_BATCH: positiveInt(50),
   READY_MAX_LAG_BLOCKS: nonNegativeInt(5),
   /**
+   * No successful read of the chain head for longer than this (ms) means the node hangs or is
+   * unreachable: `/readyz` fails and the lag grows with wall time. Default POLL_INTERVAL_MS + 5000.
+   */
+  HEAD_STALE_MS: z.coerce.number().int().positive().optional(),
+  /**
    * How long the indexer waits for PostgreSQL to come back after losing it (ms) before it exits
    * with a fatal line; 0: exit at the first failed write or read.
    */
@@ -101,7 +106,10 @@ export interface IndexerConfig
     | "GRADUATION_MANAGER_ADDRESS"
     | "FEE_MANAGER_ADDRESS"
     | "ETH_USD_FEED_ADDRESS"
+    | "HEAD_STALE_MS"
   > {
+  /** See the env schema; resolved to POLL_INTERVAL_MS + 5000 when unset. */
+  HEAD_STALE_MS: number;
   RPC_URL: string;
   CHAIN_ID: number;
   /** The V3 factory whose `TokenLaunchedV3` events discover every token (lowercase). */
@@ -226,6 +234,7 @@ export function loadIndexerConfig(source: Record<string, string | undefined> = p
     ),
     FEE_MANAGER_ADDRESS: optional("FEE_MANAGER_ADDRESS", env.FEE_MANAGER_ADDRESS, preset.feeManager),
     ETH_USD_FEED_ADDRESS: optional("ETH_USD_FEED_ADDRESS", env.ETH_USD_FEED_ADDRESS, preset.ethUsdFeed),
+    HEAD_STALE_MS: env.HEAD_STALE_MS ?? env.POLL_INTERVAL_MS + 5_000,
     sources: Object.freeze(sources),
   });
 }

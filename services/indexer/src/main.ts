@@ -59,7 +59,12 @@ const app = buildApp({
   async readiness() {
     if (standby || !scheduler)
       throw new Error("standby: another indexer holds the writer lock (or PostgreSQL is down)");
-    const lag = scheduler.head - scheduler.indexedBlock;
+    const head = scheduler.headState();
+    if (head.stale)
+      throw new Error(
+        `no chain head read for ${Math.floor(head.ageSeconds)} s (HEAD_STALE_MS ${config.HEAD_STALE_MS}): the node hangs or is unreachable`,
+      );
+    const lag = Math.max(scheduler.head, head.head) - scheduler.indexedBlock;
     if (!scheduler.caughtUp || lag > config.READY_MAX_LAG_BLOCKS)
       throw new Error(`behind the head by ${lag} blocks`);
   },

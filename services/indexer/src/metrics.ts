@@ -7,6 +7,10 @@ export interface IndexerMetrics {
   indexed: Gauge;
   lagBlocks: Gauge;
   lagSeconds: Gauge;
+  /** Seconds since the last successful read of the chain head. */
+  headAge: Gauge;
+  /** 1 while no head was read for longer than `HEAD_STALE_MS` (a hung or unreachable node). */
+  headStale: Gauge;
   eventsPerSecond: Gauge;
   events: Counter;
   rpcErrors: Counter<"method">;
@@ -42,10 +46,24 @@ export function createMetrics(chainId: number): IndexerMetrics {
       help: "Last block committed with its read models",
       registers: r,
     }),
-    lagBlocks: new Gauge({ name: "indexer_lag_blocks", help: "Head minus indexed block", registers: r }),
+    lagBlocks: new Gauge({
+      name: "indexer_lag_blocks",
+      help: "Head minus indexed block; while the head is stale the head is estimated from the time since it was read and the average block interval",
+      registers: r,
+    }),
     lagSeconds: new Gauge({
       name: "indexer_lag_seconds",
-      help: "Wall clock minus the timestamp of the last indexed block",
+      help: "0 when caught up with a fresh head; else the larger of (wall clock minus the last indexed block's timestamp) and, while the head is stale, the seconds since the head was last read",
+      registers: r,
+    }),
+    headAge: new Gauge({
+      name: "indexer_head_age_seconds",
+      help: "Seconds since the last successful read of the chain head",
+      registers: r,
+    }),
+    headStale: new Gauge({
+      name: "indexer_head_stale",
+      help: "1 while no chain head was read for longer than HEAD_STALE_MS (hung or unreachable node)",
       registers: r,
     }),
     eventsPerSecond: new Gauge({

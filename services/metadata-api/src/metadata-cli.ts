@@ -2,17 +2,20 @@
 // Operator command over `metadata_drafts` on DATABASE_URL (docs/operations.md "Metadata bindings"):
 // `unbind` puts the draft bound to (or pending for) a token back to `draft`, so the token shows no
 // metadata until someone finalizes again (an unsigned binding, or the creator's signed one);
-// `show` prints who holds the token. Exit 0 done, 1 failure, 2 usage.
+// `show` prints who holds the token, for which launch transaction, and whether that binding is
+// current (its launch is the indexed one) or was made for a launch a reorg removed (shown nowhere).
+// Exit 0 done, 1 failure, 2 usage.
 import { parseArgs } from "node:util";
 import { createDb } from "@tmi/db";
 import { parseAddress } from "@tmi/shared/codec";
 import { databaseUrl } from "@tmi/shared/env";
 import { isAppError } from "@tmi/shared/errors";
-import { findDraftByToken, unbindToken } from "./drafts/draft-queries.js";
+import { findDraftByToken, isBindingCurrent, unbindToken } from "./drafts/draft-queries.js";
 
 const USAGE = `usage:
   pnpm metadata unbind <token>   release the metadata bound to (or pending for) <token>
-  pnpm metadata show <token>     print the draft bound to <token>
+  pnpm metadata show <token>     print the draft bound to <token>, its launch transaction and
+                                 whether the binding is current (not: its launch was reorged out)
 env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/tmi)`;
 
 function fail(message: string, status = 2): never {
@@ -58,11 +61,19 @@ try {
     );
   } else {
     const draft = await findDraftByToken(db, token);
-    process.stdout.write(
-      draft
-        ? `${token}\tdraft ${draft.id}\t${draft.status}\t${draft.verified ? `verified by ${draft.signer}` : "unverified"}\n`
-        : `no metadata bound to ${token}\n`,
-    );
+    if (!draft) process.stdout.write(`no metadata bound to ${token}\n`);
+    else {
+      const launch = draft.transactionHash ?? "";
+      const state =
+        draft.status === "pending"
+          ? "waiting for the indexer"
+          : (await isBindingCurrent(db, token, launch))
+            ? "current"
+            : "not current (launch removed by a reorg)";
+      process.stdout.write(
+        `${token}\tdraft ${draft.id}\t${draft.status}\t${draft.verified ? `verified by ${draft.signer}` : "unverified"}\t${launch}\t${state}\n`,
+      );
+    }
   }
 } catch (error) {
   // Prisma's messages start with the call site; the cause is the last line.

@@ -131,13 +131,19 @@ describe("GET /api/v1/prices/eth-usd", () => {
     expect(status).toBe(200);
     expect(headers["cache-control"]).toBe("no-store");
     expect(headers["x-request-id"]).toBeTruthy();
+    // The platform's shape (its running API and web client), plus the spec's `decimals`/`chain_id`.
     expect(body).toEqual({
       price: "3012.45678900",
-      decimals: 8,
-      updated_at: Number(updatedAt),
+      price_decimals: 8,
+      updated_at: new Date(Number(updatedAt) * 1000).toISOString().replace(".000Z", "Z"),
+      feed: devnet.deployment.contracts.ethUsdFeed.toLowerCase(),
       source: "chainlink_eth_usd",
+      max_age_seconds: 1800,
+      decimals: 8,
       chain_id: devnet.chainId,
+      updated_at_unix: Number(updatedAt),
     });
+    expect(body.updated_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
   });
 
   it("behavior: every request reads the feed again (no cache)", async () => {
@@ -152,7 +158,7 @@ describe("GET /api/v1/prices/eth-usd", () => {
     }
   });
 
-  it("behavior: formats an 18-decimal feed exactly", async () => {
+  it("behavior: floors an 18-decimal feed to 8 fractional digits", async () => {
     const wallet = localWalletClient(devnet.rpcUrl, OWN_ACCOUNT, devnet.chainId);
     const client = localPublicClient(devnet.rpcUrl, devnet.chainId);
     const t = now() - 3n;
@@ -165,7 +171,13 @@ describe("GET /api/v1/prices/eth-usd", () => {
     await client.waitForTransactionReceipt({ hash });
     const { status, body } = await getPrice({ ORACLE_ETH_USD_ADDRESS: feed18 });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ price: "3012.456789012345678901", decimals: 18, updated_at: Number(t) });
+    expect(body).toMatchObject({
+      price: "3012.45678901",
+      price_decimals: 8,
+      decimals: 8,
+      feed: feed18.toLowerCase(),
+      updated_at_unix: Number(t),
+    });
   });
 
   it("behavior: reads through Multicall3 when the chain has it, with the same answer", async () => {
@@ -227,7 +239,9 @@ describe("GET /api/v1/prices/eth-usd", () => {
     expect(stale.status).toBe(503);
     expect(detailFields(stale.body)).toEqual(["updated_at"]);
     // The same round is fresh enough under a longer max age.
-    expect((await getPrice({ ORACLE_ETH_USD_MAX_AGE: "2000" })).status).toBe(200);
+    const tolerant = await getPrice({ ORACLE_ETH_USD_MAX_AGE: "2000" });
+    expect(tolerant.status).toBe(200);
+    expect(tolerant.body.max_age_seconds).toBe(2000);
   });
 
   it("error: incomplete rounds (updatedAt 0, answeredInRound < roundId)", async () => {

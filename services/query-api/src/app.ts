@@ -7,11 +7,11 @@ import { createHttpApp, type HttpApp } from "@tmi/shared/http";
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
-import { registerActivityRoutes } from "./activity/activity-routes.js";
-import { registerChartRoutes } from "./chart/chart-routes.js";
-import { JsonText } from "./common/route-helpers.js";
+import { activityRoutes } from "./activity/activity-routes.js";
+import { chartRoutes } from "./chart/chart-routes.js";
+import { JsonText, type RouteContext } from "./common/route-helpers.js";
 import type { QueryApiConfig } from "./config.js";
-import { registerCreatorRoutes } from "./creators/creator-routes.js";
+import { creatorRoutes } from "./creators/creator-routes.js";
 import type { ReadDb } from "./db.js";
 import { createCheckpointCache } from "./freshness/checkpoint-cache.js";
 import { freshnessPlugin } from "./freshness/freshness-plugin.js";
@@ -19,10 +19,10 @@ import { holderRoutes } from "./holders/holder-routes.js";
 import type { ReadDatabase } from "./read-database/read-database.js";
 import { readDatabasePlugin } from "./read-database/read-database-plugin.js";
 import { statusRoutes } from "./status/status-routes.js";
-import { registerTokenRoutes } from "./tokens/token-routes.js";
+import { tokenRoutes } from "./tokens/token-routes.js";
 import { createStatsCache } from "./tokens/token-stats-cache.js";
-import { registerTradeRoutes } from "./trades/trade-routes.js";
-import { registerTrendingRoutes } from "./trending/trending-routes.js";
+import { tradeRoutes } from "./trades/trade-routes.js";
+import { trendingRoutes } from "./trending/trending-routes.js";
 
 /** Dependencies of {@link buildApp}. */
 export interface QueryApiDeps {
@@ -122,28 +122,32 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
 
   // One checkpoint cache (≤ 250 ms) for the freshness headers and the detail's stats cache key.
   const checkpoint = createCheckpointCache(db, { ttlMs: 250 });
-  const ctx = {
+  const ctx: RouteContext = {
     db,
     cursors: createCursorCodec(deps.config.cursorSecret),
     detailStats: { checkpoint, cache: createStatsCache() },
+    ...(deps.readDatabase ? { readDatabase: deps.readDatabase } : {}),
   };
-  registerTokenRoutes(app, ctx);
-  registerTrendingRoutes(app, ctx);
-  registerChartRoutes(app, ctx);
-  registerTradeRoutes(app, ctx);
-  registerActivityRoutes(app, ctx);
-  registerCreatorRoutes(app, ctx);
-  // Additions (docs/api.md "Additions beyond the spec"); the live stream comes through
-  // `plugins` (it needs the primary's URL).
+  // App-wide hooks first (a plugin's routes get the hooks its parent had when it was loaded):
+  // freshness headers, then read-your-writes (`min_block`).
   await root.register(freshnessPlugin({ pool: db, cache: checkpoint }));
-  await root.register(holderRoutes({ pool: db, cursorCodec: ctx.cursors }));
-  await root.register(
-    statusRoutes({ pool: db, ...(deps.readDatabase ? { readDatabase: deps.readDatabase } : {}) }),
-  );
   if (deps.readDatabase)
     await root.register(
       readDatabasePlugin({ readDatabase: deps.readDatabase, minBlockWaitMs: deps.minBlockWaitMs ?? 1000 }),
     );
+  // One plugin per resource folder; status, holders and the stream are additions (docs/api.md
+  // "Additions beyond the spec"); the stream comes through `plugins` (it needs the primary's URL).
+  for (const routes of [
+    tokenRoutes,
+    trendingRoutes,
+    chartRoutes,
+    tradeRoutes,
+    activityRoutes,
+    creatorRoutes,
+    holderRoutes,
+    statusRoutes,
+  ])
+    await root.register(routes(ctx));
   for (const plugin of deps.plugins ?? []) await root.register(plugin);
   return app;
 }

@@ -12,7 +12,7 @@ export const DEV_CURSOR_SECRET = "tmi-dev-cursor-secret-not-for-production";
  * (`*` or a comma-separated list of origins, default `*`), `DB_POOL_MAX` (default 10),
  * `TRUST_PROXY` (see {@link parseTrustProxy}; default `false`), `READ_REPLICA_MAX_LAG_S` (30),
  * `READ_FALLBACK_TO_PRIMARY` (false), `READ_MIN_BLOCK_WAIT_MS` (1,000), `STREAM_READ_WAIT_MS` (2,000),
- * `STREAM_MAX_PER_CLIENT` (10), `STREAM_IDLE_STOP_MS` (30,000).
+ * `STREAM_MAX_PER_CLIENT` (10), `STREAM_MAX_CONNECTIONS` (5,000), `STREAM_IDLE_STOP_MS` (30,000).
  */
 export const queryApiEnvSchema = baseEnvSchema
   .extend({
@@ -29,6 +29,7 @@ export const queryApiEnvSchema = baseEnvSchema
     READ_FALLBACK_TO_PRIMARY: z.enum(["true", "false"]).default("false"),
     READ_MIN_BLOCK_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1_000),
     STREAM_MAX_PER_CLIENT: z.coerce.number().int().min(1).max(10_000).default(10),
+    STREAM_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(5_000),
     STREAM_IDLE_STOP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     STREAM_READ_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
     TRUST_PROXY: z
@@ -85,6 +86,8 @@ export interface QueryApiSettings extends QueryApiConfig {
   streamIdleStopMs: number;
   /** Concurrent live streams per client address (`STREAM_MAX_PER_CLIENT`, 10). */
   streamMaxPerClient: number;
+  /** Concurrent live streams of this process, every client together (`STREAM_MAX_CONNECTIONS`, 5,000). */
+  streamMaxConnections: number;
   /** How long a stream event waits for the read database to show its block (`STREAM_READ_WAIT_MS`, 2,000 ms). */
   streamReadWaitMs: number;
   /** True when `CURSOR_SECRET` was unset and {@link DEV_CURSOR_SECRET} is used (warned about at start). */
@@ -150,6 +153,7 @@ export function loadQueryApiSettings(
     minBlockWaitMs: env.READ_MIN_BLOCK_WAIT_MS,
     streamReadWaitMs: env.STREAM_READ_WAIT_MS,
     streamMaxPerClient: env.STREAM_MAX_PER_CLIENT,
+    streamMaxConnections: env.STREAM_MAX_CONNECTIONS,
     streamIdleStopMs: env.STREAM_IDLE_STOP_MS,
     cursorSecret: env.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
     cursorSecretIsDefault: env.CURSOR_SECRET === undefined,

@@ -66,6 +66,7 @@ const app = await buildApp({
       config: {
         readWaitMs: settings.streamReadWaitMs,
         maxConnectionsPerIp: settings.streamMaxPerClient,
+        maxConnections: settings.streamMaxConnections,
         idleStopMs: settings.streamIdleStopMs,
       },
       readPosition: () => readDatabase.indexedBlock(0),

@@ -155,12 +155,12 @@ beforeAll(async () => {
       [rank + 1, tokenAddress(i), String(1000 - rank)],
     );
   }
-  // Metadata: a finalized draft for token 2, a pending one for token 3.
+  // Metadata: a finalized draft for token 2 (bound to its launch transaction), a pending one for token 3.
   await db.query(
     `INSERT INTO metadata_drafts (id, chain_id, name, symbol, description, initial_supply, website_url, x_url, image_key, metadata_key, status, token_address, transaction_hash, finalized_at)
-     VALUES ('d1', 31337, 'alpha beta', 'AB', 'The second token', '1000000000000000000000000000', 'https://example.com/', 'https://x.com/ab', 'images/aa.png', 'metadata/bb.json', 'finalized', $1, $2, now()),
-            ('d2', 31337, 'Élan', 'ELN', null, '1000000000000000000000000000', null, null, 'images/cc.png', 'metadata/dd.json', 'pending', $3, $4, null)`,
-    [tokenAddress(2), txHash(1), tokenAddress(3), txHash(2)],
+     VALUES ('d1', 31337, 'alpha beta', 'AB', 'The second token', '1000000000000000000000000000', 'https://example.com/', 'https://x.com/ab', 'images/aa.png', 'metadata/bb.json', 'finalized', $1, (SELECT created_transaction_hash FROM tokens WHERE address = $1), now()),
+            ('d2', 31337, 'Élan', 'ELN', null, '1000000000000000000000000000', null, null, 'images/cc.png', 'metadata/dd.json', 'pending', $2, $3, null)`,
+    [tokenAddress(2), tokenAddress(3), txHash(2)],
   );
 });
 

@@ -1,10 +1,11 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import FindMyWay, { type HTTPMethod } from "find-my-way";
 import type { Logger } from "pino";
 import { AppError, codeForStatus, errorBody } from "../errors/index.js";
-import { answerClientError } from "./client-error.js";
+import { answerClientError, answerConnect } from "./client-error.js";
 import { errorHandler } from "./error-handler.js";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./request-id.js";
 
@@ -39,8 +40,9 @@ const METHODS: HTTPMethod[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", 
  * with `X-Request-ID`, the HTTP server's own included: malformed URL or percent-encoding (400
  * `invalid_request`), over-long path parameter (414 `uri_too_long`), headers or URL over the size
  * limit (431 `headers_too_large`), request not received in time (503 `timeout`), requests during
- * shutdown (503 `service_unavailable`), and any bare error body a plugin sends (e.g. a CORS
- * preflight without `Origin`), rewritten by status.
+ * shutdown (503 `service_unavailable`), `CONNECT` (405 `method_not_allowed`), and any bare error
+ * body a plugin sends (e.g. a CORS preflight without `Origin`), rewritten by status.
+ * `Expect: 100-continue` is answered (or, over `bodyLimit`, refused with the final status).
  * No side effects beyond the returned instance: call `listen` yourself.
  */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
@@ -134,8 +136,34 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     throw new AppError("not_found", `no route for ${request.method} ${path}`);
   });
 
+  const allowedOn = (path: string) => METHODS.filter((m) => shadow.find(m, path) !== null);
+  answerServerEvents(app.server, options.bodyLimit ?? 1024 * 1024, allowedOn);
+
   if (!options.withoutHealthRoutes) registerHealthRoutes(app, options.service, options.readiness);
   return app as unknown as HttpApp;
+}
+
+/**
+ * Requests Node's HTTP server does not hand to Fastify by itself:
+ * - `Expect: 100-continue` (curl sends it for bodies over 1 MB): `100 Continue` is sent unless the
+ *   declared `Content-Length` is over `bodyLimit`; then the final answer (413) comes without it and
+ *   the connection closes after it (the body was never sent, so it cannot be reused).
+ * - any other `Expect` value: ignored (RFC 9110 allows it), the request is served.
+ * - `CONNECT`: 405 `method_not_allowed` in the envelope (see {@link answerConnect}).
+ */
+function answerServerEvents(server: Server, bodyLimit: number, allowedOn: (path: string) => string[]): void {
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    const declared = Number(req.headers["content-length"]);
+    if (declared > bodyLimit) res.setHeader("connection", "close");
+    else res.writeContinue();
+    server.emit("request", req, res);
+  });
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    server.emit("request", req, res);
+  });
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    answerConnect(req, socket, allowedOn((req.url ?? "").split("?")[0] ?? ""));
+  });
 }
 
 const ENVELOPE_PREFIX = '{"error":{';

@@ -29,6 +29,29 @@ function rawRequest(raw: string | Buffer): Promise<string> {
   });
 }
 
+/**
+ * Sends `head` (request line and headers, ending with the blank line) and, once the server answers
+ * `100 Continue`, `body`; resolves with everything the server sent until it closed the connection.
+ */
+function expectContinue(head: string, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let data = "";
+    let sent = false;
+    socket.on("data", (chunk) => {
+      data += chunk.toString();
+      if (!sent && data.startsWith("HTTP/1.1 100 Continue\r\n\r\n")) {
+        sent = true;
+        socket.write(body);
+      }
+    });
+    socket.on("error", () => resolve(data));
+    socket.on("close", () => resolve(data));
+    socket.on("connect", () => socket.write(head));
+    socket.setTimeout(10_000, () => reject(new Error(`no answer; got ${JSON.stringify(data)}`)));
+  });
+}
+
 /** Status, headers (lowercase names) and parsed JSON body of a raw HTTP/1.1 response. */
 function parse(response: string): { status: number; headers: Record<string, string>; body: any } {
   const [head = "", body = ""] = response.split("\r\n\r\n");
@@ -63,6 +86,7 @@ beforeAll(async () => {
   app.get("/db-timeout", async () => {
     throw Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" });
   });
+  app.post("/echo", async (request) => ({ bytes: JSON.stringify(request.body).length }));
   await app.listen({ host: "127.0.0.1", port: 0 });
   port = (app.server.address() as net.AddressInfo).port;
 });
@@ -94,6 +118,50 @@ describe("errors of the HTTP server itself", () => {
       await rawRequest(`GET /tokens/x HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(20_000)}\r\n\r\n`),
     );
     expectEnvelope(longHeader, 431, "headers_too_large");
+  });
+
+  test("behavior: CONNECT is 405 method_not_allowed in the envelope, not a closed connection", async () => {
+    for (const target of ["/tokens/0xabc", "/nowhere", "127.0.0.1:443"]) {
+      const res = parse(
+        await rawRequest(`CONNECT ${target} HTTP/1.1\r\nHost: x\r\nX-Request-ID: conn-1\r\n\r\n`),
+      );
+      expectEnvelope(res, 405, "method_not_allowed");
+      expect(res.headers["x-request-id"]).toBe("conn-1");
+      expect(res.headers.connection).toBe("close");
+      if (target === "/tokens/0xabc") expect(res.headers.allow).toContain("GET");
+    }
+  });
+
+  test("behavior: Expect: 100-continue gets 100 Continue, then the answer to the body", async () => {
+    const body = JSON.stringify({ a: "x".repeat(2000) });
+    const response = await expectContinue(
+      `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+      body,
+    );
+    expect(response.startsWith("HTTP/1.1 100 Continue\r\n\r\n")).toBe(true);
+    const res = parse(response.slice("HTTP/1.1 100 Continue\r\n\r\n".length));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ bytes: body.length });
+  });
+
+  test("error: Expect: 100-continue with a declared body over the limit is 413 at once, without 100 Continue", async () => {
+    const response = await expectContinue(
+      `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${4 * 1024 * 1024}\r\nExpect: 100-continue\r\n\r\n`,
+      "",
+    );
+    const res = parse(response);
+    expectEnvelope(res, 413, "payload_too_large");
+    expect(res.headers.connection).toBe("close");
+  });
+
+  test("behavior: an Expect value other than 100-continue is ignored: the request is served", async () => {
+    const res = parse(
+      await rawRequest(
+        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: something-else\r\n\r\n{}",
+      ),
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ bytes: 2 });
   });
 
   test("behavior: a request that cannot be parsed is 400 invalid_request", async () => {

@@ -103,11 +103,20 @@ export interface TokenObject {
 }
 
 /**
- * The relations a Token object statement reads: `tokens t` and the finalized draft bound to it,
- * `m` (null columns when none). Use as `SELECT ${tokenJsonSql()} FROM ${TOKEN_FROM_SQL} WHERE ...`.
+ * The join of `tokens t` to its metadata binding `m` (null columns when none): the finalized draft
+ * bound to this token AND to this launch — the binding's launch transaction must be the token's
+ * creation transaction, so a binding made for a launch that a reorg removed never shows on a
+ * relaunch at the same address (docs/api.md "Bindings and reorgs").
+ */
+export const TOKEN_METADATA_JOIN_SQL = `LEFT JOIN metadata_drafts m ON m.token_address = t.address
+    AND m.transaction_hash = t.created_transaction_hash AND m.status = 'finalized'`;
+
+/**
+ * The relations a Token object statement reads: `tokens t` and the binding of its launch, `m`
+ * ({@link TOKEN_METADATA_JOIN_SQL}). Use as `SELECT ${tokenJsonSql()} FROM ${TOKEN_FROM_SQL} WHERE ...`.
  */
 export const TOKEN_FROM_SQL = `tokens t
-  LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'`;
+  ${TOKEN_METADATA_JOIN_SQL}`;
 
 /** `,"key":"<text>"` when `expr` is not null, else nothing (for optional string keys that need no escaping). */
 const optionalPlain = (key: string, expr: string) =>

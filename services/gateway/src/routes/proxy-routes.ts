@@ -120,6 +120,8 @@ export function registerProxyRoute(app: FastifyInstance, route: ProxyRoute): voi
         let forwardedFor = remote;
         if (route.trustForwardedFor && incoming)
           forwardedFor = remote ? `${incoming}, ${remote}` : String(incoming);
+        // `Expect: 100-continue` was answered here (the shared HTTP app); undici refuses to send it.
+        delete headers.expect;
         headers[FORWARDED_REQUEST_HEADERS] = request.id;
         headers["x-forwarded-for"] = forwardedFor;
         headers["x-forwarded-proto"] = request.protocol;

@@ -8,6 +8,7 @@ import { loadEmitterTokens } from "../store/known-state-loader.js";
 import { refreshTrending } from "../store/trending.js";
 import type { ChainContracts } from "./chain-contracts.js";
 import { findFirstFailing, isDataError, logKey } from "./failed-log-isolation.js";
+import { createHeadClock, type HeadState } from "./head-clock.js";
 import { HeadPacer } from "./head-pacer.js";
 import type { IndexingCore, PreparedRange, RangeInput } from "./indexing-core.js";
 import { EmitterSet } from "./log-filter.js";
@@ -85,6 +86,11 @@ export interface SyncScheduler {
   readonly head: number;
   /** True once the scheduler has caught up with the head. */
   readonly caughtUp: boolean;
+  /**
+   * The chain head as of now: when it was last read and whether that is longer ago than
+   * `HEAD_STALE_MS` (a hung or unreachable node); `head` is then an estimate (see `head-clock.ts`).
+   */
+  headState(): HeadState;
   /**
    * Runs until {@link stop}: checks the node's chain id, the checkpoint, then syncs and follows
    * the head. Resolves after `stop()`.
@@ -167,6 +173,9 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   let tip: Tip = { number: -1, hash: null, timestamp: 0 };
   const pacer = new HeadPacer();
   let seenHead = { hash: "", at: 0 };
+  const clock = createHeadClock({ staleAfterMs: config.HEAD_STALE_MS });
+  let heartbeatAt = 0;
+  let heartbeat: Promise<void> | null = null;
   let headNumber = 0;
   let stopped = false;
   let caughtUp = false;
@@ -276,22 +285,63 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
 
   function observeHead(head: BlockHeader): void {
     headNumber = Math.max(head.number, 0);
-    metrics.head.set(head.number);
-    metrics.lagBlocks.set(Math.max(0, head.number - tip.number));
-    if (tip.timestamp > 0) metrics.lagSeconds.set(Math.max(0, Date.now() / 1000 - tip.timestamp));
+    updateLag();
+  }
+
+  /**
+   * Sets the head and lag gauges from the head clock (called on every head, every commit and
+   * every second by the lag ticker, so they move while the node hangs) and, at most once a
+   * second, writes the head the lag is measured against to `indexer_checkpoints`
+   * (`head_block_number`, with `head_seen_at` = when it was last read), for `/api/v1/status`.
+   */
+  function updateLag(): void {
+    const state = clock.state();
+    if (state.knownHead < 0) return;
+    const lag = clock.lag(tip);
+    metrics.head.set(state.knownHead);
+    metrics.headAge.set(state.ageSeconds);
+    metrics.headStale.set(state.stale ? 1 : 0);
+    metrics.lagBlocks.set(lag.blocks);
+    metrics.lagSeconds.set(lag.seconds);
+    if (heartbeat || tip.hash === null || Date.now() - heartbeatAt < 1_000) return;
+    heartbeatAt = Date.now();
+    const seenAt = new Date(Date.now() - state.ageSeconds * 1000);
+    heartbeat = pool
+      .query(
+        `UPDATE indexer_checkpoints SET head_block_number = $2, head_seen_at = $3, head_stale_after_ms = $4
+          WHERE chain_id = $1`,
+        [config.CHAIN_ID, Math.max(state.head, tip.number), seenAt, config.HEAD_STALE_MS],
+      )
+      .then(
+        () => {},
+        (error) => log("debug", "head_heartbeat_failed", { err: error }, "could not record the chain head"),
+      )
+      .finally(() => {
+        heartbeat = null;
+      });
+  }
+
+  /** Reads the latest head; a successful read is what keeps the head clock fresh. */
+  async function latestHead(): Promise<BlockHeader> {
+    const head = await requireHeader("latest");
+    clock.observe(head);
+    return head;
   }
 
   async function waitForNewHead(current: BlockHeader): Promise<BlockHeader> {
     pacer.observe(current);
     // Quiet time counted from when this head was seen (its range was indexed since).
     const since = current.hash === seenHead.hash ? performance.now() - seenHead.at : 0;
-    let wait = Math.max(config.POLL_INTERVAL_MS, pacer.quietMs(config.POLL_INTERVAL_MS) - since);
+    // Never so long that the head would look stale (HEAD_STALE_MS) between two reads.
+    const quiet = Math.min(pacer.quietMs(config.POLL_INTERVAL_MS), config.HEAD_STALE_MS / 2);
+    let wait = Math.max(config.POLL_INTERVAL_MS, quiet - since);
     for (;;) {
       if (stopped) return current;
       await pause(wait);
       wait = config.POLL_INTERVAL_MS;
       if (stopped) return current;
-      const head = await requireHeader("latest");
+      const head = await latestHead();
+      updateLag();
       if (head.hash !== current.hash) {
         seenHead = { hash: head.hash, at: performance.now() };
         return head;
@@ -378,8 +428,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     };
     metrics.indexed.set(tip.number);
     metrics.events.inc(prepared.eventCount);
-    metrics.lagBlocks.set(Math.max(0, headNumber - tip.number));
-    metrics.lagSeconds.set(Math.max(0, Date.now() / 1000 - tip.timestamp));
+    updateLag();
     metrics.latestFallbacks.set(fetcher.reads.latestFallbacks);
     const now = Date.now();
     rateWindow.push({ at: now, events: prepared.eventCount });
@@ -613,6 +662,9 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     // but each loses its checkpoint with it (one transaction), so the indexer re-indexes them.
     await writer.query("SET synchronous_commit = off");
     const unsubscribe = await rpc.subscribeNewHeads(() => wake?.()).catch(() => null);
+    // The lag gauges and the status heartbeat move every second, also while an RPC call hangs.
+    const ticker = setInterval(updateLag, 1_000);
+    ticker.unref();
     try {
       await start();
       log(
@@ -622,7 +674,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
         "indexer starting",
       );
       if (tip.hash !== null) await checkTip();
-      let head = await requireHeader("latest");
+      let head = await latestHead();
       let failures = 0;
       let failingFrom = -1;
       const syncStartedAt = performance.now();
@@ -639,9 +691,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
             // A short step (live: one new block, done before the next can come) ends at the head
             // just polled: the next poll, paced, finds the next block. After a longer one
             // (catch-up) the head may have moved on.
-            const quiet = pacer.quietMs(config.POLL_INTERVAL_MS);
-            if (tip.number < target || performance.now() - syncStarted > quiet)
-              head = await requireHeader("latest");
+            const quiet = Math.min(pacer.quietMs(config.POLL_INTERVAL_MS), config.HEAD_STALE_MS / 2);
+            if (tip.number < target || performance.now() - syncStarted > quiet) head = await latestHead();
             continue;
           }
           if (tip.hash !== null) {
@@ -682,10 +733,12 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
             if (stopped) break;
             await forget();
           }
-          head = await requireHeader("latest").catch(() => head);
+          head = await latestHead().catch(() => head);
         }
       }
     } finally {
+      clearInterval(ticker);
+      await heartbeat;
       unsubscribe?.();
       await settle().catch(() => {});
       writer?.release();
@@ -704,6 +757,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     get caughtUp() {
       return caughtUp;
     },
+    headState: () => clock.state(),
     run,
     stop() {
       stopped = true;

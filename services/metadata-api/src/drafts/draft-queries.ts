@@ -131,6 +131,66 @@ export async function findIndexedLaunch(db: DraftDb, tokenAddress: string): Prom
   return row ? { ...row, initialSupply: decimalToBigInt(row.initialSupply) } : null;
 }
 
+/**
+ * True when a binding to (`tokenAddress`, `transactionHash`) is current: the indexed canonical
+ * token at that address was created by that transaction. A binding that is not current was made
+ * for a launch that a reorg removed (the read join never shows it, see `TOKEN_METADATA_JOIN_SQL`).
+ * Source: `tokens`.
+ */
+export async function isBindingCurrent(
+  db: DraftDb,
+  tokenAddress: string,
+  transactionHash: string,
+): Promise<boolean> {
+  const launch = await db.token.findUnique({
+    where: { address: tokenAddress },
+    select: { createdTransactionHash: true },
+  });
+  return launch?.createdTransactionHash === transactionHash;
+}
+
+/**
+ * Releases (back to `draft`) the bindings that stand in the way of binding draft `id` to the
+ * launch (`tokenAddress`, `transactionHash`) and are not current (their launch was removed by a
+ * reorg): another draft's claim (pending or finalized) on the token for another transaction, and
+ * draft `id`'s own finalized binding to another launch. A current binding is never touched.
+ */
+async function releaseStaleBindings(tx: Prisma.TransactionClient, request: BindRequest): Promise<void> {
+  const { id, tokenAddress, transactionHash } = request;
+  const holder = await tx.metadataDraft.findUnique({
+    where: { tokenAddress },
+    select: { id: true, transactionHash: true },
+  });
+  if (
+    holder?.transactionHash &&
+    holder.transactionHash !== transactionHash &&
+    !(await isBindingCurrent(tx, tokenAddress, holder.transactionHash))
+  ) {
+    await tx.metadataDraft.updateMany({
+      where: { id: holder.id, tokenAddress, transactionHash: holder.transactionHash },
+      data: RELEASED,
+    });
+  }
+  const own = await findDraft(tx, id);
+  if (
+    own?.status === "finalized" &&
+    own.tokenAddress !== null &&
+    own.transactionHash !== null &&
+    (own.tokenAddress !== tokenAddress || own.transactionHash !== transactionHash) &&
+    !(await isBindingCurrent(tx, own.tokenAddress, own.transactionHash))
+  ) {
+    await tx.metadataDraft.updateMany({
+      where: {
+        id,
+        status: "finalized",
+        tokenAddress: own.tokenAddress,
+        transactionHash: own.transactionHash,
+      },
+      data: RELEASED,
+    });
+  }
+}
+
 /** A binding request of {@link bindDraft}. */
 export interface BindRequest {
   id: string;
@@ -145,7 +205,9 @@ export interface BindRequest {
 
 /**
  * Binds a draft to its indexed launch, the API and the worker racing safely. In one transaction:
- * reads the launch from `tokens`; when `signer` is the launch's creator (verified), releases any
+ * reads the launch from `tokens`; releases bindings that are not current and stand in the way
+ * (another draft's claim on the token for a launch a reorg removed, this draft's own binding to
+ * such a launch); when `signer` is the launch's creator (verified), releases any
  * UNVERIFIED claim of another draft on the token (pending or finalized); then ONE conditional
  * UPDATE (`updateMany` with the whole condition in its `where`) binds the draft only if it is
  * `draft`, `pending` for this very launch, or (verified only) `finalized` unverified to this
@@ -172,6 +234,7 @@ function bindInTransaction(db: Db, request: BindRequest): Promise<DraftRow | nul
   return db.$transaction(async (tx) => {
     const launch = await findIndexedLaunch(tx, tokenAddress);
     if (!launch || launch.createdTransactionHash !== transactionHash) return null;
+    await releaseStaleBindings(tx, request);
     const verified = request.signer !== null && request.signer === launch.creator;
     if (verified) {
       await tx.metadataDraft.updateMany({
@@ -210,7 +273,8 @@ function bindInTransaction(db: Db, request: BindRequest): Promise<DraftRow | nul
 
 /**
  * Marks a `draft` as `pending` for a launch whose receipt was seen but not yet indexed (claims
- * the token), remembering `signer` (the receipt's creator, when the finalize was signed by it).
+ * the token, after releasing bindings that are not current and stand in the way, as
+ * {@link bindDraft} does), remembering `signer` (the receipt's creator, when the finalize was signed by it).
  * With a signer, an UNVERIFIED pending claim of another draft on the token is released first.
  * Idempotent for the same launch. Returns the row, or null when the draft is in another state or
  * pending for another launch.
@@ -219,6 +283,7 @@ function bindInTransaction(db: Db, request: BindRequest): Promise<DraftRow | nul
 export async function markPending(db: Db, request: BindRequest): Promise<DraftRow | null> {
   const { id, tokenAddress, transactionHash, signer } = request;
   const pending = db.$transaction(async (tx) => {
+    await releaseStaleBindings(tx, request);
     if (signer !== null) {
       await tx.metadataDraft.updateMany({
         where: { tokenAddress, id: { not: id }, status: "pending", signer: null },

@@ -9,6 +9,7 @@ import {
   type DraftRow,
   findDraft,
   findIndexedLaunch,
+  isBindingCurrent,
   isTokenTaken,
   markPending,
   releasePending,
@@ -125,7 +126,12 @@ export async function finalizeDraft(deps: FinalizeDeps, request: FinalizeRequest
   const claim: FinalizeClaim = { chainId: draft.chainId, draftId, tokenAddress, transactionHash };
   const sameLaunch = (d: DraftRow) =>
     d.tokenAddress === tokenAddress && d.transactionHash === transactionHash;
-  if (draft.status === "finalized") {
+  // A binding whose launch a reorg removed is not current: it shows nowhere, and the draft may be
+  // finalized again (the binding is released when the new one is made).
+  const current =
+    draft.status === "finalized" &&
+    (await isBindingCurrent(deps.db, draft.tokenAddress ?? "", draft.transactionHash ?? ""));
+  if (current) {
     if (!sameLaunch(draft)) throw alreadyFinalized();
     if (signature === undefined || draft.verified) return draft;
     // A signed repeat of an unverified binding: verified below.

@@ -1,8 +1,9 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { createTrader, type Devnet, devnetAccounts, startDevnet, type Trader } from "@tmi/devnet";
+import { createTrader, type Devnet, devnetAccounts, rpc, startDevnet, type Trader } from "@tmi/devnet";
 import { erc20Abi } from "@tmi/shared/chain";
 import { createLogger } from "@tmi/shared/logger";
+import { TOKEN_BY_ADDRESS_SQL } from "@tmi/shared/token";
 import {
   devnetIndexerOptions,
   type IndexerProcess,
@@ -12,7 +13,7 @@ import {
   waitFor,
 } from "@tmi/testkit";
 import type { Job } from "bullmq";
-import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem";
+import { createPublicClient, http, TransactionReceiptNotFoundError, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createHarness, errorOf, type Harness, multipart } from "../../test/harness.js";
@@ -75,6 +76,22 @@ async function draftRow(id: string) {
     [id],
   );
   return result.rows[0];
+}
+
+/** Runs `pnpm metadata <args>` (the operator command) on the test database; resolves with its stdout. */
+async function cli(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--conditions=tmi-source", "--import", "tsx", "services/metadata-api/src/metadata-cli.ts", ...args],
+    { cwd: WORKSPACE_ROOT, env: { ...process.env, DATABASE_URL: h.database.url } },
+  );
+  return stdout;
+}
+
+/** The Token object every route serves for `token` (the shared statement), or undefined when not indexed. */
+async function tokenObject(token: string) {
+  const rows = (await h.sql.query(TOKEN_BY_ADDRESS_SQL, [token.toLowerCase()])).rows;
+  return rows[0] ? JSON.parse(rows[0].token) : undefined;
 }
 
 async function index(): Promise<void> {
@@ -326,6 +343,66 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     expect([...images]).toEqual([bound.rows[0].image_url]);
   });
 
+  test("behavior: metadata bound to a launch a reorg removed does not show on a relaunch at the same address, which can be finalized again", async () => {
+    const userSalt = toHex(7n, { size: 32 });
+    const draft = await createDraft("Reborn", "RBN");
+    const first = await trader.createToken("Reborn", "RBN", { userSalt });
+    await index();
+    const body = { token_address: first.token, transaction_hash: first.hash };
+    const bound = await finalize(draft, body);
+    expect(bound).toMatchObject({ status: 200, body: { image_url: expect.stringMatching(/^\/objects\//) } });
+
+    // The launch was the last block: a reorg of depth 1 removes it, and the indexer drops the token.
+    await rpc(devnet.rpcUrl, "anvil_reorg", [1, []]);
+    await waitFor(async () => (await tokenObject(first.token)) === undefined, {
+      timeoutMs: 60_000,
+      message: "the indexer did not remove the reorged launch",
+    });
+    // The same creator launches again with the same name, symbol and salt (same address), in another
+    // transaction (another nonce).
+    await trader.transfer(devnet.deployment.contracts.weth, trader.address, 0n);
+    const second = await trader.createToken("Reborn", "RBN", { userSalt });
+    expect(second.token).toBe(first.token);
+    expect(second.hash).not.toBe(first.hash);
+    await index();
+
+    const relaunched = await tokenObject(first.token);
+    expect(relaunched.created_at.transaction_hash).toBe(second.hash.toLowerCase());
+    for (const key of ["image_url", "metadata_url", "metadata_verified", "description"]) {
+      expect(relaunched).not.toHaveProperty(key);
+    }
+    // The operator command tells the stale binding from a current one.
+    expect(await cli("show", first.token)).toContain(
+      `${first.hash.toLowerCase()}\tnot current (launch removed by a reorg)`,
+    );
+    // The old launch's finalize no longer answers with the token's metadata.
+    expect(await finalize(draft, body)).toMatchObject({ status: 422, body: { code: "launch_mismatch" } });
+    // Another draft binds the relaunch (the stale binding is released) ...
+    const relaunchBody = { token_address: second.token, transaction_hash: second.hash };
+    const other = await createDraft("Reborn", "RBN");
+    const unsigned = await finalize(other, relaunchBody);
+    expect(unsigned).toMatchObject({ status: 200, body: { metadata_verified: false } });
+    expect(unsigned.body.image_url).not.toBe(bound.body.image_url);
+    expect(await draftRow(draft)).toEqual({ status: "draft", token_address: null, transaction_hash: null });
+    // ... and the first draft is finalizable again, on the relaunch (signed by the creator: verified).
+    const signature = await sign(1, { draft, token: second.token, hash: second.hash });
+    const again = await finalize(draft, { ...relaunchBody, signature });
+    expect(again).toMatchObject({
+      status: 200,
+      body: {
+        image_url: bound.body.image_url,
+        metadata_verified: true,
+        created_at: { transaction_hash: second.hash.toLowerCase() },
+      },
+    });
+    expect(await draftRow(draft)).toEqual({
+      status: "finalized",
+      token_address: first.token.toLowerCase(),
+      transaction_hash: second.hash.toLowerCase(),
+    });
+    expect(await cli("show", first.token)).toContain(`${second.hash.toLowerCase()}\tcurrent`);
+  }, 120_000);
+
   test("behavior: the job retries while not indexed and releases the claim after its last attempt", async () => {
     const draft = await createDraft("Ghost", "GHST");
     const token = `0x${"ef".repeat(20)}`;
@@ -518,14 +595,6 @@ describe("finalize signatures: who may bind metadata", () => {
     const draft = await createDraft("Unbind", "UNB");
     const signature = await sign(1, { draft, token: launch.token, hash: launch.hash });
     expect((await finalize(draft, { ...body, signature })).body.metadata_verified).toBe(true);
-    const cli = async (...args: string[]) => {
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        ["--conditions=tmi-source", "--import", "tsx", "services/metadata-api/src/metadata-cli.ts", ...args],
-        { cwd: WORKSPACE_ROOT, env: { ...process.env, DATABASE_URL: h.database.url } },
-      );
-      return stdout;
-    };
     expect(await cli("show", launch.token)).toContain(`verified by ${trader.address.toLowerCase()}`);
     expect(await cli("unbind", launch.token.toUpperCase().replace("0X", "0x"))).toBe(
       `unbound ${launch.token.toLowerCase()} (draft ${draft})\n`,

@@ -16,13 +16,18 @@ function etagMatches(header: string | undefined, etag: string): boolean {
  * `GET /objects/*`: streams a stored object (never buffered whole) with its content type
  * (`.json` → `application/json`), `Cache-Control: public, max-age=31536000, immutable`, a strong
  * `ETag` (the SHA-256 of the key) and 304 on a matching `If-None-Match`. Only keys of
- * {@link parseObjectKey} exist; anything else, a missing object or unavailable storage → 404 `not_found`.
+ * {@link parseObjectKey} exist, requested exactly (no trailing slash, no percent-escapes); anything
+ * else, a missing object or unavailable storage → 404 `not_found`.
  */
 export function registerObjectRoutes(app: HttpApp, storage: ObjectStorage): void {
   app.get("/objects/*", async (request, reply) => {
     const raw = (request.params as { "*": string })["*"];
     const parsed = parseObjectKey(raw);
-    if (!parsed) throw new AppError("not_found", "no such object");
+    // Only the exact key: the router ignores a trailing slash (and decodes escapes) before the
+    // wildcard, so the path as sent must be the key itself.
+    const q = request.url.indexOf("?");
+    const path = q === -1 ? request.url : request.url.slice(0, q);
+    if (!parsed || path !== `/objects/${parsed.key}`) throw new AppError("not_found", "no such object");
     const etag = `"${parsed.sha256}"`;
     try {
       if (etagMatches(request.headers["if-none-match"], etag)) {

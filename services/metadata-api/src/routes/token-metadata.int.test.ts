@@ -561,6 +561,24 @@ describe("GET /objects/*", () => {
     expect(again.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
   });
 
+  test("error: only the exact key of a stored object is served (trailing slash, escapes, doubled slashes: 404)", async () => {
+    const { body } = await create(BASE_FIELDS, [{ bytes: gifImage() }]);
+    const url = body.image_url as string;
+    expect((await h.app.inject({ url })).statusCode).toBe(200);
+    for (const variant of [
+      `${url}/`,
+      `${url}//`,
+      url.replace("/objects/images/", "/objects//images/"),
+      url.replace("/objects/images/", "/objects/images%2F"),
+      url.replace(/\.gif$/, "%2Egif"),
+      `${url}/?x=1`,
+    ]) {
+      const response = await h.app.inject({ url: variant });
+      expect(response.statusCode, variant).toBe(404);
+      expect(errorOf(response.json()).code, variant).toBe("not_found");
+    }
+  });
+
   test("error: missing objects, traversal and odd keys are 404 not_found", async () => {
     const sha = "b".repeat(64);
     for (const url of [

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { evaluateEthUsd, FUTURE_TOLERANCE_SECONDS } from "./eth-usd-policy.js";
+import { evaluateEthUsd, FUTURE_TOLERANCE_SECONDS, isoSeconds, toPriceDecimals } from "./eth-usd-policy.js";
 import type { FeedSnapshot, RoundData } from "./feed-reader.js";
 
 const NOW = 1_800_000_000;
+const FEED = "0x71041dddad3595f9ced3dccfbe3d1f4b0a16bb70" as const;
 const policy = { chainId: 8453, maxAgeSeconds: 1800, sequencerGraceSeconds: 3600 };
 
 function round(overrides: Partial<RoundData> = {}): RoundData {
@@ -16,7 +17,15 @@ function round(overrides: Partial<RoundData> = {}): RoundData {
   };
 }
 function snapshot(overrides: Partial<FeedSnapshot> = {}): FeedSnapshot {
-  return { chainId: 8453, decimals: 8, round: round(), sequencer: null, via: "batch", ...overrides };
+  return {
+    chainId: 8453,
+    feed: FEED,
+    decimals: 8,
+    round: round(),
+    sequencer: null,
+    via: "batch",
+    ...overrides,
+  };
 }
 function fields(result: ReturnType<typeof evaluateEthUsd>): string[] {
   return result.ok ? [] : result.details.map((d) => d.field);
@@ -28,23 +37,55 @@ describe("evaluateEthUsd", () => {
       ok: true,
       price: {
         price: "3012.45000000",
-        decimals: 8,
-        updated_at: NOW - 60,
+        price_decimals: 8,
+        updated_at: "2027-01-15T07:59:00Z",
+        feed: FEED,
         source: "chainlink_eth_usd",
+        max_age_seconds: 1800,
+        decimals: 8,
         chain_id: 8453,
+        updated_at_unix: NOW - 60,
       },
     });
   });
 
-  it("behavior: formats 18-decimal answers exactly, without floating point", () => {
+  it("behavior: an 18-decimal answer is floored to 8 fractional digits, without floating point", () => {
     const result = evaluateEthUsd(
-      snapshot({ decimals: 18, round: round({ answer: 3012450000000000000001n }) }),
+      snapshot({ decimals: 18, round: round({ answer: 3012456789019999999999n }) }),
       policy,
       NOW,
     );
-    expect(result.ok && result.price.price).toBe("3012.450000000000000001");
+    expect(result.ok && result.price).toMatchObject({
+      price: "3012.45678901",
+      price_decimals: 8,
+      decimals: 8,
+    });
+  });
+});
+
+describe("toPriceDecimals", () => {
+  it("default", () => {
+    expect(toPriceDecimals(301245678901n, 8)).toBe("3012.45678901");
   });
 
+  it("behavior: pads fewer decimals and floors more, also for tiny and negative values", () => {
+    expect(toPriceDecimals(3012n, 0)).toBe("3012.00000000");
+    expect(toPriceDecimals(3012456n, 3)).toBe("3012.45600000");
+    expect(toPriceDecimals(1n, 18)).toBe("0.00000000");
+    expect(toPriceDecimals(10n ** 10n - 1n, 18)).toBe("0.00000000");
+    expect(toPriceDecimals(10n ** 10n, 18)).toBe("0.00000001");
+    expect(toPriceDecimals(-1n, 9)).toBe("-0.00000001");
+  });
+});
+
+describe("isoSeconds", () => {
+  it("default", () => {
+    expect(isoSeconds(1_786_788_000)).toBe("2026-08-15T10:00:00Z");
+    expect(isoSeconds(0)).toBe("1970-01-01T00:00:00Z");
+  });
+});
+
+describe("evaluateEthUsd rules", () => {
   it("behavior: accepts an answer exactly max age old and a sequencer up exactly the grace period", () => {
     const result = evaluateEthUsd(
       snapshot({

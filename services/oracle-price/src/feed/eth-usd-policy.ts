@@ -11,15 +11,59 @@ export const ETH_USD_SOURCE = "chainlink_eth_usd";
 /** Tolerated clock skew (s) before an `updatedAt` in the future is rejected. */
 export const FUTURE_TOLERANCE_SECONDS = 300;
 
-/** The ETH/USD reference response of the spec. */
+/** Fractional digits of every `price` answered: 8, what the platform's client requires. */
+export const PRICE_DECIMALS = 8 as const;
+
+/**
+ * The ETH/USD reference response in the platform's shape (its running API and web client; the
+ * spec's table is its docs' illustrative sample), plus the spec's `decimals` and `chain_id` and
+ * `updated_at_unix` (docs/api.md "GET /api/v1/prices/eth-usd").
+ */
 export interface EthUsdPrice {
-  /** The answer with `decimals` fractional digits, exact (e.g. `"3012.45000000"`). */
+  /**
+   * The answer with exactly {@link PRICE_DECIMALS} fractional digits (e.g. `"3012.45000000"`): exact
+   * for a feed of 8 decimals or fewer, rounded down (floor) for a feed with more.
+   */
   price: string;
-  decimals: number;
-  /** `updatedAt` of the round, Unix seconds. */
-  updated_at: number;
+  /** Always {@link PRICE_DECIMALS}: the fractional digits of `price`. */
+  price_decimals: typeof PRICE_DECIMALS;
+  /** `updatedAt` of the round, ISO 8601 UTC to the second (`2026-08-15T10:00:00Z`). */
+  updated_at: string;
+  /** The ETH/USD feed address the answer was read from (the configured `ORACLE_ETH_USD_ADDRESS`, lowercase). */
+  feed: `0x${string}`;
   source: typeof ETH_USD_SOURCE;
+  /** `ORACLE_ETH_USD_MAX_AGE`: the oldest answer served, seconds. */
+  max_age_seconds: number;
+  /** The spec's key: the fractional digits of `price` (same as `price_decimals`). */
+  decimals: typeof PRICE_DECIMALS;
+  /** The spec's key: the chain the feed was read on. */
   chain_id: number;
+  /** `updatedAt` of the round, Unix seconds (the spec's integer `updated_at`). */
+  updated_at_unix: number;
+}
+
+/**
+ * `answer` (with `feedDecimals` fractional digits) as a decimal string of exactly
+ * {@link PRICE_DECIMALS} fractional digits: padded when the feed has fewer, rounded toward
+ * negative infinity (floor) when it has more. A positive answer is never rounded up, so the price
+ * shown is never above the feed's.
+ */
+export function toPriceDecimals(answer: bigint, feedDecimals: number): string {
+  const shift = feedDecimals - PRICE_DECIMALS;
+  let scaled: bigint;
+  if (shift <= 0) {
+    scaled = answer * 10n ** BigInt(-shift);
+  } else {
+    const divisor = 10n ** BigInt(shift);
+    scaled = answer / divisor;
+    if (answer < 0n && answer % divisor !== 0n) scaled -= 1n;
+  }
+  return formatFixed(scaled, PRICE_DECIMALS);
+}
+
+/** Unix seconds as ISO 8601 UTC without fractional seconds (`2026-08-15T10:00:00Z`). */
+export function isoSeconds(unixSeconds: number): string {
+  return new Date(unixSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 /** Rules a snapshot must pass (docs/api.md). */
@@ -116,14 +160,19 @@ export function evaluateEthUsd(
   }
 
   if (details.length > 0) return { ok: false, details };
+  const updatedAt = Number(round.updatedAt);
   return {
     ok: true,
     price: {
-      price: formatFixed(round.answer, snapshot.decimals),
-      decimals: snapshot.decimals,
-      updated_at: Number(round.updatedAt),
+      price: toPriceDecimals(round.answer, snapshot.decimals),
+      price_decimals: PRICE_DECIMALS,
+      updated_at: isoSeconds(updatedAt),
+      feed: snapshot.feed,
       source: ETH_USD_SOURCE,
+      max_age_seconds: policy.maxAgeSeconds,
+      decimals: PRICE_DECIMALS,
       chain_id: snapshot.chainId,
+      updated_at_unix: updatedAt,
     },
   };
 }

@@ -27,6 +27,8 @@ export interface RoundData {
 export interface FeedSnapshot {
   /** The chain id the RPC (or Multicall3's `getChainId()`, i.e. `block.chainid`) reported. */
   chainId: number;
+  /** The ETH/USD feed's address (as configured, lowercase). */
+  feed: `0x${string}`;
   /** `decimals()` of the ETH/USD feed. */
   decimals: number;
   /** `latestRoundData()` of the ETH/USD feed. */
@@ -161,6 +163,7 @@ export function createFeedReader(options: FeedReaderOptions): FeedReader {
     ]);
     return {
       chainId: hexToNumber(chainIdHex),
+      feed,
       decimals: decodeDecimals(decimalsHex),
       round: decodeRound(roundHex, "latestRoundData()"),
       sequencer: sequencerHex === null ? null : decodeRound(sequencerHex, "sequencer latestRoundData()"),
@@ -188,6 +191,7 @@ export function createFeedReader(options: FeedReaderOptions): FeedReader {
     });
     return {
       chainId: Number(chainId),
+      feed,
       decimals: decodeDecimals(part(1, "decimals()")),
       round: decodeRound(part(2, "latestRoundData()"), "latestRoundData()"),
       sequencer: sequencer

@@ -1,7 +1,7 @@
 import { AppError, type ErrorDetail } from "@tmi/shared/errors";
 import type { HttpApp } from "@tmi/shared/http";
 import { z } from "zod";
-import { ETH_USD_SOURCE, type EthUsdPolicy, evaluateEthUsd } from "../feed/eth-usd-policy.js";
+import { ETH_USD_SOURCE, type EthUsdPolicy, evaluateEthUsd, PRICE_DECIMALS } from "../feed/eth-usd-policy.js";
 import { FeedReadError, type FeedReader } from "../feed/feed-reader.js";
 
 /** What the price route needs: the reader (null when settings are missing), the rules and a clock. */
@@ -15,11 +15,20 @@ export interface PriceRouteDeps {
 }
 
 const ethUsdResponse = z.object({
-  price: z.string(),
-  decimals: z.number().int(),
-  updated_at: z.number().int(),
+  price: z.string().meta({
+    description: "ETH/USD with exactly 8 fractional digits (floor for a feed with more)",
+    example: "3012.45000000",
+  }),
+  price_decimals: z.literal(PRICE_DECIMALS),
+  updated_at: z
+    .string()
+    .meta({ description: "the round's updatedAt, ISO 8601 UTC", example: "2026-08-15T10:00:00Z" }),
+  feed: z.string().meta({ description: "the feed address read (ORACLE_ETH_USD_ADDRESS, lowercase)" }),
   source: z.literal(ETH_USD_SOURCE),
+  max_age_seconds: z.number().int().meta({ description: "ORACLE_ETH_USD_MAX_AGE: the oldest answer served" }),
+  decimals: z.literal(PRICE_DECIMALS).meta({ description: "the spec's key: fractional digits of price" }),
   chain_id: z.number().int(),
+  updated_at_unix: z.number().int().meta({ description: "the round's updatedAt, Unix seconds" }),
 });
 
 function unavailable(details: ErrorDetail[], cause?: unknown): AppError {

@@ -1,20 +1,20 @@
 import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
-import type { HttpApp } from "@tmi/shared/http";
+import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
 import { addressParams } from "../common/params.js";
 import {
   cacheData,
-  decodeEventPosition,
   errorResponses,
-  eventPage,
   eventPageQuery,
-  type RouteContext,
+  type RoutesPlugin,
+  typedRoutes,
 } from "../common/route-helpers.js";
-import { listActivity } from "./activity-queries.js";
+import { type ActivityRow, activityOf, TOKEN_ACTIVITY } from "./activity-queries.js";
 import { activityPageSchema } from "./activity-schemas.js";
 
-/** Activity route (docs/api.md "Trades and activity"). */
-export function registerActivityRoutes(app: HttpApp, ctx: RouteContext): void {
+/** Activity routes (docs/api.md "Trades and activity"). */
+export const activityRoutes: RoutesPlugin = (ctx) => async (fastify) => {
+  const app = typedRoutes(fastify);
   app.get(
     "/api/v1/tokens/:address/activity",
     {
@@ -30,13 +30,18 @@ export function registerActivityRoutes(app: HttpApp, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const address = parseAddress(request.params.address, "address");
-      const { order, limit } = request.query;
-      const route = `tokens.activity:${address}:${order}`;
-      const after = decodeEventPosition(ctx.cursors, route, request.query.cursor);
-      const result = await listActivity(ctx.db, { token: address, order, after, take: limit + 1 });
-      if (result === null) throw new AppError("not_found", `no canonical token ${address}`);
+      const { order, limit, cursor } = request.query;
+      const page = await readKeysetPage<ActivityRow>(ctx.db, TOKEN_ACTIVITY, {
+        filters: [address],
+        order,
+        limit,
+        cursor,
+        cursors: ctx.cursors,
+        route: `tokens.activity:${address}:${order}`,
+      });
+      if (page === null) throw new AppError("not_found", `no canonical token ${address}`);
       cacheData(reply);
-      return eventPage(result, limit, ctx.cursors, route) as never;
+      return keysetBody(page, activityOf) as never;
     },
   );
-}
+};

@@ -1,13 +1,19 @@
 import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
-import type { HttpApp } from "@tmi/shared/http";
 import { addressParams } from "../common/params.js";
-import { cacheData, errorResponses, JsonText, type RouteContext } from "../common/route-helpers.js";
+import {
+  cacheData,
+  errorResponses,
+  JsonText,
+  type RoutesPlugin,
+  typedRoutes,
+} from "../common/route-helpers.js";
 import { getChartJson } from "./chart-queries.js";
 import { chartQuery, chartSchema, parseInterval } from "./chart-schemas.js";
 
 /** Chart route (docs/api.md "Chart"): gap-filled OHLC candles of a token. */
-export function registerChartRoutes(app: HttpApp, ctx: RouteContext): void {
+export const chartRoutes: RoutesPlugin = (ctx) => async (fastify) => {
+  const app = typedRoutes(fastify);
   app.get(
     "/api/v1/tokens/:address/chart",
     {
@@ -30,4 +36,4 @@ export function registerChartRoutes(app: HttpApp, ctx: RouteContext): void {
       return new JsonText(chart) as never;
     },
   );
-}
+};

@@ -1,18 +1,40 @@
 import type { CursorCodec, CursorValue } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
-import type { FastifyReply } from "fastify";
+import type { HttpApp } from "@tmi/shared/http";
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ReadDb } from "../db.js";
+import type { ReadDatabase } from "../read-database/read-database.js";
 import type { DetailStatsSource } from "../tokens/token-queries.js";
 import { cursorParam, limitParam, orderParam } from "./params.js";
 import { errorSchema } from "./wire-schemas.js";
 
-/** What every route module of query-api receives. */
+/**
+ * What every resource folder's routes plugin receives: the one shape of query-api's routes.
+ * Each folder (`tokens/`, `trades/`, ...) exports `<resource>Routes(ctx: RouteContext):
+ * FastifyPluginAsync` (literal paths inside, zod schemas), which `buildApp` registers after
+ * the app-wide hooks (freshness headers, `min_block`), so every route gets them.
+ */
 export interface RouteContext {
+  /** Read-only database (the read replica in production). */
   db: ReadDb;
   cursors: CursorCodec;
   /** Cached window stats of token detail (per token and checkpoint block); computed every time without it. */
   detailStats?: DetailStatsSource;
+  /** The read side with its lag (main.ts), reported by `/api/v1/status`. */
+  readDatabase?: ReadDatabase;
+}
+
+/**
+ * A resource folder's routes: a factory of one fastify plugin from its dependencies, the
+ * {@link RouteContext} (or the part of it a folder needs, e.g. `status/`).
+ */
+export type RoutesPlugin<D = RouteContext> = (ctx: D) => FastifyPluginAsync;
+
+/** The zod-typed instance a routes plugin declares its routes on. */
+export function typedRoutes(fastify: FastifyInstance): HttpApp {
+  return fastify.withTypeProvider<ZodTypeProvider>() as unknown as HttpApp;
 }
 
 /** `Cache-Control` of data responses: short shared caching, the data moves with every block. */
@@ -81,54 +103,6 @@ export function invalidCursor(): AppError {
   return new AppError("invalid_request", "invalid cursor", {
     details: [{ field: "cursor", reason: "not a cursor issued by this route" }],
   });
-}
-
-/** Keyset position of a trade or chain event: (block_number, transaction_index, log_index, transaction_hash). */
-export type EventPosition = [bigint, number, number, string];
-
-/** Ordering of a trades or activity page: `desc` newest first, `asc` oldest first. */
-export type PageOrder = "asc" | "desc";
-
-/** Decodes an optional trades/activity cursor: (block_number, transaction_index, log_index, transaction_hash). */
-export function decodeEventPosition(
-  cursors: CursorCodec,
-  route: string,
-  cursor: string | undefined,
-): EventPosition | null {
-  if (cursor === undefined) return null;
-  const [block, txIndex, logIndex, hash] = cursors.decode(route, cursor, 4);
-  if (
-    typeof block !== "bigint" ||
-    typeof txIndex !== "number" ||
-    typeof logIndex !== "number" ||
-    typeof hash !== "string"
-  ) {
-    throw invalidCursor();
-  }
-  return [block, txIndex, logIndex, hash];
-}
-
-/** Items of one trades or activity page plus the position of each (for cursors). */
-export interface PositionedRows<T> {
-  items: T[];
-  positions: EventPosition[];
-}
-
-/**
- * The page of a trades/activity result fetched with `take = limit + 1`: the first `limit`
- * items and `next_cursor` (the position of the last returned item, for `route`) only when a
- * further item exists.
- */
-export function eventPage<T>(
-  result: PositionedRows<T>,
-  limit: number,
-  cursors: CursorCodec,
-  route: string,
-): { items: T[]; next_cursor?: string } {
-  const page: { items: T[]; next_cursor?: string } = { items: result.items.slice(0, limit) };
-  const last = result.positions[limit - 1];
-  if (result.items.length > limit && last !== undefined) page.next_cursor = cursors.encode(route, last);
-  return page;
 }
 
 /** `limit`, `cursor` and `order` of trades and activity pages. */

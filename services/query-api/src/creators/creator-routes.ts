@@ -1,5 +1,4 @@
 import { parseAddress } from "@tmi/shared/codec";
-import type { HttpApp } from "@tmi/shared/http";
 import { addressParams, pageQuery } from "../common/params.js";
 import {
   cacheData,
@@ -8,7 +7,8 @@ import {
   JsonText,
   jsonPage,
   jsonPageBody,
-  type RouteContext,
+  type RoutesPlugin,
+  typedRoutes,
 } from "../common/route-helpers.js";
 import { newestPositionOf } from "../tokens/token-queries.js";
 import { tokenPageSchema } from "../tokens/token-schemas.js";
@@ -20,7 +20,8 @@ import { creatorProfileSchema } from "./creator-schemas.js";
  * Both take the same cursors (`next_cursor` of either pages the creator's tokens). An address
  * that launched nothing, or an excluded creator, has a zero profile (200), not a 404.
  */
-export function registerCreatorRoutes(app: HttpApp, ctx: RouteContext): void {
+export const creatorRoutes: RoutesPlugin = (ctx) => async (fastify) => {
+  const app = typedRoutes(fastify);
   const tokensPage = async (address: string, query: { limit: number; cursor?: string | undefined }) => {
     const route = `creators.tokens:${address}`;
     const after = decodeNewest(ctx.cursors, route, query.cursor);
@@ -71,4 +72,4 @@ export function registerCreatorRoutes(app: HttpApp, ctx: RouteContext): void {
       return jsonPageBody(page) as never;
     },
   );
-}
+};

@@ -1,4 +1,5 @@
 import { toBigInt } from "@tmi/shared/codec";
+import type { KeysetSource } from "../common/keyset-page.js";
 import type { ReadDb } from "../db.js";
 
 /** The zero address, never counted as a holder (mints and burns). */
@@ -13,10 +14,10 @@ export interface HolderTokenInfo {
   notHolders: string[];
 }
 
-/** One holder row: lowercase address and balance in token base units. */
-export interface HolderRow {
+/** A row of a holders page ({@link TOKEN_HOLDERS}): lowercase address and balance in token base units (decimal string). */
+export interface HolderRow extends Record<string, unknown> {
   holder: string;
-  balance: bigint;
+  balance: string;
 }
 
 /**
@@ -64,34 +65,21 @@ export async function readHolderToken(
 }
 
 /**
- * One keyset page of a token's holders from `token_balances` (index `token_balances_rank_idx`):
- * positive balances only, `notHolders` left out, ordered by balance descending then holder
- * ascending, strictly after `after` when given. Returns up to `limit` rows.
+ * The holders of one token (`$1`, lowercase) from `token_balances`: positive balances only, the
+ * addresses of `$2` (text[], {@link HolderTokenInfo.notHolders}) left out, ordered by balance
+ * descending then holder ascending, keyset-paged over `token_balances_rank_idx`.
+ * Rows: `{holder, balance}` (balance a decimal string in token base units).
  */
-export async function readHolderPage(
-  db: ReadDb,
-  options: {
-    token: string;
-    notHolders: string[];
-    limit: number;
-    after?: { balance: bigint; holder: string };
-  },
-): Promise<HolderRow[]> {
-  const values: unknown[] = [options.token, options.notHolders, options.limit];
-  let keyset = "";
-  if (options.after) {
-    values.push(options.after.balance.toString(), options.after.holder);
-    keyset = "AND (b.balance < $4::numeric OR (b.balance = $4::numeric AND b.holder > $5))";
-  }
-  const { rows } = await db.query<{ holder: string; balance_text: string }>(
-    `SELECT b.holder, b.balance::text AS balance_text FROM token_balances b
-      WHERE b.token_address = $1 AND b.balance > 0 AND b.holder <> ALL($2::text[]) ${keyset}
-      ORDER BY b.balance DESC, b.holder ASC
-      LIMIT $3`,
-    values,
-  );
-  return rows.map((r) => ({ holder: r.holder, balance: toBigInt(r.balance_text) }));
-}
+export const TOKEN_HOLDERS: KeysetSource = {
+  name: "holders",
+  select: "b.holder, b.balance::text AS balance",
+  from: "token_balances b",
+  where: "b.token_address = $1 AND b.balance > 0 AND b.holder <> ALL($2::text[])",
+  key: [
+    { sql: "b.balance", column: "balance", type: "numeric", descending: true },
+    { sql: "b.holder", column: "holder", type: "text", descending: false },
+  ],
+};
 
 /** `balance` × 10,000 / `supply`, floored (basis points of the supply); 0 when `supply` is 0. */
 export function shareBps(balance: bigint, supply: bigint): number {

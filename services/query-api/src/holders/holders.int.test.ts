@@ -57,7 +57,7 @@ beforeAll(async () => {
     logger: createLogger({ service: "query-api", level: "warn" }),
   });
   await (app as unknown as FastifyInstance).register(
-    holderRoutes({ pool: reader, cursorCodec: createCursorCodec("holders-test-secret-0123456789") }),
+    holderRoutes({ db: reader, cursors: createCursorCodec("holders-test-secret-0123456789") }),
   );
   await app.ready();
 });

@@ -1,17 +1,12 @@
-import type { FastifyPluginAsync } from "fastify";
-import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { type RouteContext, type RoutesPlugin, typedRoutes } from "../common/route-helpers.js";
 import type { ReadDb } from "../db.js";
-import type { ReadDatabase, ReadDatabaseLag } from "../read-database/read-database.js";
+import type { ReadDatabaseLag } from "../read-database/read-database.js";
 
 /** Dependencies of {@link statusRoutes}. */
-export interface StatusRoutesDeps {
-  /** Pool to read `indexer_checkpoints` from (the primary gives the truest lag; a replica adds its own). */
-  pool: ReadDb;
+export interface StatusRoutesDeps extends Pick<RouteContext, "db" | "readDatabase"> {
   /** Chain id reported before the indexer has committed anything (otherwise the checkpoint's). */
   chainId?: number;
-  /** The read side (main.ts): its lag behind the primary is reported as `read_database`. */
-  readDatabase?: ReadDatabase;
   /** Clock in Unix seconds (tests). */
   now?: () => number;
 }
@@ -23,10 +18,32 @@ export const statusSchema = z.object({
     .int()
     .nullable()
     .describe("chain indexed (null before the first checkpoint when not configured)"),
-  head_block: z.number().int().nullable().describe("latest chain head the indexer has seen"),
+  head_block: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "latest chain head the indexer has seen; while head_stale, the indexer's estimate of the head now (last head + elapsed time / average block interval)",
+    ),
+  head_seen_at: z
+    .number()
+    .int()
+    .nullable()
+    .describe("when the indexer last read the chain head from its node (Unix seconds, wall clock)"),
+  head_stale: z
+    .boolean()
+    .describe(
+      "true when head_seen_at is older than the indexer's HEAD_STALE_MS: its node hangs or is unreachable, or the indexer is down",
+    ),
   indexed_block: z.number().int().nullable().describe("last block whose data is committed and served"),
   lag_blocks: z.number().int().nullable().describe("head_block − indexed_block (≥ 0)"),
-  lag_seconds: z.number().int().nullable().describe("0 when lag_blocks is 0, else now − indexed_at"),
+  lag_seconds: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "0 when lag_blocks is 0 and the head is fresh, else now − indexed_at; while head_stale at least now − head_seen_at",
+    ),
   indexed_at: z.number().int().nullable().describe("timestamp (Unix seconds) of indexed_block"),
   last_reorg: z
     .object({
@@ -114,6 +131,8 @@ interface CheckpointRow {
   block_number: string;
   block_timestamp: string;
   head_block_number: string | null;
+  head_seen_at: Date | null;
+  head_stale_after_ms: number | null;
   last_reorg_at: Date | null;
   last_reorg_from_block: string | null;
   last_reorg_to_block: string | null;
@@ -122,17 +141,17 @@ interface CheckpointRow {
 
 /**
  * `GET /api/v1/status`: indexing progress from `indexer_checkpoints` (read on every call, never
- * cached): `{chain_id, head_block, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg,
+ * cached): `{chain_id, head_block, head_seen_at, head_stale, indexed_block, lag_blocks, lag_seconds, indexed_at, last_reorg,
  * read_database, skipped_logs}`. Before the indexer's first commit every field but `chain_id`,
  * `read_database` and `skipped_logs` is null. `read_database`: the read database's lag behind the
  * primary (see `ReadDatabaseLag`); `skipped_logs`: count and latest row of the table of that name
  * (logs the indexer left out). Always 200 (503 `service_unavailable` while the read database is
  * unreachable).
  */
-export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
+export const statusRoutes: RoutesPlugin<StatusRoutesDeps> = (deps) => {
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
   return async (fastify) => {
-    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    const app = typedRoutes(fastify);
     app.get(
       "/api/v1/status",
       {
@@ -155,17 +174,19 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
               indexed_block: null,
               replay_paused: false,
             });
-        const { rows } = await deps.pool.query<CheckpointRow>(
+        const { rows } = await deps.db.query<CheckpointRow>(
           `SELECT chain_id, block_number::text, block_timestamp::text, head_block_number::text,
-                  last_reorg_at, last_reorg_from_block::text, last_reorg_to_block::text, last_reorg_depth
+                  head_seen_at, head_stale_after_ms, last_reorg_at, last_reorg_from_block::text, last_reorg_to_block::text, last_reorg_depth
              FROM indexer_checkpoints ORDER BY chain_id LIMIT 1`,
         );
         const row = rows[0];
-        const skipped = await skippedLogs(deps.pool);
+        const skipped = await skippedLogs(deps.db);
         if (!row) {
           return {
             chain_id: deps.chainId ?? null,
             head_block: null,
+            head_seen_at: null,
+            head_stale: false,
             indexed_block: null,
             lag_blocks: null,
             lag_seconds: null,
@@ -179,7 +200,12 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
         const indexedAt = Number(row.block_timestamp);
         const head = row.head_block_number === null ? null : Math.max(Number(row.head_block_number), indexed);
         const lagBlocks = head === null ? null : head - indexed;
-        const lagSeconds = lagBlocks === null ? null : lagBlocks === 0 ? 0 : Math.max(0, now() - indexedAt);
+        const headSeenAt = row.head_seen_at ? Math.floor(row.head_seen_at.getTime() / 1000) : null;
+        const headAge = headSeenAt === null ? 0 : Math.max(0, now() - headSeenAt);
+        const headStale =
+          headSeenAt !== null && row.head_stale_after_ms !== null && headAge * 1000 > row.head_stale_after_ms;
+        const behind = lagBlocks === null ? null : lagBlocks === 0 ? 0 : Math.max(0, now() - indexedAt);
+        const lagSeconds = behind === null ? null : headStale ? Math.max(behind, headAge) : behind;
         const lastReorg =
           row.last_reorg_at && row.last_reorg_from_block !== null && row.last_reorg_to_block !== null
             ? {
@@ -194,6 +220,8 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
         return {
           chain_id: row.chain_id,
           head_block: head,
+          head_seen_at: headSeenAt,
+          head_stale: headStale,
           indexed_block: indexed,
           lag_blocks: lagBlocks,
           lag_seconds: lagSeconds,
@@ -208,4 +236,4 @@ export function statusRoutes(deps: StatusRoutesDeps): FastifyPluginAsync {
       },
     );
   };
-}
+};

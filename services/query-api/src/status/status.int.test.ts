@@ -29,9 +29,9 @@ beforeAll(async () => {
   });
   const root = app as unknown as FastifyInstance;
   await root.register(freshnessPlugin({ pool: reader, ttlMs: 100 }));
-  await root.register(statusRoutes({ pool: reader, chainId: 31337, now: () => NOW }));
+  await root.register(statusRoutes({ db: reader, chainId: 31337, now: () => NOW }));
   await root.register(
-    holderRoutes({ pool: reader, cursorCodec: createCursorCodec("status-test-secret-0123456789") }),
+    holderRoutes({ db: reader, cursors: createCursorCodec("status-test-secret-0123456789") }),
   );
   await app.ready();
 });
@@ -50,6 +50,8 @@ describe("GET /api/v1/status and freshness headers", () => {
     expect(response.json()).toEqual({
       chain_id: 31337,
       head_block: null,
+      head_seen_at: null,
+      head_stale: false,
       indexed_block: null,
       lag_blocks: null,
       lag_seconds: null,
@@ -76,6 +78,8 @@ describe("GET /api/v1/status and freshness headers", () => {
     expect(response.json()).toEqual({
       chain_id: 31337,
       head_block: 503,
+      head_seen_at: expect.any(Number),
+      head_stale: false,
       indexed_block: 500,
       lag_blocks: 3,
       lag_seconds: 30,
@@ -104,6 +108,41 @@ describe("GET /api/v1/status and freshness headers", () => {
     expect(body).toMatchObject({ head_block: 510, indexed_block: 510, lag_blocks: 0, lag_seconds: 0 });
     expect(body.last_reorg).toMatchObject({ from_block: 505, to_block: 507, depth: 3 });
     expect(Math.abs(body.last_reorg.at - Date.now() / 1000)).toBeLessThan(60);
+  });
+
+  it("behavior: a head not read for longer than the indexer's HEAD_STALE_MS (hung node) is stale and the lag grows with its age", async () => {
+    await upsertCheckpoint(writer, { block: 515n, timestamp: BigInt(NOW - 25), head: 515n });
+    const seen = (age: number, staleAfterMs: number) =>
+      writer.query(
+        "UPDATE indexer_checkpoints SET head_seen_at = to_timestamp($1), head_stale_after_ms = $2",
+        [NOW - age, staleAfterMs],
+      );
+    await seen(20, 5_000);
+    expect((await app.inject({ url: "/api/v1/status" })).json()).toMatchObject({
+      head_block: 515,
+      head_seen_at: NOW - 20,
+      head_stale: true,
+      indexed_block: 515,
+      lag_blocks: 0,
+      lag_seconds: 20,
+    });
+    // Within the threshold: caught up, no lag.
+    await seen(2, 5_000);
+    expect((await app.inject({ url: "/api/v1/status" })).json()).toMatchObject({
+      head_seen_at: NOW - 2,
+      head_stale: false,
+      lag_blocks: 0,
+      lag_seconds: 0,
+    });
+    // Behind and stale: the larger of the two.
+    await writer.query("UPDATE indexer_checkpoints SET head_block_number = 530");
+    await seen(60, 5_000);
+    expect((await app.inject({ url: "/api/v1/status" })).json()).toMatchObject({
+      head_block: 530,
+      head_stale: true,
+      lag_blocks: 15,
+      lag_seconds: 60,
+    });
   });
 
   it("behavior: logs the indexer left out are counted and the latest is shown", async () => {

@@ -44,9 +44,9 @@ beforeAll(async () => {
   });
   app = http as unknown as FastifyInstance;
   await app.register(freshnessPlugin({ pool: reader }));
-  await app.register(statusRoutes({ pool: reader }));
+  await app.register(statusRoutes({ db: reader }));
   await app.register(
-    holderRoutes({ pool: reader, cursorCodec: createCursorCodec("devnet-test-secret-0123456789") }),
+    holderRoutes({ db: reader, cursors: createCursorCodec("devnet-test-secret-0123456789") }),
   );
   await app.register(streamRoutes({ listenerUrl: db.url, config: { heartbeatMs: 500 } }));
   base = await app.listen({ host: "127.0.0.1", port: 0 });

@@ -162,6 +162,11 @@ export class StreamHub {
     return this.subscribers.size;
   }
 
+  /** True while the hub listens (started by a subscriber and not idle-stopped since). */
+  get listening(): boolean {
+    return this.starting !== null && !this.suspended;
+  }
+
   /** Last dispatched block (null before the first checkpoint). */
   get indexedBlock(): bigint | null {
     return this.highWater;
@@ -516,6 +521,8 @@ export class StreamHub {
       this.idleTimer = null;
     }
     await this.start();
+    // Gone while the hub was starting: never joins (its close already ran).
+    if (sub.closed || sub.res.destroyed) return;
     if (lastEventId === undefined) {
       this.subscribers.add(sub);
       return;

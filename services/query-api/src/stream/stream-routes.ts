@@ -17,7 +17,7 @@ import { StreamHub, type StreamHubConfig, type StreamSubscriber, subscriberKey }
 export interface StreamRoutesConfig extends StreamHubConfig {
   /** Concurrent streams per client IP (`request.ip`: set the app's `trustProxy` behind the gateway) [10]. */
   maxConnectionsPerIp?: number;
-  /** Concurrent streams of this process [5,000]. */
+  /** Concurrent streams of this process (`STREAM_MAX_CONNECTIONS`) [5,000]; above it 429 `rate_limited`. */
   maxConnections?: number;
   /** At most this many addresses in `tokens=` [100]. */
   maxTokens?: number;
@@ -72,8 +72,9 @@ const querySchema = z.object({
  * got from those blocks) and `reset` (`{reason, indexed_block}`: refetch state over REST).
  * Every event has an `id`; `Last-Event-ID` resumes (ring buffer, then a database re-read for a
  * short gap, else `reset`). Heartbeat comments every 15 s. Errors before the stream starts:
- * 400 `invalid_address` / `invalid_request` / `invalid_interval`, 429 `rate_limited` (per-IP cap,
- * `Retry-After`), 503 `service_unavailable` (process cap).
+ * 400 `invalid_address` / `invalid_request` / `invalid_interval`, 429 `rate_limited` (per-IP cap
+ * or process cap, `Retry-After: 5`; a slot is taken atomically when the request arrives),
+ * 503 `service_unavailable` (listener unavailable).
  */
 export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
   const config = deps.config ?? {};
@@ -115,10 +116,10 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
           response: {
             200: z.string().describe("text/event-stream (Server-Sent Events), not JSON"),
             400: errorSchema.describe("invalid_request, invalid_address or invalid_interval"),
-            429: errorSchema.describe("rate_limited: too many concurrent streams of this client"),
-            503: errorSchema.describe(
-              "service_unavailable: stream cap of the server, or listener unavailable",
+            429: errorSchema.describe(
+              "rate_limited: too many concurrent streams of this client, or on this server",
             ),
+            503: errorSchema.describe("service_unavailable: listener unavailable"),
           },
         },
       },
@@ -131,27 +132,49 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
           (Array.isArray(header) ? header[0] : header)?.trim() || request.query.last_event_id || undefined;
 
         const ip = config.clientIp ? config.clientIp(request) : request.ip;
-        if ((perIp.get(ip) ?? 0) >= maxPerIp) {
+        const mine = perIp.get(ip) ?? 0;
+        if (mine >= maxPerIp) {
           throw new AppError("rate_limited", `at most ${maxPerIp} concurrent streams per client`, {
             headers: { "retry-after": "5" },
           });
         }
         if (total >= maxTotal) {
-          throw new AppError("service_unavailable", "too many concurrent streams on this server", {
+          throw new AppError("rate_limited", `at most ${maxTotal} concurrent streams on this server`, {
             headers: { "retry-after": "5" },
           });
         }
-        await hub.start().catch((error) => {
+        // The slot is taken before anything is awaited (starting an idle hub takes a while), so
+        // concurrent requests of one client count each other from the first connection.
+        perIp.set(ip, mine + 1);
+        total += 1;
+        const res = reply.raw;
+        let sub: StreamSubscriber | null = null;
+        let released = false;
+        const release = () => {
+          if (released) return;
+          released = true;
+          if (sub) hub.unsubscribe(sub);
+          total -= 1;
+          const left = (perIp.get(ip) ?? 1) - 1;
+          if (left <= 0) perIp.delete(ip);
+          else perIp.set(ip, left);
+        };
+        res.on("close", release);
+        try {
+          await hub.start();
+        } catch (error) {
+          release();
           throw new AppError("service_unavailable", "live stream unavailable", {
             cause: error,
             headers: { "retry-after": "5" },
           });
-        });
-
-        perIp.set(ip, (perIp.get(ip) ?? 0) + 1);
-        total += 1;
-        const res = reply.raw;
-        const sub: StreamSubscriber = {
+        }
+        if (released) {
+          // The client left while the hub was starting.
+          reply.hijack();
+          return;
+        }
+        sub = {
           res,
           ip,
           tokens,
@@ -162,17 +185,6 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
           after: null,
           closed: false,
         };
-        let released = false;
-        const release = () => {
-          if (released) return;
-          released = true;
-          hub.unsubscribe(sub);
-          total -= 1;
-          const left = (perIp.get(ip) ?? 1) - 1;
-          if (left <= 0) perIp.delete(ip);
-          else perIp.set(ip, left);
-        };
-        res.on("close", release);
 
         reply.hijack();
         const headers: Record<string, string | number | string[]> = {};

@@ -446,11 +446,41 @@ describe("GET /api/v1/stream", () => {
     expect((await connect(url, { "x-forwarded-for": "198.51.100.1, 203.0.113.7" })).status).toBe(429);
   });
 
-  it("error: connections over the process cap get 503 service_unavailable", async () => {
-    const { url } = await startApp({ maxConnections: 1 });
-    await connect(url);
-    const refused = await connect(url);
-    expect(refused.status).toBe(503);
-    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: "service_unavailable" } });
+  it("error: a burst of first connections from one client gets exactly the cap, also after the stream went idle", async () => {
+    const { url, hub } = await startApp({ maxConnectionsPerIp: 3, idleStopMs: 200 });
+    const burst = async () => {
+      const opened = await Promise.all(Array.from({ length: 12 }, () => connect(url)));
+      const ok = opened.filter((c) => c.status === 200);
+      const refused = opened.filter((c) => c.status === 429);
+      expect(ok).toHaveLength(3);
+      expect(refused).toHaveLength(9);
+      for (const c of refused) expect(JSON.parse(c.body)).toMatchObject({ error: { code: "rate_limited" } });
+      return opened;
+    };
+    expect(hub.listening).toBe(false);
+    for (const c of await burst()) c.close();
+    await waitFor(() => hub.size === 0 && !hub.listening, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      message: "the hub did not stop when idle",
+    });
+    await burst();
+    expect(hub.size).toBe(3);
+  });
+
+  it("error: connections over the process cap get 429 rate_limited, every client together", async () => {
+    const { url, hub } = await startApp({
+      maxConnections: 2,
+      clientIp: (request) => String(request.headers["x-forwarded-for"]),
+    });
+    const opened = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => connect(url, { "x-forwarded-for": `203.0.113.${i + 1}` })),
+    );
+    expect(opened.filter((c) => c.status === 200)).toHaveLength(2);
+    const refused = opened.filter((c) => c.status !== 200);
+    expect(refused.map((c) => c.status)).toEqual([429, 429, 429, 429]);
+    expect(refused[0]!.headers["retry-after"]).toBe("5");
+    expect(JSON.parse(refused[0]!.body)).toMatchObject({ error: { code: "rate_limited" } });
+    expect(hub.size).toBe(2);
   });
 });

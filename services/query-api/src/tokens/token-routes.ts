@@ -1,6 +1,5 @@
 import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
-import type { HttpApp } from "@tmi/shared/http";
 import { z } from "zod";
 import { addressParams, likePrefix, normalizeSearch, pageQuery } from "../common/params.js";
 import {
@@ -10,7 +9,8 @@ import {
   JsonText,
   jsonPage,
   jsonPageBody,
-  type RouteContext,
+  type RoutesPlugin,
+  typedRoutes,
 } from "../common/route-helpers.js";
 import { getPricing, getTokenDetail, listTokens, newestPositionOf } from "./token-queries.js";
 import { pricingSchema, tokenDetailSchema, tokenPageSchema } from "./token-schemas.js";
@@ -21,7 +21,8 @@ const notFound = (address: string) => new AppError("not_found", `no canonical to
  * Token routes (docs/api.md "Token (list item)", "Token detail", "Pricing", "Lists, search and
  * exclusions"): the list (and its `/newest` alias) with search, detail and pricing.
  */
-export function registerTokenRoutes(app: HttpApp, ctx: RouteContext): void {
+export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
+  const app = typedRoutes(fastify);
   const listQuery = pageQuery.extend({
     search: z.string().optional().meta({
       description:
@@ -97,4 +98,4 @@ export function registerTokenRoutes(app: HttpApp, ctx: RouteContext): void {
       return pricing;
     },
   );
-}
+};

@@ -1,20 +1,20 @@
 import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
-import type { HttpApp } from "@tmi/shared/http";
+import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
 import { addressParams } from "../common/params.js";
 import {
   cacheData,
-  decodeEventPosition,
   errorResponses,
-  eventPage,
   eventPageQuery,
-  type RouteContext,
+  type RoutesPlugin,
+  typedRoutes,
 } from "../common/route-helpers.js";
-import { listTrades } from "./trade-queries.js";
+import { TOKEN_TRADES, type TradeRow, tradeOf } from "./trade-queries.js";
 import { tradePageSchema } from "./trade-schemas.js";
 
-/** Trades route (docs/api.md "Trades and activity"). */
-export function registerTradeRoutes(app: HttpApp, ctx: RouteContext): void {
+/** Trades routes (docs/api.md "Trades and activity"). */
+export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
+  const app = typedRoutes(fastify);
   app.get(
     "/api/v1/tokens/:address/trades",
     {
@@ -30,13 +30,18 @@ export function registerTradeRoutes(app: HttpApp, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const address = parseAddress(request.params.address, "address");
-      const { order, limit } = request.query;
-      const route = `tokens.trades:${address}:${order}`;
-      const after = decodeEventPosition(ctx.cursors, route, request.query.cursor);
-      const result = await listTrades(ctx.db, { token: address, order, after, take: limit + 1 });
-      if (result === null) throw new AppError("not_found", `no canonical token ${address}`);
+      const { order, limit, cursor } = request.query;
+      const page = await readKeysetPage<TradeRow>(ctx.db, TOKEN_TRADES, {
+        filters: [address],
+        order,
+        limit,
+        cursor,
+        cursors: ctx.cursors,
+        route: `tokens.trades:${address}:${order}`,
+      });
+      if (page === null) throw new AppError("not_found", `no canonical token ${address}`);
       cacheData(reply);
-      return eventPage(result, limit, ctx.cursors, route) as never;
+      return keysetBody(page, (row) => tradeOf(address, row)) as never;
     },
   );
-}
+};

@@ -1,3 +1,4 @@
+import { TOKEN_METADATA_JOIN_SQL } from "@tmi/shared/token";
 import { type Int8, prepared, type ReadDb } from "../db.js";
 import { limitLiteral, TOKEN_ITEM_JSON, VISIBLE_TOKEN } from "../tokens/token-queries.js";
 
@@ -20,7 +21,7 @@ const latestSql = (take: number) => `SELECT s.id AS snapshot_id, x.rank, x.item
   LEFT JOIN LATERAL (
     SELECT e.rank, ${TOKEN_ITEM_JSON} AS item
     FROM trending_entries e JOIN tokens t ON t.address = e.token_address
-      LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'
+      ${TOKEN_METADATA_JOIN_SQL}
     WHERE e.snapshot_id = s.id AND e.rank > $1 AND ${VISIBLE_TOKEN}
     ORDER BY e.rank LIMIT ${limitLiteral(take)}) x ON true`;
 
@@ -30,7 +31,7 @@ const atSql = (take: number) => `SELECT s.id AS snapshot_id, x.rank, x.item
   LEFT JOIN LATERAL (
     SELECT e.rank, ${TOKEN_ITEM_JSON} AS item
     FROM trending_entries e JOIN tokens t ON t.address = e.token_address
-      LEFT JOIN metadata_drafts m ON m.token_address = t.address AND m.status = 'finalized'
+      ${TOKEN_METADATA_JOIN_SQL}
     WHERE e.snapshot_id = s.id AND e.rank > $1 AND ${VISIBLE_TOKEN}
     ORDER BY e.rank LIMIT ${limitLiteral(take)}) x ON true`;
 

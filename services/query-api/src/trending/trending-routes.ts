@@ -1,5 +1,4 @@
 import { AppError } from "@tmi/shared/errors";
-import type { HttpApp } from "@tmi/shared/http";
 import { pageQuery } from "../common/params.js";
 import {
   cacheData,
@@ -7,7 +6,8 @@ import {
   invalidCursor,
   jsonPage,
   jsonPageBody,
-  type RouteContext,
+  type RoutesPlugin,
+  typedRoutes,
 } from "../common/route-helpers.js";
 import { tokenPageSchema } from "../tokens/token-schemas.js";
 import { listTrending, type TrendingPosition } from "./trending-queries.js";
@@ -17,7 +17,8 @@ import { listTrending, type TrendingPosition } from "./trending-queries.js";
  * `/api/v1/trending`, one page of the latest materialized snapshot; a cursor pages through the
  * snapshot it was issued from.
  */
-export function registerTrendingRoutes(app: HttpApp, ctx: RouteContext): void {
+export const trendingRoutes: RoutesPlugin = (ctx) => async (fastify) => {
+  const app = typedRoutes(fastify);
   for (const url of ["/api/v1/tokens/trending", "/api/v1/trending"]) {
     app.get(
       url,
@@ -63,4 +64,4 @@ export function registerTrendingRoutes(app: HttpApp, ctx: RouteContext): void {
       },
     );
   }
-}
+};

@@ -1,0 +1,204 @@
+import type { CursorCodec, CursorValue } from "@tmi/shared/codec";
+import { toBigInt } from "@tmi/shared/codec";
+import { type Int8, prepared, type ReadDb } from "../db.js";
+import { invalidCursor } from "./route-helpers.js";
+
+// One keyset-page helper for every paged resource of query-api whose rows come from one table
+// in one index order (trades, activity, holders, and the wallet routes built on it). A resource
+// describes its page once as a {@link KeysetSource}; the helper writes the four statements
+// (asc/desc × first page/after a cursor), decodes and encodes the cursors, and cuts the page.
+
+/** SQL type of a key column, which is also how its cursor value travels (`int8`, `numeric`: bigint; `int4`: number; `text`: string). */
+export type KeysetType = "int8" | "int4" | "numeric" | "text";
+
+/** One column of a keyset order. */
+export interface KeysetColumn {
+  /** The column's expression in the page statement (e.g. `r.block_number`). */
+  sql: string;
+  /** The column's name in the result row (the page's `select` must return it, e.g. `block_number`). */
+  column: string;
+  type: KeysetType;
+  /** `true` when this column descends in the `desc` order (the default order of a page). */
+  descending: boolean;
+}
+
+/**
+ * A paged resource: the rows of `from` that match `where`, ordered by `key`.
+ *
+ * - `where` reads the page's filter values as `$1..$n` (n = the length of `filters` passed to
+ *   {@link readKeysetPage}); the cursor's values and the page size follow them.
+ * - `key` must be unique per row (a total order) and should match an index so a page reads only
+ *   its own rows, forwards (`desc`) or backwards (`asc`). When every column has the same
+ *   direction the keyset condition is a row comparison (`(a, b) < ($2, $3)`), else the
+ *   lexicographic `OR` form.
+ * - `parent`, when given, is a row the resource belongs to (`tokens t` with `t.address = $1`): the
+ *   page is a `LEFT JOIN LATERAL` from it, so one round trip tells an unknown parent (no row:
+ *   {@link readKeysetPage} returns `null`) from a parent without rows (an empty page).
+ */
+export interface KeysetSource {
+  /** Stem of the prepared statements' names: `qapi_<name>_<order>_<first|after>`; unique per source. */
+  name: string;
+  /** Select list of a row, over the alias used in `from` (must include every `key[].column`). */
+  select: string;
+  /** `FROM` item with its alias, e.g. `trades r`. */
+  from: string;
+  /** Filter over `$1..$n`. */
+  where: string;
+  key: readonly KeysetColumn[];
+  parent?: { from: string; where: string };
+}
+
+/** Ordering of a page: `desc` (the key's own directions; newest first for chain positions) or `asc` (all reversed). */
+export type PageOrder = "asc" | "desc";
+
+/** Position of a row in a keyset order: one value per key column, typed as {@link KeysetType} says. */
+export type KeysetPosition = CursorValue[];
+
+const CAST: Record<KeysetType, string> = { int8: "int8", int4: "int4", numeric: "numeric", text: "text" };
+
+/**
+ * The page statement of `source` in `order`: the first page (`after` false) or the page after a
+ * cursor, `LIMIT` the last parameter. Exported for EXPLAIN in tests and docs.
+ */
+export function keysetSql(
+  source: KeysetSource,
+  order: PageOrder,
+  after: boolean,
+  filterCount: number,
+): string {
+  const forward = (column: KeysetColumn) => (order === "desc" ? column.descending : !column.descending);
+  const orderBy = source.key.map((c) => `${c.sql} ${forward(c) ? "DESC" : "ASC"}`).join(", ");
+  const param = (i: number) => `$${filterCount + 1 + i}::${CAST[source.key[i]?.type ?? "text"]}`;
+  let keyset = "";
+  if (after) {
+    const directions = new Set(source.key.map(forward));
+    if (directions.size === 1) {
+      const op = forward(source.key[0] as KeysetColumn) ? "<" : ">";
+      keyset = `\n    AND (${source.key.map((c) => c.sql).join(", ")}) ${op} (${source.key.map((_, i) => param(i)).join(", ")})`;
+    } else {
+      const terms = source.key.map((c, i) => {
+        const equal = source.key.slice(0, i).map((p, j) => `${p.sql} = ${param(j)}`);
+        return [...equal, `${c.sql} ${forward(c) ? "<" : ">"} ${param(i)}`].join(" AND ");
+      });
+      keyset = `\n    AND (${terms.map((t, i) => (i === 0 ? t : `(${t})`)).join(" OR ")})`;
+    }
+  }
+  const limit = `$${filterCount + 1 + (after ? source.key.length : 0)}`;
+  const page = `SELECT ${source.select}
+  FROM ${source.from} WHERE ${source.where}${keyset}
+  ORDER BY ${orderBy}
+  LIMIT ${limit}`;
+  if (!source.parent) return page;
+  return `SELECT x.* FROM ${source.parent.from} LEFT JOIN LATERAL (
+  ${page}) x ON true WHERE ${source.parent.where}`;
+}
+
+/** The position of `row` in `source`'s order, read from its key columns. */
+export function keysetPositionOf(source: KeysetSource, row: Record<string, unknown>): KeysetPosition {
+  return source.key.map((c) => {
+    const value = row[c.column];
+    if (c.type === "int4") return Number(value);
+    if (c.type === "text") return String(value);
+    return typeof value === "bigint" ? value : toBigInt(String(value as Int8));
+  });
+}
+
+/**
+ * Decodes an optional cursor of `route` as a position of `source` (arity and the type of every
+ * value checked).
+ * @throws AppError `invalid_request` (field `cursor`) when it is not a cursor of this route and shape.
+ */
+export function decodeKeyset(
+  cursors: CursorCodec,
+  route: string,
+  source: KeysetSource,
+  cursor: string | undefined,
+): KeysetPosition | null {
+  if (cursor === undefined) return null;
+  const values = cursors.decode(route, cursor, source.key.length);
+  source.key.forEach((c, i) => {
+    const value = values[i];
+    const ok =
+      c.type === "int4"
+        ? typeof value === "number"
+        : c.type === "text"
+          ? typeof value === "string"
+          : typeof value === "bigint";
+    if (!ok) throw invalidCursor();
+  });
+  return values;
+}
+
+/** One page read by {@link readKeysetPage}: at most `limit` rows and the cursor of the next page when one exists. */
+export interface KeysetPage<R> {
+  rows: R[];
+  nextCursor?: string;
+}
+
+/**
+ * Reads one page of `source`: decodes `cursor` (bound to `route`, which should name the resource,
+ * its parent and every parameter that changes the order or the rows, e.g.
+ * `tokens.trades:<token>:<order>`), runs the prepared statement with `filters` and `limit + 1`,
+ * and returns the first `limit` rows plus `nextCursor` (the last returned row's position) when
+ * a further row exists. Returns `null` when `source.parent` is set and matches no row.
+ *
+ * @example
+ * const page = await readKeysetPage<TradeRow>(db, TOKEN_TRADES, {
+ *   filters: [token], order: "desc", limit: 20, cursor, cursors, route: `tokens.trades:${token}:desc`,
+ * });
+ * @throws AppError `invalid_request` (field `cursor`) for a cursor of another route or shape.
+ */
+export async function readKeysetPage<R extends Record<string, unknown>>(
+  db: ReadDb,
+  source: KeysetSource,
+  options: {
+    filters: readonly unknown[];
+    order: PageOrder;
+    limit: number;
+    cursor: string | undefined;
+    cursors: CursorCodec;
+    route: string;
+  },
+): Promise<KeysetPage<R> | null> {
+  const { filters, order, limit, cursors, route } = options;
+  const after = decodeKeyset(cursors, route, source, options.cursor);
+  const values = [
+    ...filters,
+    ...(after ?? []).map((v) => (typeof v === "bigint" ? v.toString() : v)),
+    limit + 1,
+  ];
+  const result = await prepared<R>(
+    db,
+    `qapi_${source.name}_${order}_${after === null ? "first" : "after"}`,
+    keysetSql(source, order, after !== null, filters.length),
+    values,
+  );
+  if (source.parent && result.rows.length === 0) return null;
+  const first = source.key[0]?.column ?? "";
+  // A parent without rows comes back as one all-null row of the lateral join.
+  const rows = source.parent ? result.rows.filter((row) => row[first] !== null) : result.rows;
+  const shown = rows.slice(0, limit);
+  const last = shown[shown.length - 1];
+  const page: KeysetPage<R> = { rows: shown };
+  if (rows.length > limit && last !== undefined)
+    page.nextCursor = cursors.encode(route, keysetPositionOf(source, last));
+  return page;
+}
+
+/** The wire Page (`{items, next_cursor?}`) of a {@link KeysetPage}, each row mapped by `item`. */
+export function keysetBody<R, T>(
+  page: KeysetPage<R>,
+  item: (row: R) => T,
+): { items: T[]; next_cursor?: string } {
+  const body: { items: T[]; next_cursor?: string } = { items: page.rows.map(item) };
+  if (page.nextCursor !== undefined) body.next_cursor = page.nextCursor;
+  return body;
+}
+
+/** Key of a chain event or trade: (block_number, transaction_index, log_index, transaction_hash) over alias `r`, newest first. */
+export const CHAIN_POSITION_KEY: readonly KeysetColumn[] = [
+  { sql: "r.block_number", column: "block_number", type: "int8", descending: true },
+  { sql: "r.transaction_index", column: "transaction_index", type: "int4", descending: true },
+  { sql: "r.log_index", column: "log_index", type: "int4", descending: true },
+  { sql: "r.transaction_hash", column: "transaction_hash", type: "text", descending: true },
+];
