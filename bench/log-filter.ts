@@ -91,6 +91,7 @@ try {
     maxSpan: 1_000_000,
     targetLogs: 1_000_000,
     addressChunk: CHUNK,
+    strategy: "emitters", // this benchmark measures the emitter-chunk queries (head-scale: the choice)
   });
   const real = new EmitterSet(
     deployment.contracts.factory.toLowerCase(),
@@ -140,6 +141,7 @@ try {
       maxSpan: SPAN,
       targetLogs: 1_000_000,
       addressChunk: CHUNK,
+      strategy: "emitters",
     });
     let ranges = 0;
     let requests = 0;
