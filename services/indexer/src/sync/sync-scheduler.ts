@@ -239,6 +239,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
    */
   async function start(): Promise<void> {
     const started = performance.now();
+    const cpuStarted = process.cpuUsage();
     await resync();
     emitters = new EmitterSet(contracts.factory, contracts.feedEmitter);
     const seed = await core.load(pool);
@@ -252,6 +253,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
         tokens: seed.tokens.length,
         pools: seed.pools.length,
         ms: Math.round(performance.now() - started),
+        cpu_ms: Math.round(cpuMs(process.cpuUsage(cpuStarted))),
         rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
       },
       "known tokens loaded",
@@ -766,6 +768,9 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     settle,
   };
 }
+
+/** User + system time of a `process.cpuUsage` delta (ms). */
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 
 function errorText(error: unknown): string {
   if (error instanceof Error) {
