@@ -10,6 +10,7 @@ const alias = [
   { find: /^@tmi\/contracts$/, replacement: here("./packages/contracts/src/index.ts") },
   { find: /^@tmi\/devnet$/, replacement: here("./packages/devnet/src/index.ts") },
   { find: /^@tmi\/testkit$/, replacement: here("./packages/testkit/src/index.ts") },
+  { find: /^@tmi\/client$/, replacement: here("./packages/client/src/index.ts") },
 ];
 
 const exclude = ["**/node_modules/**", "**/dist/**"];

@@ -5,7 +5,8 @@
 // token for deep cursors, the rest spread over every token), one chain event per trade plus one
 // TokenLaunchedV3 per token,
 // candles of every interval aggregated from the trades, creators, a trending snapshot of 1,000
-// tokens, finalized metadata for half the tokens, a few exclusions, and the indexer checkpoint.
+// tokens, finalized metadata for half the tokens, a few exclusions, ETH/USD answers every 20 minutes
+// of chain time (Chainlink's Base heartbeat is 20 minutes) and the indexer checkpoint.
 import { migrate, quoteIdent, withDatabase } from "@tmi/db";
 import pg from "pg";
 
@@ -22,7 +23,7 @@ const creatorAddressSql = (i: string) => `('0x' || substr(md5('c' || ${i}) || md
 const traderAddressSql = (i: string) => `('0x' || substr(md5('w' || ${i}) || md5('v' || ${i}), 1, 40))`;
 const hashSql = (seed: string) => `('0x' || md5('h' || ${seed}) || md5('k' || ${seed}))`;
 
-const VERSION = "qapi-bench-v2-zonk-v3";
+const VERSION = "qapi-bench-v3-eth-usd";
 
 /** What {@link ensureBenchDatabase} built or found. */
 export interface BenchDatabase {
@@ -67,6 +68,8 @@ export async function ensureBenchDatabase(options: {
       [options.name],
     );
     if (!options.rebuild && existing.rows[0]?.comment === marker) {
+      // Migrations added since it was built (new indexes) are applied to it.
+      await migrate({ databaseUrl: url, logger: { info() {}, warn: log, error: log } });
       return { url, tokens: options.tokens, trades: options.trades, built: false, seconds: 0 };
     }
     await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(options.name)} WITH (FORCE)`);
@@ -234,6 +237,14 @@ export async function ensureBenchDatabase(options: {
       `INSERT INTO excluded_addresses (address, kind, reason)
        SELECT ${tokenAddressSql("i * 97")}, 'token', 'bench' FROM generate_series(1, 20) AS i
        UNION ALL SELECT ${creatorAddressSql("i * 101")}, 'creator', 'bench' FROM generate_series(1, 3) AS i`,
+      log,
+    );
+    await step(
+      client,
+      "eth_usd_answers",
+      `INSERT INTO eth_usd_answers (block_number, log_index, round_id, answer, updated_at)
+       SELECT blk, 900, blk / 600 + 1, 300000000000 + (blk / 600 % 200) * 100000000, ${BENCH_T0} + blk * 2
+       FROM generate_series(0, ${FIRST_TRADE_BLOCK} + ${M} / 2, 600) AS blk`,
       log,
     );
     await step(

@@ -8,45 +8,18 @@
 // it (`--load-state`, never written back) instead of loading the history again; delete it to rebuild.
 // BENCH_INDEXER_SKIP_LIVE=1 skips the live phase; BENCH_INDEXER_CPU_PROF=<dir> runs the indexer with
 // the inspector's CPU profiler (bench/_cpu-prof-preload.mjs) and writes the profile there.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import {
-  createTrader,
-  type Deployment,
-  type LoadHistoryResult,
-  loadHistory,
-  rpc,
-  startAnvil,
-  startDevnet,
-} from "@tmi/devnet";
+import { createTrader, rpc } from "@tmi/devnet";
 import { chainHead, createTestDatabase, startIndexer } from "@tmi/testkit";
 import pg from "pg";
 import { parseEther } from "viem";
+import { loadAverage, openCachedHistory, sampleProcess } from "./indexer-history-lib.js";
 
-const TRADES = Number(process.env.BENCH_INDEXER_TRADES ?? 70_000);
 const LIVE_TRADES =
   process.env.BENCH_INDEXER_SKIP_LIVE === "1" ? 0 : Number(process.env.BENCH_INDEXER_LIVE_TRADES ?? 40);
-const GRADUATIONS = Number(process.env.BENCH_INDEXER_GRADUATIONS ?? 10);
 const CPU_PROF = process.env.BENCH_INDEXER_CPU_PROF;
-const CACHE_DIR =
-  process.env.BENCH_INDEXER_CACHE_DIR ?? join(os.tmpdir(), `tmi-bench-indexer-${TRADES}-${GRADUATIONS}`);
-
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
-  return hwm ? Number(hwm[1]) / 1024 : Number.NaN;
-}
-
-/** CPU seconds (user + system) of process `pid` so far, from /proc. */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
-  } catch {
-    return 0;
-  }
-}
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -55,47 +28,10 @@ const percentile = (values: number[], p: number) => {
 
 const log = (m: string) => process.stderr.write(`[bench indexer] ${m}\n`);
 
-const stateFile = join(CACHE_DIR, "anvil-state.json");
-const deploymentFile = join(CACHE_DIR, "deployment.json");
-const historyFile = join(CACHE_DIR, "history.json");
-if (!existsSync(historyFile)) {
-  // Build the cache once: load the history into a devnet whose state anvil dumps on stop.
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const building = join(CACHE_DIR, "anvil-state.building.json");
-  const loading = await startDevnet({
-    port: 0,
-    blockTime: "automine",
-    stateFile: building,
-    stateInterval: 1_000_000,
-    deploymentFile,
-  });
-  log(`loading ${TRADES} trades (${GRADUATIONS} graduations) into the devnet (cache ${CACHE_DIR})…`);
-  const loaded = await loadHistory({
-    rpcUrl: loading.rpcUrl,
-    deployment: loading.deployment,
-    trades: TRADES,
-    graduations: GRADUATIONS,
-    logger: { info: log },
-  });
-  await loading.stop();
-  renameSync(building, stateFile);
-  writeFileSync(historyFile, JSON.stringify(loaded));
-}
-const history = JSON.parse(readFileSync(historyFile, "utf8")) as LoadHistoryResult;
-const anvil = await startAnvil({ port: 0, args: ["--load-state", stateFile] });
-const savedDeployment = JSON.parse(readFileSync(deploymentFile, "utf8")) as Deployment;
-const devnet = {
-  rpcUrl: anvil.rpcUrl,
-  chainId: savedDeployment.chainId,
-  deployment: { ...savedDeployment, rpcUrl: anvil.rpcUrl },
-  stop: () => anvil.stop(),
-};
+const devnet = await openCachedHistory(log);
 const db = await createTestDatabase();
 let indexer: ReturnType<typeof startIndexer> | null = null;
 try {
-  log(
-    `history: ${history.trades} trades, ${history.events} logs in ${history.blocks} blocks (loaded in ${history.seconds.toFixed(1)} s; from ${CACHE_DIR})`,
-  );
   const head = await chainHead(devnet.rpcUrl);
 
   // ---------------------------------------------------------------- historical
@@ -125,31 +61,8 @@ try {
     },
   });
   const pid = indexer.child.pid!;
-  let rssPeakSampled = 0;
-  // CPU of the indexer and of the PostgreSQL backends serving the benchmark database (sampled:
-  // pooled backends may exit), so that the cost per event can be told apart from machine load.
-  const backendCpu = new Map<number, number>();
-  const admin = new pg.Client({ connectionString: db.url });
-  await admin.connect();
-  let sampling = true;
-  const sampleBackends = async () => {
-    const res = await admin.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-    );
-    for (const { pid: p } of res.rows) backendCpu.set(p, Math.max(backendCpu.get(p) ?? 0, cpuSeconds(p)));
-  };
-  const sampler = setInterval(() => {
-    try {
-      rssPeakSampled = Math.max(rssPeakSampled, peakRssMb(pid));
-    } catch {}
-    if (sampling) void sampleBackends().catch(() => {});
-  }, 200);
-  const load = () =>
-    os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(" ");
-  const loadBefore = load();
+  const sampler = await sampleProcess(() => [pid], db.url);
+  const loadBefore = loadAverage();
   await indexer.waitForBlock(head, 600_000);
   const wallSeconds = (performance.now() - started) / 1000;
   if (CPU_PROF) {
@@ -158,12 +71,10 @@ try {
     for (let i = 0; i < 300 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
     log(`CPU profile: ${file}`);
   }
-  await sampleBackends();
-  sampling = false;
-  const cpuIndexer = cpuSeconds(pid);
-  const cpuPostgres = [...backendCpu.values()].reduce((a, b) => a + b, 0);
-  const loadAfter = load();
-  await admin.end();
+  const measured = await sampler.figures();
+  const cpuIndexer = measured.cpuSecondsProcess;
+  const cpuPostgres = measured.cpuSecondsPostgres;
+  const loadAfter = loadAverage();
   const caught = await (async () => {
     for (let i = 0; i < 100; i++) {
       const line = indexer!
@@ -252,8 +163,7 @@ try {
   }
   polling = false;
   await poller;
-  clearInterval(sampler);
-  historical.peak_rss_mb = Math.round(Math.max(rssPeakSampled, peakRssMb(pid)));
+  historical.peak_rss_mb = (await sampler.stop()).peakRssMb;
   await client.end();
   const live = {
     bench: "indexer",

@@ -7,7 +7,7 @@
 ARG NODE_IMAGE=node:20-bookworm-slim
 ARG PNPM_VERSION=12.21.0
 
-# ---- build: whole-workspace install (the build needs dev tools: solc, prisma, typescript), contracts + Prisma client + TypeScript build of this service
+# ---- build: whole-workspace install (the build needs dev tools: solc, typescript), contracts + TypeScript build of this service (no database: no Prisma client)
 FROM ${NODE_IMAGE} AS build
 ARG PNPM_VERSION
 ENV CI=true PNPM_HOME=/pnpm PATH=/pnpm:$PATH
@@ -30,10 +30,8 @@ COPY bench/package.json bench/
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm config set store-dir /pnpm/store \
  && pnpm install --frozen-lockfile
 COPY packages packages
-COPY prisma prisma
 COPY services services
 RUN node packages/contracts/scripts/build.mjs --quiet \
- && pnpm --filter @tmi/db generate \
  && node_modules/.bin/tsc -b services/oracle-price
 # Production dependencies only, for this service and the workspace packages it imports.
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store rm -rf node_modules packages/*/node_modules prisma/node_modules services/*/node_modules \
@@ -42,14 +40,13 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store rm -rf node_modules pack
 # packages selected by the filter but not built for this service (devDependencies) keep only their
 # manifest.
 RUN mkdir -p /out && cp -a package.json node_modules /out/ \
- && for dir in packages/* prisma services/oracle-price; do \
+ && for dir in packages/* services/oracle-price; do \
       if [ -d "$dir/node_modules" ] || [ "$dir" = "services/oracle-price" ]; then \
         mkdir -p "/out/$dir" && cp -a "$dir/package.json" "/out/$dir/" \
         && { [ ! -d "$dir/dist" ] || cp -a "$dir/dist" "/out/$dir/"; } \
         && { [ ! -d "$dir/node_modules" ] || cp -a "$dir/node_modules" "/out/$dir/"; }; \
       fi; \
-    done \
- && cp -a prisma/migrations /out/prisma/
+    done
 
 # ---- runtime: Node 20 LTS slim, non-root
 FROM ${NODE_IMAGE} AS runtime

@@ -3,6 +3,8 @@
 // schemas of test/src/platform-schemas.ts — what zonk.fun's web client parses, tightened by
 // docs/api.md. The market is built once (test/src/api-scenario.ts); the tests of this file run in
 // order on it. With API_EXAMPLES_OUT set, the titled answers are written as docs/api-examples.md.
+
+import { createApiClient, isUsdChart, type paths, type Token } from "@tmi/client";
 import { setEthUsdRound } from "@tmi/devnet";
 import { waitFor } from "@tmi/testkit";
 import { createPublicClient, http } from "viem";
@@ -30,12 +32,16 @@ import {
   tokenSchema,
   tradePageSchema,
   unexpectedNulls,
+  usdChartSchema,
 } from "../src/platform-schemas.js";
 import { type JsonResponse, type System, startSystem } from "../src/system.js";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const UNKNOWN = "0x00000000000000000000000000000000deadbeef";
 const JSON_HEADERS = { "content-type": "application/json" };
+
+/** Query of the chart route, as the OpenAPI document declares it. */
+type ChartQuery = NonNullable<paths["/api/v1/tokens/{address}/chart"]["get"]["parameters"]["query"]>;
 
 let system: System;
 let market: Market;
@@ -71,12 +77,54 @@ async function call(
   return response;
 }
 
+/**
+ * The typed client (`@tmi/client`, generated from query-api's OpenAPI document) over the gateway:
+ * each request goes through {@link call} (request id, examples, the checks over every answer), and
+ * the answers the tests read are typed by the document, so a changed route, parameter or field
+ * breaks `pnpm build` (`tsc -p test/contract`) as it would break an integrator's build.
+ */
+function api(example?: [section: string, title: string]) {
+  return createApiClient({
+    baseUrl: "http://gateway.invalid",
+    fetch: async (request: Request) => {
+      const url = new URL(request.url);
+      const answer = await call(`${url.pathname}${url.search}`, {
+        method: request.method,
+        ...(example ? { example } : {}),
+      });
+      const body = answer.status === 204 || answer.status === 304 ? null : JSON.stringify(answer.body);
+      return new Response(body, { status: answer.status, headers: { "content-type": "application/json" } });
+    },
+  });
+}
+
+/** {@link expectAnswer} for a typed client's result: asserts `status` and `schema`; returns the typed body. */
+async function expectTyped<T>(
+  pending: Promise<{ data?: T; error?: unknown; response: Response }>,
+  status: number,
+  schema: z.ZodType,
+): Promise<T> {
+  const { data, error, response } = await pending;
+  expectAnswer({ status: response.status, headers: response.headers, body: data ?? error }, status, schema);
+  return data as T;
+}
+
 /** Asserts `status` and that the body parses with `schema`; returns the body. */
 // biome-ignore lint/suspicious/noExplicitAny: bodies are read field by field after the schema passed
 function expectAnswer(response: JsonResponse, status: number, schema: z.ZodType): any {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(schemaProblems(schema, response.body), JSON.stringify(response.body)).toBe("");
   return response.body;
+}
+
+/** `wei` × `ethUsd` (a decimal string) / 10^18 as an exact decimal string, trailing zeros trimmed. */
+function exactUsd(wei: bigint, ethUsd: string): string {
+  const [whole, fraction = ""] = ethUsd.split(".");
+  const scaled = wei * BigInt(whole + fraction);
+  const digits = 18 + fraction.length;
+  const text = scaled.toString().padStart(digits + 1, "0");
+  const out = `${text.slice(0, -digits)}.${text.slice(-digits)}`.replace(/\.?0+$/, "");
+  return out === "" ? "0" : out;
 }
 
 /** Asserts an error answer: `status`, the envelope, `code` (or one of `code`), `details` fields. */
@@ -384,14 +432,10 @@ ones), as each title says; everything else is as returned.
 
   it("behavior: token list, newest, search, trending and its alias answer pages of the one Token object", async () => {
     const { alpha, beta, alphaDraft } = market;
-    const list = expectAnswer(
-      await call("/api/v1/tokens", { example: ["Tokens", "Token list"] }),
-      200,
-      tokenPageSchema,
-    );
-    expect(list.items.map((t: { address: string }) => t.address)).toEqual([beta.token, alpha.token]);
+    const list = await expectTyped(api(["Tokens", "Token list"]).GET("/api/v1/tokens"), 200, tokenPageSchema);
+    expect(list.items.map((t) => t.address)).toEqual([beta.token, alpha.token]);
     expect(list).not.toHaveProperty("next_cursor");
-    const [betaItem, alphaItem] = list.items;
+    const [betaItem, alphaItem] = list.items as [Token, Token];
     // List items carry curve (progress from sold_supply / graduation_threshold) and graduation.
     for (const item of list.items) {
       expect(item.curve.graduation_threshold).toBe(CURVE_ALLOCATION.toString());
@@ -400,7 +444,7 @@ ones), as each title says; everything else is as returned.
       expect(item.initial_supply).toBe(TOTAL_SUPPLY.toString());
     }
     expect(alphaItem.curve.lifecycle).toBe("graduated");
-    expect(alphaItem.graduation.phase).toBe("graduated");
+    expect(alphaItem.graduation?.phase).toBe("graduated");
     expect(alphaItem.image_url).toBe(alphaDraft.image_url);
     expect(betaItem.curve.lifecycle).toBe("active");
     expect(betaItem).not.toHaveProperty("graduation");
@@ -446,9 +490,10 @@ ones), as each title says; everything else is as returned.
     const trending = await waitFor(
       async () => {
         const r = await call("/api/v1/tokens/trending");
-        return r.status === 200 && r.body.items.length === 2 && r;
+        // Before a snapshot ranks them, every token is listed newest first (beta, then alpha).
+        return r.status === 200 && r.body.items[0]?.address === market.alpha.token && r;
       },
-      { timeoutMs: 30_000, message: "trending snapshot with both tokens" },
+      { timeoutMs: 30_000, message: "trending snapshot ranking alpha (the larger volume) first" },
     );
     expectAnswer(trending, 200, tokenPageSchema);
     examples.add({
@@ -471,6 +516,84 @@ ones), as each title says; everything else is as returned.
       200,
       tokenPageSchema,
     );
+  });
+
+  it("behavior: discovery sorts, phase, batch and the market-wide trades feed", async () => {
+    const { alpha, beta } = market;
+    const addresses = (body: { items: { address: string }[] }) => body.items.map((t) => t.address);
+    const sorted = async (query: string, title?: string) =>
+      addresses(
+        expectAnswer(
+          await call(`/api/v1/tokens?${query}`, title ? { example: ["Discovery", title] } : {}),
+          200,
+          tokenPageSchema,
+        ),
+      );
+    // alpha graduated with the larger volume, market cap and holder count; beta is on its curve.
+    expect(await sorted("sort=market_cap", "Sorted by market cap")).toEqual([alpha.token, beta.token]);
+    expect(await sorted("sort=volume_24h", "Sorted by 24 h volume")).toEqual([alpha.token, beta.token]);
+    expect(await sorted("sort=progress", "Closest to graduation (curve phase only)")).toEqual([beta.token]);
+    expect(await sorted("sort=trending&phase=curve", "Trending, curve phase")).toEqual([beta.token]);
+    expect(await sorted("phase=graduated", "Graduated tokens, newest first")).toEqual([alpha.token]);
+    expect(await sorted("sort=holders&search=alpha")).toEqual([alpha.token]);
+    for (const sort of ["newest", "last_trade", "holders", "trending"])
+      expect((await sorted(`sort=${sort}`)).sort(), sort).toEqual([alpha.token, beta.token].sort());
+    const page = expectAnswer(await call("/api/v1/tokens?sort=market_cap&limit=1"), 200, tokenPageSchema);
+    expect(
+      addresses(
+        expectAnswer(
+          await call(`/api/v1/tokens?sort=market_cap&limit=1&cursor=${encodeURIComponent(page.next_cursor)}`),
+          200,
+          tokenPageSchema,
+        ),
+      ),
+    ).toEqual([beta.token]);
+    const batch = expectAnswer(
+      await call(
+        `/api/v1/tokens?addresses=${beta.token},${UNKNOWN},${alpha.token.toUpperCase().replace("0X", "0x")}`,
+        {
+          example: ["Discovery", "Batch (order given; unknown left out)"],
+        },
+      ),
+      200,
+      tokenPageSchema,
+    );
+    expect(addresses(batch)).toEqual([beta.token, alpha.token]);
+    expect(batch).not.toHaveProperty("next_cursor");
+
+    const trades = expectAnswer(
+      await call("/api/v1/trades?limit=3", { example: ["Discovery", "Market-wide trades, newest first"] }),
+      200,
+      tradePageSchema,
+    );
+    expect(trades.items).toHaveLength(3);
+    expect(trades.next_cursor).toBeTypeOf("string");
+    const all = expectAnswer(await call("/api/v1/trades?limit=100"), 200, tradePageSchema);
+    expect(new Set(all.items.map((t: { token_address: string }) => t.token_address))).toEqual(
+      new Set([alpha.token, beta.token]),
+    );
+    const blocks = all.items.map((t: { block_number: number }) => t.block_number);
+    expect(blocks).toEqual([...blocks].sort((a, b) => b - a));
+    const swaps = expectAnswer(
+      await call("/api/v1/trades?source=uniswap_v3", {
+        example: ["Discovery", "Market-wide trades of one venue"],
+      }),
+      200,
+      tradePageSchema,
+    );
+    expect(swaps.items.length).toBeGreaterThan(0);
+    for (const t of swaps.items) {
+      expect(t.source).toBe("uniswap_v3");
+      expect(t.token_address).toBe(alpha.token);
+    }
+    const next = expectAnswer(
+      await call(`/api/v1/trades?limit=3&cursor=${encodeURIComponent(trades.next_cursor)}`),
+      200,
+      tradePageSchema,
+    );
+    expect(next.items[0]).toEqual(all.items[3]);
+    const oldest = expectAnswer(await call("/api/v1/trades?order=asc&limit=100"), 200, tradePageSchema);
+    expect(oldest.items).toEqual([...all.items].reverse());
   });
 
   it("behavior: detail, pricing, chart, trades, activity and holders of a graduated and a curve token", async () => {
@@ -496,8 +619,10 @@ ones), as each title says; everything else is as returned.
     // Upper-case path addresses are accepted.
     expectAnswer(await call(`/api/v1/tokens/0x${beta.token.slice(2).toUpperCase()}`), 200, tokenSchema);
 
-    const alphaPricing = expectAnswer(
-      await call(`/api/v1/tokens/${alpha.token}/pricing`, { example: ["Token", "Pricing after pool swaps"] }),
+    const alphaPricing = await expectTyped(
+      api(["Token", "Pricing after pool swaps"]).GET("/api/v1/tokens/{address}/pricing", {
+        params: { path: { address: alpha.token } },
+      }),
       200,
       pricingSchema,
     );
@@ -527,16 +652,75 @@ ones), as each title says; everything else is as returned.
       "1h",
     );
 
-    const trades = expectAnswer(
-      await call(`/api/v1/tokens/${alpha.token}/trades?limit=100`, {
-        example: ["Token", "Trades (curve and pool)"],
+    // Charts by time (from/to/countback) and in USD (currency=usd).
+    const chartOf = (query: ChartQuery, example?: [string, string]) =>
+      api(example).GET("/api/v1/tokens/{address}/chart", {
+        params: { path: { address: beta.token }, query },
+      });
+    const recent = await expectTyped(chartOf({ interval: "1m", limit: "5" }), 200, chartSchema);
+    const last = recent.candles.at(-1)!.bucket_start;
+    const starts = (body: { candles: { bucket_start: number }[] }) => body.candles.map((c) => c.bucket_start);
+    const byCountback = await expectTyped(
+      chartOf({ interval: "1m", to: String(last + 59), countback: "2" }, [
+        "Token",
+        "Chart by countback (1m, the 2 buckets up to `to`)",
+      ]),
+      200,
+      chartSchema,
+    );
+    expect(starts(byCountback)).toEqual(starts(recent).slice(-2));
+    const byRange = await expectTyped(
+      chartOf({ interval: "1m", from: String(last - 119), to: String(last - 1) }),
+      200,
+      chartSchema,
+    );
+    expect(starts(byRange)).toEqual(starts(recent).filter((b) => b >= last - 120 && b <= last - 60));
+    expect(byRange.candles).toEqual(
+      recent.candles.filter((c: { bucket_start: number }) => starts(byRange).includes(c.bucket_start)),
+    );
+    const usdAnswer = await expectTyped(
+      chartOf({ interval: "1m", to: String(last), countback: "5", currency: "usd" }, [
+        "Token",
+        "Chart in USD (1m, countback 5)",
+      ]),
+      200,
+      usdChartSchema,
+    );
+    if (!isUsdChart(usdAnswer)) throw new Error("currency=usd answered a wei chart");
+    const usdChart = usdAnswer;
+    const weiChart = await expectTyped(
+      chartOf({ interval: "1m", to: String(last), countback: "5", currency: "eth" }),
+      200,
+      chartSchema,
+    );
+    expect(starts(usdChart)).toEqual(starts(weiChart));
+    // Each USD value is the wei value × the bucket's ETH/USD answer / 10^18, exactly.
+    const usdOf = (wei: string | null, ethUsd: string) =>
+      wei === null ? null : Number(wei) === 0 ? "0" : exactUsd(BigInt(wei), ethUsd);
+    for (const [i, candle] of usdChart.candles.entries()) {
+      const wei = weiChart.candles[i]!;
+      const ethUsd = candle.eth_usd;
+      if (ethUsd === null) throw new Error(`no ETH/USD answer in force: ${JSON.stringify(candle)}`);
+      expect(candle).toEqual({
+        ...wei,
+        volume: usdOf(wei.volume, ethUsd),
+        open_price: usdOf(wei.open_price, ethUsd),
+        high_price: usdOf(wei.high_price, ethUsd),
+        low_price: usdOf(wei.low_price, ethUsd),
+        close_price: usdOf(wei.close_price, ethUsd),
+        eth_usd: ethUsd,
+      });
+    }
+    expect(usdChart.candles.some((c) => c.trade_count > 0)).toBe(true);
+
+    const trades = await expectTyped(
+      api(["Token", "Trades (curve and pool)"]).GET("/api/v1/tokens/{address}/trades", {
+        params: { path: { address: alpha.token }, query: { limit: "100" } },
       }),
       200,
       tradePageSchema,
     );
-    expect(new Set(trades.items.map((t: { source: string }) => t.source))).toEqual(
-      new Set(["curve", "uniswap_v3"]),
-    );
+    expect(new Set(trades.items.map((t) => t.source))).toEqual(new Set(["curve", "uniswap_v3"]));
     const tradesFirst = expectAnswer(
       await call(`/api/v1/tokens/${alpha.token}/trades?limit=1&order=asc`),
       200,
@@ -551,12 +735,14 @@ ones), as each title says; everything else is as returned.
     );
     expectAnswer(await call(`/api/v1/tokens/${beta.token}/trades`), 200, tradePageSchema);
 
-    const activity = expectAnswer(
-      await call(`/api/v1/tokens/${alpha.token}/activity?limit=100`, { example: ["Token", "Activity"] }),
+    const activity = await expectTyped(
+      api(["Token", "Activity"]).GET("/api/v1/tokens/{address}/activity", {
+        params: { path: { address: alpha.token }, query: { limit: "100" } },
+      }),
       200,
       activityPageSchema,
     );
-    const names = new Set(activity.items.map((e: { event_name: string }) => e.event_name));
+    const names = new Set(activity.items.map((e) => e.event_name));
     for (const name of ["TokensBought", "TokensSold", "Graduated", "Swap", "Transfer"])
       expect(names, name).toContain(name);
     const activityFirst = expectAnswer(
@@ -572,14 +758,16 @@ ones), as each title says; everything else is as returned.
       activityPageSchema,
     );
 
-    const holders = expectAnswer(
-      await call(`/api/v1/tokens/${alpha.token}/holders`, { example: ["Token", "Holders (addition)"] }),
+    const holders = await expectTyped(
+      api(["Token", "Holders (addition)"]).GET("/api/v1/tokens/{address}/holders", {
+        params: { path: { address: alpha.token } },
+      }),
       200,
       holderPageSchema,
     );
     expect(holders.items.length).toBe(alphaDetail.metrics.holder_count);
-    expectAnswer(
-      await call("/api/v1/status", { example: ["Status", "Indexing status (addition)"] }),
+    await expectTyped(
+      api(["Status", "Indexing status (addition)"]).GET("/api/v1/status"),
       200,
       indexingStatusSchema,
     );
@@ -587,8 +775,10 @@ ones), as each title says; everything else is as returned.
 
   it("behavior: creator profile and creator tokens, and the zero profile of an address that launched nothing", async () => {
     const { creator } = market;
-    const profile = expectAnswer(
-      await call(`/api/v1/creators/${creator.address}`, { example: ["Creators", "Creator profile"] }),
+    const profile = await expectTyped(
+      api(["Creators", "Creator profile"]).GET("/api/v1/creators/{address}", {
+        params: { path: { address: creator.address } },
+      }),
       200,
       creatorProfileSchema,
     );
@@ -608,8 +798,10 @@ ones), as each title says; everything else is as returned.
       tokenPageSchema,
     );
     expect(tokens.items).toHaveLength(1);
-    expectAnswer(
-      await call(`/api/v1/creators/${creator.address}/tokens`, { example: ["Creators", "Creator tokens"] }),
+    await expectTyped(
+      api(["Creators", "Creator tokens"]).GET("/api/v1/creators/{address}/tokens", {
+        params: { path: { address: creator.address } },
+      }),
       200,
       tokenPageSchema,
     );
@@ -741,6 +933,9 @@ ones), as each title says; everything else is as returned.
       `/api/v1/tokens/${alpha.token}/activity`,
       `/api/v1/tokens/${alpha.token}/holders`,
       ...creatorRoutes(creator.address),
+      "/api/v1/trades",
+      "/api/v1/tokens?sort=market_cap",
+      "/api/v1/tokens?sort=trending",
     ];
     first = true;
     for (const path of paged) {
@@ -753,7 +948,10 @@ ones), as each title says; everything else is as returned.
         "cursor=",
       ]) {
         expectError(
-          await call(`${path}?${query}`, first ? { example: ["Errors", "Invalid limit"] } : {}),
+          await call(
+            `${path}${path.includes("?") ? "&" : "?"}${query}`,
+            first ? { example: ["Errors", "Invalid limit"] } : {},
+          ),
           400,
           "invalid_request",
         );
@@ -777,6 +975,52 @@ ones), as each title says; everything else is as returned.
     );
     expectError(await call(`/api/v1/tokens?search=${"a".repeat(65)}`), 400, "invalid_request", "search");
     expectError(await call(`/api/v1/tokens/${alpha.token}/trades?order=sideways`), 400, "invalid_request");
+    // Discovery: sort, phase and batch; the market-wide trades' source and order.
+    for (const query of ["sort=price", "sort=", "phase=active"])
+      expectError(await call(`/api/v1/tokens?${query}`), 400, "invalid_request");
+    const byCap = expectAnswer(await call("/api/v1/tokens?sort=market_cap&limit=1"), 200, tokenPageSchema);
+    for (const query of ["sort=holders", "", "sort=market_cap&phase=curve"])
+      expectError(
+        await call(`/api/v1/tokens?${query}&cursor=${encodeURIComponent(byCap.next_cursor)}`, {
+          ...(query === "" ? { example: ["Errors", "A cursor of another sort"] as [string, string] } : {}),
+        }),
+        400,
+        "invalid_request",
+        "cursor",
+      );
+    const many = Array.from({ length: 101 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, "0")}`).join(
+      ",",
+    );
+    expectError(
+      await call(`/api/v1/tokens?addresses=${many}`, {
+        example: ["Errors", "Batch of more than 100 addresses"],
+      }),
+      400,
+      "invalid_request",
+      "addresses",
+    );
+    expectError(await call("/api/v1/tokens?addresses="), 400, "invalid_request", "addresses");
+    expectError(
+      await call(`/api/v1/tokens?addresses=${alpha.token},0x1234`),
+      400,
+      "invalid_address",
+      "addresses",
+    );
+    expectError(
+      await call(`/api/v1/tokens?addresses=${alpha.token}&sort=holders`),
+      400,
+      "invalid_request",
+      "sort",
+    );
+    for (const query of ["source=dex", "order=sideways", "source="])
+      expectError(await call(`/api/v1/trades?${query}`), 400, "invalid_request");
+    const curveTrades = expectAnswer(await call("/api/v1/trades?limit=1&source=curve"), 200, tradePageSchema);
+    expectError(
+      await call(`/api/v1/trades?source=uniswap_v3&cursor=${encodeURIComponent(curveTrades.next_cursor)}`),
+      400,
+      "invalid_request",
+      "cursor",
+    );
     expectError(
       await call(`/api/v1/tokens/${alpha.token}/chart?interval=2m`, {
         example: ["Errors", "Unsupported interval"],
@@ -787,6 +1031,30 @@ ones), as each title says; everything else is as returned.
     expectError(await call(`/api/v1/tokens/${alpha.token}/chart?interval=`), 400, "invalid_interval");
     for (const query of ["limit=0", "limit=1001", "limit=x"])
       expectError(await call(`/api/v1/tokens/${alpha.token}/chart?${query}`), 400, "invalid_request");
+    // Chart by time and currency: each malformed parameter, from after to, a span over 1000 buckets.
+    const chartErrors: [string, string, string?][] = [
+      ["from=200&to=100", "from", "Chart: from after to"],
+      ["interval=1m&from=0&to=60000", "from", "Chart: from–to over 1000 buckets"],
+      ["from=1.5", "from"],
+      ["from=-1", "from"],
+      ["to=abc", "to"],
+      ["to=12345678901", "to"],
+      ["countback=0", "countback"],
+      ["countback=1001", "countback", "Chart: countback out of range"],
+      ["countback=x", "countback"],
+      ["currency=btc", "currency", "Chart: unknown currency"],
+      ["currency=USD", "currency"],
+    ];
+    for (const [query, field, title] of chartErrors)
+      expectError(
+        await call(
+          `/api/v1/tokens/${alpha.token}/chart?${query}`,
+          title ? { example: ["Errors", title] } : {},
+        ),
+        400,
+        "invalid_request",
+        field,
+      );
     first = true;
     for (const path of tokenRoutes(UNKNOWN)) {
       expectError(await call(path, first ? { example: ["Errors", "Unknown token"] } : {}), 404, "not_found");
@@ -900,7 +1168,14 @@ ones), as each title says; everything else is as returned.
           `${label}: ${response.status} not the envelope: ${JSON.stringify(response.body).slice(0, 200)}`,
         );
       if (label.startsWith("GET /api/v1/status")) continue;
-      const nulls = unexpectedNulls(response.body, ["usd", "reserve_amount_usd", "stats"]);
+      // A USD chart's candles may hold null USD values (documented: no answer in force).
+      const nullable = [
+        "usd",
+        "reserve_amount_usd",
+        "stats",
+        ...(label.includes("currency=usd") ? ["candles"] : []),
+      ];
+      const nulls = unexpectedNulls(response.body, nullable);
       if (nulls.length > 0) problems.push(`${label}: null at ${nulls.slice(0, 5).join(", ")}`);
     }
     expect(problems).toEqual([]);

@@ -206,6 +206,35 @@ export const chartSchema = z.object({
   candles: z.array(candleSchema),
 });
 
+/** A USD value: exact decimal string, trailing fractional zeros trimmed, no exponent. */
+export const usdValueSchema = z.string().regex(/^[0-9]+(\.[0-9]*[1-9])?$/, "exact USD decimal");
+
+/**
+ * Candle in USD (addition: `chart?currency=usd`): the wei values × `eth_usd`, the ETH/USD answer
+ * in force at the bucket's end (null when none; then prices and a non-zero volume are null too).
+ */
+export const usdCandleSchema = candleSchema
+  .extend({
+    volume: usdValueSchema.nullable(),
+    open_price: usdValueSchema.nullable(),
+    high_price: usdValueSchema.nullable(),
+    low_price: usdValueSchema.nullable(),
+    close_price: usdValueSchema.nullable(),
+    eth_usd: usdValueSchema.nullable(),
+  })
+  .refine(
+    (c) => c.eth_usd !== null || (c.open_price === null && (c.trade_count === 0) === (c.volume === "0")),
+    {
+      message: "without eth_usd a candle has no USD price, and a USD volume only when it has no trades",
+    },
+  );
+
+/** Chart in USD (addition: `chart?currency=usd`). */
+export const usdChartSchema = chartSchema.extend({
+  currency: z.literal("usd"),
+  candles: z.array(usdCandleSchema),
+});
+
 /** Pricing. */
 export const pricingSchema = z.object({
   token_address: addressSchema,
@@ -319,6 +348,7 @@ export const NULLABLE_KEYS: ReadonlySet<string> = new Set([
   "high_price",
   "low_price",
   "close_price",
+  "eth_usd",
 ]);
 
 /**

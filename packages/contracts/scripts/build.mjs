@@ -45,6 +45,12 @@ const COMPILED = [
   { file: "v3/LPCustodianV3.sol", contract: "LPCustodianV3", name: "lpCustodianV3" },
   { file: "v3/ResidualEscrowV3.sol", contract: "ResidualEscrowV3", name: "residualEscrowV3" },
   { file: "test/DevnetAggregator.sol", contract: "DevnetAggregator", name: "devnetAggregator" },
+  { file: "test/DevnetSmartWallet.sol", contract: "DevnetSmartWallet", name: "devnetSmartWallet" },
+  {
+    file: "test/DevnetSmartWallet.sol",
+    contract: "DevnetSmartWalletFactory",
+    name: "devnetSmartWalletFactory",
+  },
   {
     file: "test/DevnetBackgroundEmitter.sol",
     contract: "DevnetBackgroundEmitter",

@@ -62,12 +62,14 @@ export interface AnvilOptions {
   timestamp?: number;
   /** Extra command line arguments. */
   args?: string[];
+  /** How long anvil may take to listen (default 30 s; loading a big `--load-state` takes longer). */
+  startTimeoutMs?: number;
 }
 
 /**
  * Starts anvil on 127.0.0.1 and resolves once it listens (the port is read from its banner, so
  * port 0 works). Uses anvil's default mnemonic.
- * @throws Error when anvil exits or does not listen within 30 s.
+ * @throws Error when anvil exits or does not listen within `startTimeoutMs` (default 30 s).
  */
 export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilProcess> {
   const args = ["--host", "127.0.0.1", "--port", String(options.port ?? 0)];
@@ -88,10 +90,11 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilProce
   let buffer = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
+    const timeoutMs = options.startTimeoutMs ?? 30_000;
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`anvil did not start within 30 s:\n${buffer.slice(-2000)}`));
-    }, 30_000);
+      reject(new Error(`anvil did not start within ${timeoutMs / 1000} s:\n${buffer.slice(-2000)}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       buffer += chunk.toString("utf8");
       if (buffer.length > 200_000) buffer = buffer.slice(-100_000);

@@ -72,6 +72,7 @@ async function start() {
           throw error;
         }
       },
+      verifyMessage: (args) => chain.verifyMessage(args),
       async getTokenNames(token) {
         try {
           const [name, symbol] = await Promise.all([

@@ -601,6 +601,132 @@ describe("chart", () => {
     expect((await h.get(`/api/v1/tokens/${tokenAddress(1)}/chart?limit=1`)).body.candles).toHaveLength(1);
     expect((await h.get(`/api/v1/tokens/${tokenAddress(1)}/chart?limit=1000`)).status).toBe(200);
   });
+
+  describe("from, to, countback and currency", () => {
+    const H0 = hour(T0 + 600); // launch bucket of token 1
+    const H = (n: number) => H0 + n * 3600;
+    const chart = (query: string) => h.get(`/api/v1/tokens/${tokenAddress(1)}/chart?${query}`);
+    const starts = (body: any) => body.candles.map((c: any) => c.bucket_start);
+
+    test("behavior: from and to include the buckets holding them; countback ends at to and wins over limit and from", async () => {
+      const range = await chart(`from=${H(3) + 5}&to=${H(5)}`);
+      expect(range.status).toBe(200);
+      h.validate("/api/v1/tokens/{address}/chart", 200, range.body);
+      expect(starts(range.body)).toEqual([H(3), H(4), H(5)]);
+      expect(range.body.candles[0]).toMatchObject({
+        trade_count: 1,
+        volume: "10000000000000000",
+        close_price: "210",
+      });
+      expect(starts((await chart(`to=${H(2) + 1}&limit=2`)).body)).toEqual([H(1), H(2)]);
+      expect(starts((await chart(`countback=2&to=${H(5) + 3599}`)).body)).toEqual([H(4), H(5)]);
+      expect(starts((await chart(`countback=2&to=${H(5)}&from=0&limit=7`)).body)).toEqual([H(4), H(5)]);
+      // Clipped to the token's life: never before the launch bucket nor after the latest indexed one.
+      expect(starts((await chart(`countback=1000&to=${H(1)}`)).body)).toEqual([H(0), H(1)]);
+      expect(starts((await chart(`from=${H(9)}&to=${H(40)}`)).body)).toEqual([H(9), H(10)]);
+      expect(starts((await chart(`from=${H(9)}`)).body)).toEqual([H(9), H(10)]);
+      // A range outside it holds no bucket.
+      expect((await chart(`to=${H0 - 1}`)).body.candles).toEqual([]);
+      expect((await chart(`from=${H(11)}&to=${H(12)}`)).body.candles).toEqual([]);
+      // 1000 buckets of 1m is the widest from–to span (answered up to the latest indexed minute).
+      const minute = Math.floor((T0 + 600) / 60) * 60;
+      const widest = await chart(`interval=1m&from=${minute}&to=${minute + 999 * 60}`);
+      expect(widest.status).toBe(200);
+      expect(widest.body.candles.at(-1).bucket_start).toBe(Math.floor((T0 + 10 * 3600 + 5) / 60) * 60);
+    });
+
+    test("behavior: currency=usd prices each bucket with the ETH/USD answer in force at its end", async () => {
+      const answers: [number, number, bigint, number][] = [
+        [50, 0, 2_000n * 10n ** 8n, H(1) + 10], // after the launch bucket's end: that bucket has none
+        [300, 0, 3_000n * 10n ** 8n, H(3) + 3599], // the last second of H(3)
+        [302, 1, 4_000n * 10n ** 8n, H(4)], // at H(3)'s end: in force from H(4) only
+        [303, 0, -5n, H(5) + 10], // not positive: never applied
+      ];
+      const admin = h.admin;
+      try {
+        for (const [block, log, answer, updatedAt] of answers) {
+          await admin.query(
+            "INSERT INTO eth_usd_answers (block_number, log_index, round_id, answer, updated_at) VALUES ($1, $2, $5, $3, $4)",
+            [block, log, answer.toString(), updatedAt, block],
+          );
+        }
+        const res = await chart(`to=${H(5)}&countback=6&currency=usd`);
+        expect(res.status).toBe(200);
+        h.validate("/api/v1/tokens/{address}/chart", 200, res.body);
+        expect(res.body).toMatchObject({ interval: "1h", currency: "usd" });
+        expect(starts(res.body)).toEqual([H(0), H(1), H(2), H(3), H(4), H(5)]);
+        const [launch, gap, , traded, fourth, fifth] = res.body.candles;
+        // Trades but no answer in force: USD unknown.
+        expect(launch).toEqual({
+          bucket_start: H(0),
+          trade_count: 3,
+          buy_count: 2,
+          sell_count: 1,
+          volume: null,
+          unique_trader_count: 2,
+          open_price: null,
+          high_price: null,
+          low_price: null,
+          close_price: null,
+          eth_usd: null,
+        });
+        expect(gap).toMatchObject({ volume: "0", open_price: null, close_price: null, eth_usd: "2000" });
+        // 0.01 ETH × 3000 = 30 USD; 210 wei per token × 3000 / 10^18 = 6.3e-13 USD per token.
+        expect(traded).toEqual({
+          bucket_start: H(3),
+          trade_count: 1,
+          buy_count: 1,
+          sell_count: 0,
+          volume: "30",
+          unique_trader_count: 1,
+          open_price: "0.00000000000063",
+          high_price: "0.00000000000063",
+          low_price: "0.00000000000063",
+          close_price: "0.00000000000063",
+          eth_usd: "3000",
+        });
+        expect(fourth.eth_usd).toBe("4000");
+        expect(fifth.eth_usd).toBe("4000");
+        // The wei chart is unchanged by currency's default.
+        const eth = await chart(`to=${H(5)}&countback=6`);
+        expect(eth.body.currency).toBeUndefined();
+        expect(eth.body.candles[3]).toMatchObject({ volume: "10000000000000000", open_price: "210" });
+        expect(eth.body.candles[3].eth_usd).toBeUndefined();
+        expect((await chart(`to=${H(5)}&countback=6&currency=eth`)).body).toEqual(eth.body);
+      } finally {
+        await admin.query("DELETE FROM eth_usd_answers WHERE block_number IN (50, 300, 302, 303)");
+      }
+    });
+
+    test("error: malformed from, to, countback or currency, from after to, a span over 1000 buckets", async () => {
+      const bad: [string, string][] = [
+        [`from=${H(3)}&to=${H(2)}`, "from"],
+        ["from=abc", "from"],
+        ["from=1.5", "from"],
+        ["from=-1", "from"],
+        ["from=1e9", "from"],
+        ["from=", "from"],
+        ["to=12345678901", "to"],
+        ["to=0x10", "to"],
+        ["from=1&from=2", "from"],
+        ["countback=0", "countback"],
+        ["countback=1001", "countback"],
+        ["countback=ten", "countback"],
+        ["currency=btc", "currency"],
+        ["currency=USD", "currency"],
+        ["currency=", "currency"],
+        [`interval=1m&from=${T0}&to=${T0 + 1000 * 60}`, "from"],
+        [`interval=1h&from=0`, "from"],
+      ];
+      for (const [query, field] of bad) {
+        const res = await chart(query);
+        expect(res.status, query).toBe(400);
+        expect(res.body.error.code, query).toBe("invalid_request");
+        expect(res.body.error.details?.[0]?.field, query).toBe(field);
+        h.validate("/api/v1/tokens/{address}/chart", 400, res.body);
+      }
+    });
+  });
 });
 
 describe("trades and activity", () => {
@@ -687,7 +813,11 @@ describe("trending", () => {
       const res = await h.get(url);
       expect(res.status).toBe(200);
       h.validate(url, 200, res.body);
-      expect(res.body.items.map((t: any) => t.address)).toEqual([3, 1, 5, 7, 9].map(tokenAddress));
+      // The snapshot's tokens by rank, then every other token, newest launch first.
+      expect(res.body.items.map((t: any) => t.address)).toEqual([
+        ...[3, 1, 5, 7, 9, 12, 11, 10, 8, 6, 4, 2].map(tokenAddress),
+        GRADUATED,
+      ]);
       expect(res.body.next_cursor).toBeUndefined();
     }
   });
@@ -707,12 +837,18 @@ describe("trending", () => {
     expect(second.status).toBe(200);
     expect(second.body.items.map((t: any) => t.address)).toEqual([5, 7].map(tokenAddress));
     const third = await h.get(`/api/v1/trending?limit=2&cursor=${second.body.next_cursor}`);
-    expect(third.body.items.map((t: any) => t.address)).toEqual([tokenAddress(9)]);
-    expect(third.body.next_cursor).toBeUndefined();
+    expect(third.body.items.map((t: any) => t.address)).toEqual([9, 12].map(tokenAddress));
+    // The second part (tokens outside the snapshot) stays on the cursor's snapshot too.
+    const rest = await h.get(`/api/v1/trending?limit=100&cursor=${third.body.next_cursor}`);
+    expect(rest.body.items.map((t: any) => t.address)).toEqual([
+      ...[11, 10, 8, 6, 4, 2].map(tokenAddress),
+      GRADUATED,
+    ]);
     // New first pages come from the newest snapshot.
-    expect((await h.get("/api/v1/trending")).body.items.map((t: any) => t.address)).toEqual([
+    expect((await h.get("/api/v1/trending?limit=3")).body.items.map((t: any) => t.address)).toEqual([
       tokenAddress(12),
       tokenAddress(3),
+      tokenAddress(11),
     ]);
     await h.admin.query("DELETE FROM trending_snapshots WHERE id = 1");
     const gone = await h.get(`/api/v1/trending?limit=2&cursor=${second.body.next_cursor}`);
@@ -817,7 +953,7 @@ describe("exclusions", () => {
     expect(now.list).not.toContain(tokenAddress(1));
     expect(now.list).toHaveLength(12);
     expect(now.search).toEqual([tokenAddress(2)]);
-    expect(now.trending).toEqual([3, 5, 7, 9].map(tokenAddress));
+    expect(now.trending).toEqual([...[3, 5, 7, 9, 12, 11, 10, 8, 6, 4, 2].map(tokenAddress), GRADUATED]);
     expect(now.creatorA.tokens.map((t: any) => t.address)).not.toContain(tokenAddress(1));
     expect(now.creatorA.token_count).toBe(5);
     expect(now.creatorA.volume).toBe("15000000000000000000");
@@ -829,7 +965,7 @@ describe("exclusions", () => {
     );
     now = await visible();
     expect(now.list).toEqual([6, 5, 4, 3, 2].map(tokenAddress));
-    expect(now.trending).toEqual([3, 5].map(tokenAddress));
+    expect(now.trending).toEqual([3, 5, 6, 4, 2].map(tokenAddress));
     expect(now.creatorB).toEqual([]);
     const profileB = await h.get(`/api/v1/creators/${CREATOR_B}`);
     expect(profileB.body).toEqual({ address: CREATOR_B, token_count: 0, volume: "0", tokens: [] });

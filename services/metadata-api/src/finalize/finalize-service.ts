@@ -15,7 +15,7 @@ import {
   releasePending,
 } from "../drafts/draft-queries.js";
 import type { JobProducer } from "../jobs/job-catalog.js";
-import { type FinalizeClaim, isSignedBy } from "./finalize-signature.js";
+import { type ChainSignatureVerifier, type FinalizeClaim, isSignedBy } from "./finalize-signature.js";
 
 /** Reads launch facts over RPC (viem public client in production). */
 export interface ReceiptReader {
@@ -26,6 +26,11 @@ export interface ReceiptReader {
    * deployment), or null when they cannot be read. The V3 launch event does not carry them.
    */
   getTokenNames?(token: `0x${string}`): Promise<{ name: string; symbol: string } | null>;
+  /**
+   * Verifies a smart-contract wallet's signature on the chain (ERC-1271 / ERC-6492; viem public
+   * `verifyMessage`). Without it only EOA signatures verify.
+   */
+  verifyMessage?: ChainSignatureVerifier;
 }
 
 /** Dependencies of {@link finalizeDraft}. */
@@ -43,7 +48,10 @@ export interface FinalizeRequest {
   draftId: string;
   tokenAddress: `0x${string}`;
   transactionHash: `0x${string}`;
-  /** EIP-191 signature of the finalize message by the token's creator (see `finalize-signature.ts`). */
+  /**
+   * Signature of the finalize message by the token's creator (see `finalize-signature.ts`): EIP-191
+   * by an EOA, ERC-1271 by a deployed wallet, ERC-6492 by a wallet not deployed yet.
+   */
   signature?: Hex;
 }
 
@@ -165,7 +173,10 @@ export async function finalizeDraft(deps: FinalizeDeps, request: FinalizeRequest
     }
     let signer: string | null = draft.status === "pending" ? draft.signer : null;
     if (signature !== undefined) {
-      if (!(await isSignedBy(claim, signature, indexed.creator as `0x${string}`))) throw invalidSignature();
+      if (
+        !(await isSignedBy(claim, signature, indexed.creator as `0x${string}`, deps.receipts.verifyMessage))
+      )
+        throw invalidSignature();
       signer = indexed.creator;
     }
     const bound = await tryBind(signer);
@@ -191,7 +202,8 @@ export async function finalizeDraft(deps: FinalizeDeps, request: FinalizeRequest
   if (problem) throw mismatch(problem);
   let signer: string | null = null;
   if (signature !== undefined) {
-    if (!(await isSignedBy(claim, signature, launch.creator))) throw invalidSignature();
+    if (!(await isSignedBy(claim, signature, launch.creator, deps.receipts.verifyMessage)))
+      throw invalidSignature();
     signer = launch.creator.toLowerCase();
   }
 

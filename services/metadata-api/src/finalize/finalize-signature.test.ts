@@ -53,3 +53,39 @@ describe("isSignedBy", () => {
     expect(await isSignedBy(claim, `0x${"00".repeat(65)}`, creator.address)).toBe(false);
   });
 });
+
+describe("isSignedBy with a chain verifier (smart-contract wallets)", () => {
+  const wallet = "0x00000000000000000000000000000000000000ee" as const;
+
+  test("behavior: a signature that is not the address's ECDSA one is left to the chain", async () => {
+    const signature = await creator.signMessage({ message: finalizeMessage(claim) });
+    const asked: unknown[] = [];
+    const chain = async (args: unknown) => {
+      asked.push(args);
+      return true;
+    };
+    expect(await isSignedBy(claim, signature, wallet, chain)).toBe(true);
+    expect(asked).toEqual([{ address: wallet, message: finalizeMessage(claim), signature }]);
+    // An EOA's own signature never needs the chain.
+    expect(await isSignedBy(claim, signature, creator.address, chain)).toBe(true);
+    expect(asked).toHaveLength(1);
+    expect(await isSignedBy(claim, signature, wallet, async () => false)).toBe(false);
+  });
+
+  test("error: the chain cannot be asked → service_unavailable, not a wrong signature", async () => {
+    const signature = await stranger.signMessage({ message: finalizeMessage(claim) });
+    await expect(
+      isSignedBy(claim, signature, wallet, async () => {
+        throw new Error("connect ECONNREFUSED");
+      }),
+    ).rejects.toMatchObject({ code: "service_unavailable" });
+  });
+
+  test("behavior: the pattern admits wallet signatures of any even length from 64 to 8192 bytes", () => {
+    expect(SIGNATURE_PATTERN.test(`0x${"ab".repeat(64)}`)).toBe(true);
+    expect(SIGNATURE_PATTERN.test(`0x${"ab".repeat(700)}`)).toBe(true);
+    expect(SIGNATURE_PATTERN.test(`0x${"ab".repeat(8192)}`)).toBe(true);
+    for (const bad of [`0x${"ab".repeat(63)}`, `0x${"ab".repeat(8193)}`, `0x${"ab".repeat(70)}a`, "0x12"])
+      expect(SIGNATURE_PATTERN.test(bad)).toBe(false);
+  });
+});

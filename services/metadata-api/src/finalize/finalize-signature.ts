@@ -1,3 +1,4 @@
+import { AppError } from "@tmi/shared/errors";
 import { type Hex, verifyMessage } from "viem";
 
 /** What a finalize signature covers: the chain, the draft and the launch (addresses/hashes lowercase). */
@@ -31,22 +32,50 @@ export function finalizeMessage(claim: FinalizeClaim): string {
   ].join("\n");
 }
 
-/** A 65-byte (r, s, v) or 64-byte EIP-2098 signature as 0x hex. */
-export const SIGNATURE_PATTERN = /^0x(?:[0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
+/**
+ * A signature as 0x hex: 64 to 8,192 bytes. EOA signatures are 65 bytes (r, s, v) or 64
+ * (EIP-2098); a smart-contract wallet's (ERC-1271) have the wallet's own format and length, and an
+ * ERC-6492 signature (wallet not deployed yet) wraps one with the wallet's factory call.
+ */
+export const SIGNATURE_PATTERN = /^0x(?:[0-9a-fA-F]{2}){64,8192}$/;
 
 /**
- * True when `signature` is `signer`'s EIP-191 signature of {@link finalizeMessage}(`claim`)
- * (viem `verifyMessage`: ECDSA recovery, externally owned accounts). Never throws: a malformed
- * signature is false.
+ * Checks a signature of a message by an address against the indexed chain (viem's public
+ * `verifyMessage`: ERC-6492 counterfactual wallets, ERC-1271 deployed wallets and EOAs, through one
+ * `eth_call` of the universal validator). Resolves false for a signature that does not verify.
+ * @throws on an RPC failure.
+ */
+export type ChainSignatureVerifier = (args: {
+  address: `0x${string}`;
+  message: string;
+  signature: Hex;
+}) => Promise<boolean>;
+
+/**
+ * True when `signature` is `signer`'s signature of {@link finalizeMessage}(`claim`): first ECDSA
+ * recovery of the EIP-191 hash (an externally owned account; no I/O), else — when `chain` is given
+ * — the chain decides (`signer` a smart-contract wallet: ERC-1271 when deployed, ERC-6492 when
+ * the signature carries its factory call). A malformed or wrong signature is false.
+ * @throws AppError `service_unavailable` when the chain cannot be asked (RPC failure).
  */
 export async function isSignedBy(
   claim: FinalizeClaim,
   signature: Hex,
   signer: `0x${string}`,
+  chain?: ChainSignatureVerifier,
 ): Promise<boolean> {
+  const message = finalizeMessage(claim);
   try {
-    return await verifyMessage({ address: signer, message: finalizeMessage(claim), signature });
+    if (await verifyMessage({ address: signer, message, signature })) return true;
   } catch {
-    return false;
+    // not an ECDSA signature: maybe a wallet's
+  }
+  if (!chain) return false;
+  try {
+    return await chain({ address: signer, message, signature });
+  } catch (error) {
+    throw new AppError("service_unavailable", "the chain RPC is unavailable to check the signature", {
+      cause: error,
+    });
   }
 }

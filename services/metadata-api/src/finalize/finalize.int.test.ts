@@ -1,7 +1,22 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { createTrader, type Devnet, devnetAccounts, rpc, startDevnet, type Trader } from "@tmi/devnet";
-import { erc20Abi } from "@tmi/shared/chain";
+import {
+  devnetSmartWalletAbi,
+  devnetSmartWalletFactoryAbi,
+  devnetSmartWalletFactoryBytecode,
+} from "@tmi/contracts";
+import {
+  createTrader,
+  type Devnet,
+  devnetAccounts,
+  localPublicClient,
+  localWalletClient,
+  rpc,
+  startDevnet,
+  type Trader,
+  waitForReceipt,
+} from "@tmi/devnet";
+import { erc20Abi, zonkFactoryV3Abi } from "@tmi/shared/chain";
 import { createLogger } from "@tmi/shared/logger";
 import { TOKEN_BY_ADDRESS_SQL } from "@tmi/shared/token";
 import {
@@ -13,7 +28,18 @@ import {
   waitFor,
 } from "@tmi/testkit";
 import type { Job } from "bullmq";
-import { createPublicClient, http, TransactionReceiptNotFoundError, toHex } from "viem";
+import {
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  type Hex,
+  http,
+  parseEther,
+  parseEventLogs,
+  serializeErc6492Signature,
+  TransactionReceiptNotFoundError,
+  toHex,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createHarness, errorOf, type Harness, multipart } from "../../test/harness.js";
@@ -123,6 +149,7 @@ beforeAll(async () => {
           throw error;
         }
       },
+      verifyMessage: (args) => client.verifyMessage(args),
       async getTokenNames(token) {
         const read = (functionName: "name" | "symbol") =>
           client.readContract({ address: token, abi: erc20Abi, functionName });
@@ -609,5 +636,162 @@ describe("finalize signatures: who may bind metadata", () => {
     const again = await createDraft("Unbind", "UNB");
     expect(await finalize(again, body)).toMatchObject({ status: 200, body: { metadata_verified: false } });
     await expect(cli("unbind", "0x12")).rejects.toMatchObject({ code: 2 });
+  });
+});
+
+describe("finalize signatures by smart-contract wallets (ERC-1271, ERC-6492)", () => {
+  const owner = () => privateKeyToAccount(devnetAccounts()[3]!.privateKey);
+  const stranger = () => privateKeyToAccount(devnetAccounts()[4]!.privateKey);
+  let walletFactory: `0x${string}`;
+
+  /**
+   * Launches a token whose creator is `from`: a deployed wallet through its owner's `execute`, a
+   * wallet not deployed yet by sending `createToken` as its address (impersonated).
+   */
+  async function launchFrom(from: `0x${string}`, name: string, symbol: string, deployed: boolean) {
+    const call = {
+      address: devnet.deployment.contracts.factory,
+      abi: zonkFactoryV3Abi,
+      functionName: "createToken",
+      args: [name, symbol, toHex(randomSalt(), { size: 32 })],
+    } as const;
+    let hash: Hex;
+    if (deployed) {
+      hash = await localWalletClient(devnet.rpcUrl, 3, devnet.chainId).writeContract({
+        address: from,
+        abi: devnetSmartWalletAbi,
+        functionName: "execute",
+        args: [call.address, 0n, encodeFunctionData(call)],
+      });
+    } else {
+      await rpc(devnet.rpcUrl, "anvil_impersonateAccount", [from]);
+      await rpc(devnet.rpcUrl, "anvil_setBalance", [from, toHex(parseEther("10"))]);
+      hash = await createWalletClient({ account: from, transport: http(devnet.rpcUrl) }).writeContract({
+        ...call,
+        chain: null,
+      });
+      await rpc(devnet.rpcUrl, "anvil_stopImpersonatingAccount", [from]);
+      // A real counterfactual wallet sends nothing before it exists (its first user operation
+      // deploys it): back to nonce 0 so that its CREATE2 deployment (simulated by the verifier)
+      // is possible, as it is for a wallet whose signature is made before it is deployed.
+      await rpc(devnet.rpcUrl, "anvil_setNonce", [from, "0x0"]);
+    }
+    const receipt = await waitForReceipt(localPublicClient(devnet.rpcUrl, devnet.chainId), hash);
+    const [launched] = parseEventLogs({
+      abi: zonkFactoryV3Abi,
+      logs: receipt.logs,
+      eventName: "TokenLaunchedV3",
+    });
+    expect(launched!.args.creator.toLowerCase()).toBe(from.toLowerCase());
+    return { token: launched!.args.token.toLowerCase() as `0x${string}`, hash };
+  }
+
+  let salt = 1n;
+  const randomSalt = () => salt++ + 1_000n;
+
+  const message = (draft: string, launch: { token: string; hash: string }) =>
+    finalizeMessage({
+      chainId: devnet.chainId,
+      draftId: draft,
+      tokenAddress: launch.token as `0x${string}`,
+      transactionHash: launch.hash.toLowerCase() as `0x${string}`,
+    });
+
+  /** The CREATE2 address of the owner's wallet with `walletSalt` (deployed or not). */
+  const walletAddress = (walletSalt: Hex) =>
+    localPublicClient(devnet.rpcUrl, devnet.chainId).readContract({
+      address: walletFactory,
+      abi: devnetSmartWalletFactoryAbi,
+      functionName: "walletAddress",
+      args: [owner().address, walletSalt],
+    });
+
+  beforeAll(async () => {
+    const deployer = localWalletClient(devnet.rpcUrl, 3, devnet.chainId);
+    const hash = await deployer.deployContract({
+      abi: devnetSmartWalletFactoryAbi,
+      bytecode: devnetSmartWalletFactoryBytecode,
+    });
+    const receipt = await waitForReceipt(localPublicClient(devnet.rpcUrl, devnet.chainId), hash);
+    walletFactory = receipt.contractAddress!;
+  });
+
+  test("behavior: a deployed ERC-1271 wallet's signature binds verified like an EOA's; a wrong one is refused", async () => {
+    const deployer = localWalletClient(devnet.rpcUrl, 3, devnet.chainId);
+    const client = localPublicClient(devnet.rpcUrl, devnet.chainId);
+    const walletSalt = toHex(11n, { size: 32 });
+    const wallet = await walletAddress(walletSalt);
+    await waitForReceipt(
+      client,
+      await deployer.writeContract({
+        address: walletFactory,
+        abi: devnetSmartWalletFactoryAbi,
+        functionName: "deploy",
+        args: [owner().address, walletSalt],
+      }),
+    );
+    expect(await client.getCode({ address: wallet })).toMatch(/^0x[0-9a-f]{100,}/);
+    const launch = await launchFrom(wallet, "Smart Cat", "SMRT", true);
+    await index();
+    const body = { token_address: launch.token, transaction_hash: launch.hash };
+
+    // A wrong signature first: the stranger's, and the owner's of another draft.
+    const draft = await createDraft("Smart Cat", "SMRT");
+    const wrong: Hex[] = [
+      await stranger().signMessage({ message: message(draft, launch) }),
+      await owner().signMessage({ message: message("00000000-0000-4000-8000-000000000000", launch) }),
+    ];
+    for (const signature of wrong) {
+      expect(await finalize(draft, { ...body, signature })).toMatchObject({
+        status: 422,
+        body: { code: "invalid_signature" },
+      });
+    }
+    const signature = await owner().signMessage({ message: message(draft, launch) });
+    expect(await finalize(draft, { ...body, signature })).toMatchObject({
+      status: 200,
+      body: { address: launch.token, creator: wallet.toLowerCase(), metadata_verified: true },
+    });
+    expect(await draftRow(draft)).toMatchObject({
+      status: "finalized",
+      transaction_hash: launch.hash.toLowerCase(),
+    });
+  });
+
+  test("behavior: an ERC-6492 signature of a wallet not deployed yet binds verified; a wrong one is refused", async () => {
+    const client = localPublicClient(devnet.rpcUrl, devnet.chainId);
+    const walletSalt = toHex(12n, { size: 32 });
+    const wallet = await walletAddress(walletSalt);
+    // The creator is the counterfactual wallet: it has no code (the launch is sent as it, impersonated).
+    const launch = await launchFrom(wallet, "Future Cat", "FUTR", false);
+    expect(await client.getCode({ address: wallet })).toBeUndefined();
+    await index();
+    const body = { token_address: launch.token, transaction_hash: launch.hash };
+    const deployCall = encodeFunctionData({
+      abi: devnetSmartWalletFactoryAbi,
+      functionName: "deploy",
+      args: [owner().address, walletSalt],
+    });
+    const wrap = (signature: Hex) =>
+      serializeErc6492Signature({ address: walletFactory, data: deployCall, signature });
+
+    const draft = await createDraft("Future Cat", "FUTR");
+    const wrong = wrap(await stranger().signMessage({ message: message(draft, launch) }));
+    expect(await finalize(draft, { ...body, signature: wrong })).toMatchObject({
+      status: 422,
+      body: { code: "invalid_signature" },
+    });
+    // Unwrapped, the owner's signature cannot be checked: the wallet does not exist yet.
+    const inner = await owner().signMessage({ message: message(draft, launch) });
+    expect(await finalize(draft, { ...body, signature: inner })).toMatchObject({
+      status: 422,
+      body: { code: "invalid_signature" },
+    });
+    expect(await finalize(draft, { ...body, signature: wrap(inner) })).toMatchObject({
+      status: 200,
+      body: { address: launch.token, creator: wallet.toLowerCase(), metadata_verified: true },
+    });
+    // Verified by simulation: the wallet is still not deployed.
+    expect(await client.getCode({ address: wallet })).toBeUndefined();
   });
 });

@@ -214,9 +214,14 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
     if (signature !== undefined && !SIGNATURE_PATTERN.test(signature)) {
       throw new AppError(
         "invalid_request",
-        "signature must be a 65-byte (or 64-byte EIP-2098) 0x hex signature",
+        "signature must be 0x hex of 64 to 8192 bytes (EOA, ERC-1271 or ERC-6492)",
         {
-          details: [{ field: "signature", reason: "must be 0x followed by 130 (or 128) hex digits" }],
+          details: [
+            {
+              field: "signature",
+              reason: "must be 0x followed by an even number (128 to 16384) of hex digits",
+            },
+          ],
         },
       );
     }

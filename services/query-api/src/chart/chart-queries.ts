@@ -1,6 +1,8 @@
+import { DEFAULT_ETH_USD_DECIMALS } from "../common/usd-schemas.js";
+import { usdAmountSql } from "../common/usd-sql.js";
 import { type Int8, prepared, type ReadDb } from "../db.js";
-import { chartRange } from "./chart-buckets.js";
-import { CHART_INTERVALS, type ChartInterval } from "./chart-schemas.js";
+import { type ChartWindowRequest, chartWindow } from "./chart-buckets.js";
+import { CHART_INTERVALS, type ChartCurrency } from "./chart-schemas.js";
 
 const BOUNDS_SQL = `SELECT t.created_at, c.block_timestamp AS latest_timestamp
 FROM tokens t LEFT JOIN indexer_checkpoints c ON c.chain_id = t.chain_id WHERE t.address = $1`;
@@ -21,19 +23,42 @@ FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
 LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) c
   ON c.bucket_start = g.b`;
 
+// The same in USD: one more LATERAL per bucket, the ETH/USD answer in force at the bucket's end
+// (the latest positive answer whose round `updated_at` is before it: one backward probe of
+// `eth_usd_answers_updated_at_idx`), multiplied in numeric like the other `usd` fields.
+const USD = (wei: string) => usdAmountSql(wei, "u.answer");
+const USD_CANDLES_JSON_SQL = `SELECT coalesce(string_agg(json_build_object(
+    'bucket_start', g.b,
+    'trade_count', coalesce(c.trade_count, 0), 'buy_count', coalesce(c.buy_count, 0),
+    'sell_count', coalesce(c.sell_count, 0),
+    'volume', CASE WHEN c.volume IS NULL OR c.volume = 0 THEN '0' ELSE ${USD("c.volume")} END,
+    'unique_trader_count', coalesce(c.unique_trader_count, 0),
+    'open_price', ${USD("c.open_price")}, 'high_price', ${USD("c.high_price")},
+    'low_price', ${USD("c.low_price")}, 'close_price', ${USD("c.close_price")},
+    'eth_usd', trim_scale(u.answer * '1e-${DEFAULT_ETH_USD_DECIMALS}'::numeric)::text)::text,
+  ',' ORDER BY g.b), '') AS candles
+FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
+LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) c
+  ON c.bucket_start = g.b
+LEFT JOIN LATERAL (SELECT a.answer FROM eth_usd_answers a WHERE a.updated_at < g.b + $5 AND a.answer > 0
+  ORDER BY a.updated_at DESC, a.block_number DESC, a.log_index DESC LIMIT 1) u ON true`;
+
 const SUPPORTED_INTERVALS_JSON = JSON.stringify(CHART_INTERVALS);
 
 /**
- * The chart response of `token` for `interval` (docs/api.md "Chart") as JSON text: the `limit` most
- * recent buckets up to the bucket of the latest indexed block (`indexer_checkpoints`), oldest
- * first, never before the launch bucket, gap-filled (counts 0, volume "0", null prices), with
- * `interval` and `supported_intervals`. `null` when the token has no canonical launch.
+ * The chart response of `token` (docs/api.md "Chart") as JSON text: the buckets of
+ * {@link chartWindow} (by default the `limit` most recent up to the bucket of the latest indexed
+ * block, `indexer_checkpoints`), oldest first, never before the launch bucket, gap-filled (counts
+ * 0, volume "0", null prices), with `interval` and `supported_intervals`. `currency` `usd` adds
+ * `"currency":"usd"` and gives prices and volume in USD with the ETH/USD answer in force at each
+ * bucket's end (`eth_usd` per candle). `null` when the token has no canonical launch.
  * Source: `tokens`, `indexer_checkpoints`, `candles` (maintained by the indexer for every
- * interval, with exact distinct trader counts).
+ * interval, with exact distinct trader counts), `eth_usd_answers` for USD.
+ * @throws AppError `invalid_request` for a bad range (see {@link chartWindow}).
  */
 export async function getChartJson(
   db: ReadDb,
-  options: { token: string; interval: ChartInterval; limit: number },
+  options: { token: string; window: ChartWindowRequest; currency: ChartCurrency },
 ): Promise<string | null> {
   const bounds = await prepared<{ created_at: Int8; latest_timestamp: Int8 | null }>(
     db,
@@ -45,14 +70,18 @@ export async function getChartJson(
   if (!row) return null;
   const launch = Number(row.created_at);
   const latest = row.latest_timestamp === null ? launch : Number(row.latest_timestamp);
-  const { from, to, step } = chartRange(launch, latest, options.interval, options.limit);
-  const result = await prepared<{ candles: string }>(db, "qapi_chart_candles_json", CANDLES_JSON_SQL, [
-    options.token,
-    options.interval,
-    from,
-    to,
-    step,
-  ]);
-  const candles = result.rows[0]?.candles ?? "";
-  return `{"interval":"${options.interval}","supported_intervals":${SUPPORTED_INTERVALS_JSON},"candles":[${candles}]}`;
+  const window = chartWindow(launch, latest, options.window);
+  const usd = options.currency === "usd";
+  let candles = "";
+  if (window) {
+    const result = await prepared<{ candles: string }>(
+      db,
+      usd ? "qapi_chart_candles_usd_json" : "qapi_chart_candles_json",
+      usd ? USD_CANDLES_JSON_SQL : CANDLES_JSON_SQL,
+      [options.token, options.window.interval, window.from, window.to, window.step],
+    );
+    candles = result.rows[0]?.candles ?? "";
+  }
+  const head = `{"interval":"${options.window.interval}","supported_intervals":${SUPPORTED_INTERVALS_JSON}`;
+  return `${head}${usd ? ',"currency":"usd"' : ""},"candles":[${candles}]}`;
 }

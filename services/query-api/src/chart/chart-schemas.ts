@@ -1,6 +1,7 @@
 import { AppError } from "@tmi/shared/errors";
 import { z } from "zod";
 import { limitParam } from "../common/params.js";
+import { usdValue } from "../common/usd-schemas.js";
 import { amountSchema, intSchema, priceSchema } from "../common/wire-schemas.js";
 
 /** The supported chart intervals, shortest first. */
@@ -8,13 +9,61 @@ export const CHART_INTERVALS = ["1m", "5m", "15m", "1h", "4h", "1d", "1w"] as co
 /** One chart interval. */
 export type ChartInterval = (typeof CHART_INTERVALS)[number];
 
-/** Chart query: `interval` (checked in the handler: 400 `invalid_interval`) and `limit` 1–1000 (default 200). */
+/** Most buckets one chart answers: `limit` and `countback` at most, and the widest `from`–`to` span. */
+export const MAX_CHART_BUCKETS = 1000;
+
+/** The chart currencies: `eth` (wei prices and volume, the default) or `usd`. */
+export const CHART_CURRENCIES = ["eth", "usd"] as const;
+/** One chart currency. */
+export type ChartCurrency = (typeof CHART_CURRENCIES)[number];
+
+/** A Unix-seconds query parameter: 1 to 10 digits (0 to 9,999,999,999), nothing else. */
+function unixSecondsParam(description: string) {
+  return z
+    .string()
+    .regex(/^[0-9]{1,10}$/, "must be Unix seconds: an integer from 0 to 9999999999")
+    .transform(Number)
+    .optional()
+    .meta({ description, example: "1795600000" });
+}
+
+/**
+ * Chart query (docs/api.md "Chart"): `interval` (checked in the handler: 400 `invalid_interval`),
+ * `limit` 1–1000 (default 200), `from`/`to` (Unix seconds), `countback` 1–1000 and `currency`
+ * `eth`|`usd`. The checks across parameters (`from` ≤ `to`, the span) are {@link chartWindow}'s.
+ */
 export const chartQuery = z.object({
   interval: z
     .string()
     .optional()
     .meta({ description: `one of ${CHART_INTERVALS.join(", ")}; default 1h`, enum: [...CHART_INTERVALS] }),
-  limit: limitParam(1, 1000, 200),
+  limit: limitParam(1, MAX_CHART_BUCKETS, 200),
+  from: unixSecondsParam(
+    "Unix seconds: the bucket holding it is the first answered (ignored with `countback`); without `countback` the from–to span may hold at most 1000 buckets",
+  ),
+  to: unixSecondsParam(
+    "Unix seconds: the bucket holding it is the last answered (never beyond the latest indexed block's bucket); default the latest indexed block",
+  ),
+  countback: z
+    .string()
+    .regex(/^[0-9]{1,7}$/, `must be an integer from 1 to ${MAX_CHART_BUCKETS}`)
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1, "must be at least 1")
+        .max(MAX_CHART_BUCKETS, `must be at most ${MAX_CHART_BUCKETS}`),
+    )
+    .optional()
+    .meta({
+      description: `at most this many buckets, ending at the bucket of \`to\` (TradingView's countBack); replaces \`limit\` and \`from\`; 1 to ${MAX_CHART_BUCKETS}`,
+      example: "300",
+    }),
+  currency: z.enum(CHART_CURRENCIES).default("eth").meta({
+    description:
+      "`eth` (default): prices in wei per whole token, volume in wei; `usd`: both in USD with the ETH/USD answer in force at each bucket's end",
+  }),
 });
 
 /**
@@ -47,7 +96,40 @@ export const candleSchema = z
   })
   .meta({ id: "Candle" });
 
-/** Chart response. */
+/**
+ * One OHLC bucket in USD (`currency=usd`): the wei values × the ETH/USD answer in force at the
+ * bucket's end (`eth_usd`), exact decimal strings like the other `usd` fields.
+ */
+export const usdCandleSchema = candleSchema
+  .extend({
+    volume: usdValue
+      .nullable()
+      .meta({ description: 'USD; "0" without trades; null when trades have no ETH/USD answer in force' }),
+    unique_trader_count: intSchema,
+    open_price: usdValue
+      .nullable()
+      .meta({ description: "USD per whole token; null without a price or answer" }),
+    high_price: usdValue.nullable(),
+    low_price: usdValue.nullable(),
+    close_price: usdValue.nullable(),
+    eth_usd: usdValue.nullable().meta({
+      description:
+        "the ETH/USD answer applied: the latest positive indexed answer whose round updatedAt is before the bucket's end; null when none",
+    }),
+  })
+  .meta({ id: "UsdCandle" });
+
+/** Chart response in USD (`currency=usd`). */
+export const usdChartSchema = z
+  .object({
+    interval: z.enum(CHART_INTERVALS),
+    supported_intervals: z.array(z.enum(CHART_INTERVALS)),
+    currency: z.literal("usd"),
+    candles: z.array(usdCandleSchema),
+  })
+  .meta({ id: "UsdChart" });
+
+/** Chart response (`currency=eth`, the default: the spec's shape). */
 export const chartSchema = z
   .object({
     interval: z.enum(CHART_INTERVALS),

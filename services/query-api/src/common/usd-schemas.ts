@@ -10,7 +10,7 @@ import { z } from "zod";
 export const DEFAULT_ETH_USD_DECIMALS = 8;
 
 /** A USD value on the wire: exact decimal string, no rounding, no exponent (≤ 26 fractional digits). */
-const usdValue = z
+export const usdValue = z
   .string()
   .regex(/^[0-9]+(\.[0-9]*[1-9])?$/)
   .meta({

@@ -1,0 +1,168 @@
+// The V3 history that `pnpm bench indexer` and `pnpm bench ponder` index, and the process figures
+// both report. The loaded devnet (anvil state + deployment + history summary) is cached in
+// BENCH_INDEXER_CACHE_DIR (default $TMPDIR/tmi-bench-indexer-<trades>-<graduations>); later runs start
+// anvil from it (`--load-state`, never written back) instead of loading the history again.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { type Deployment, type LoadHistoryResult, loadHistory, startAnvil, startDevnet } from "@tmi/devnet";
+import pg from "pg";
+
+/** Trades of the history (BENCH_INDEXER_TRADES, default 70,000 ≈ 210k+ indexed events). */
+export const HISTORY_TRADES = Number(process.env.BENCH_INDEXER_TRADES ?? 70_000);
+/** Graduations in the history (BENCH_INDEXER_GRADUATIONS, default 10). */
+export const HISTORY_GRADUATIONS = Number(process.env.BENCH_INDEXER_GRADUATIONS ?? 10);
+const CACHE_DIR =
+  process.env.BENCH_INDEXER_CACHE_DIR ??
+  join(os.tmpdir(), `tmi-bench-indexer-${HISTORY_TRADES}-${HISTORY_GRADUATIONS}`);
+
+/** A devnet holding the cached history, served by an anvil of its own. */
+export interface HistoryDevnet {
+  rpcUrl: string;
+  chainId: number;
+  deployment: Deployment;
+  history: LoadHistoryResult;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts anvil on the cached history, loading it into a fresh devnet first when the cache is empty.
+ * @param log progress lines (stderr)
+ */
+export async function openCachedHistory(log: (m: string) => void): Promise<HistoryDevnet> {
+  const stateFile = join(CACHE_DIR, "anvil-state.json");
+  const deploymentFile = join(CACHE_DIR, "deployment.json");
+  const historyFile = join(CACHE_DIR, "history.json");
+  if (!existsSync(historyFile)) {
+    mkdirSync(CACHE_DIR, { recursive: true });
+    const building = join(CACHE_DIR, "anvil-state.building.json");
+    const loading = await startDevnet({
+      port: 0,
+      blockTime: "automine",
+      stateFile: building,
+      stateInterval: 1_000_000,
+      deploymentFile,
+    });
+    log(
+      `loading ${HISTORY_TRADES} trades (${HISTORY_GRADUATIONS} graduations) into the devnet (cache ${CACHE_DIR})…`,
+    );
+    const loaded = await loadHistory({
+      rpcUrl: loading.rpcUrl,
+      deployment: loading.deployment,
+      trades: HISTORY_TRADES,
+      graduations: HISTORY_GRADUATIONS,
+      logger: { info: log },
+    });
+    await loading.stop();
+    renameSync(building, stateFile);
+    writeFileSync(historyFile, JSON.stringify(loaded));
+  }
+  const history = JSON.parse(readFileSync(historyFile, "utf8")) as LoadHistoryResult;
+  // A 70k-trade state takes anvil tens of seconds to load on a busy machine.
+  const anvil = await startAnvil({ port: 0, args: ["--load-state", stateFile], startTimeoutMs: 600_000 });
+  const saved = JSON.parse(readFileSync(deploymentFile, "utf8")) as Deployment;
+  log(
+    `history: ${history.trades} trades, ${history.events} logs in ${history.blocks} blocks (loaded in ${history.seconds.toFixed(1)} s; from ${CACHE_DIR})`,
+  );
+  return {
+    rpcUrl: anvil.rpcUrl,
+    chainId: saved.chainId,
+    deployment: { ...saved, rpcUrl: anvil.rpcUrl },
+    history,
+    stop: () => anvil.stop(),
+  };
+}
+
+/** Peak resident set (VmHWM) of process `pid` in MB, from /proc. */
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+  return hwm ? Number(hwm[1]) / 1024 : Number.NaN;
+}
+
+/** CPU seconds (user + system) of process `pid` so far, from /proc; 0 once it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+  } catch {
+    return 0;
+  }
+}
+
+/** The machine's 1/5/15-minute load averages, as printed in the tables. */
+export const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
+
+/** Figures of one indexing process and the PostgreSQL backends serving its database. */
+export interface ProcessFigures {
+  cpuSecondsProcess: number;
+  cpuSecondsPostgres: number;
+  peakRssMb: number;
+}
+
+/**
+ * Samples, every 200 ms, the peak RSS of `pids` (the indexing process and its children) and the CPU
+ * of every PostgreSQL backend connected to the database of `databaseUrl` (pooled backends may exit,
+ * so each backend's last reading is kept), so that the cost per event can be told apart from
+ * machine load. `stop()` takes a last reading and returns the figures.
+ */
+export async function sampleProcess(pids: () => number[], databaseUrl: string) {
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  admin.on("error", () => {}); // the database may be dropped under it when a run fails
+  await admin.connect();
+  const backendCpu = new Map<number, number>();
+  const processCpu = new Map<number, number>();
+  let rss = 0;
+  const sampleBackends = async () => {
+    const res = await admin.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    );
+    for (const { pid } of res.rows) backendCpu.set(pid, Math.max(backendCpu.get(pid) ?? 0, cpuSeconds(pid)));
+  };
+  const sampleProcesses = () => {
+    for (const pid of pids()) {
+      processCpu.set(pid, Math.max(processCpu.get(pid) ?? 0, cpuSeconds(pid)));
+      try {
+        rss = Math.max(rss, peakRssMb(pid));
+      } catch {}
+    }
+  };
+  let busy = false;
+  const timer = setInterval(() => {
+    sampleProcesses();
+    if (busy) return;
+    busy = true;
+    void sampleBackends()
+      .catch(() => {})
+      .finally(() => {
+        busy = false;
+      });
+  }, 200);
+  const figures = async (): Promise<ProcessFigures> => {
+    sampleProcesses();
+    await sampleBackends().catch(() => {});
+    const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+    return {
+      cpuSecondsProcess: sum(processCpu),
+      cpuSecondsPostgres: sum(backendCpu),
+      peakRssMb: Math.round(rss),
+    };
+  };
+  let stopped: ProcessFigures | undefined;
+  return {
+    /** A reading now; sampling goes on. */
+    figures,
+    /** A last reading, then sampling stops. */
+    async stop(): Promise<ProcessFigures> {
+      if (stopped) return stopped;
+      clearInterval(timer);
+      stopped = await figures();
+      await admin.end().catch(() => {});
+      return stopped;
+    },
+  };
+}

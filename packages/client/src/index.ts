@@ -1,0 +1,55 @@
+// Typed client of the query-api routes (`/api/v1/...` behind the gateway), generated from the
+// OpenAPI document query-api serves (`/api/v1/openapi.json`): `src/generated/api.ts` is rebuilt by
+// `pnpm build` (scripts/generate.mjs), so a changed route, parameter or field changes these types
+// and every caller that no longer fits fails to compile. Requests go through openapi-fetch.
+import createClient, { type Client, type ClientOptions } from "openapi-fetch";
+import type { components, paths } from "./generated/api.js";
+
+export type { components, paths };
+
+/** A client of every documented route: `client.GET("/api/v1/tokens/{address}", {params: {path: {address}}})`. */
+export type ApiClient = Client<paths>;
+
+/**
+ * Creates an {@link ApiClient} for the API at `baseUrl` (the gateway, e.g.
+ * `https://api.example.com`). Each call resolves to `{data}` (the documented 2xx body) or
+ * `{error}` (the error envelope `{error: {code, message, request_id, details?}}`), with `response`;
+ * it never throws on an HTTP status. `fetch` may be replaced (tests, retries, headers).
+ */
+export function createApiClient(options: ClientOptions & { baseUrl: string }): ApiClient {
+  return createClient<paths>(options);
+}
+
+/** The document's named schemas. */
+export type Schemas = components["schemas"];
+/** The one Token object (lists, search, trending, creators). */
+export type Token = Schemas["Token"];
+/** Token detail: the Token object with `stats`. */
+export type TokenDetail = Schemas["TokenDetail"];
+/** A page of Tokens. */
+export type TokenPage = Schemas["TokenPage"];
+/** Current price and fully diluted value. */
+export type Pricing = Schemas["Pricing"];
+/** Chart in wei (default `currency=eth`). */
+export type Chart = Schemas["Chart"];
+/** One wei candle. */
+export type Candle = Schemas["Candle"];
+/** Chart in USD (`currency=usd`). */
+export type UsdChart = Schemas["UsdChart"];
+/** One USD candle. */
+export type UsdCandle = Schemas["UsdCandle"];
+/** One trade (curve or pool). */
+export type Trade = Schemas["Trade"];
+/** A page of trades. */
+export type TradePage = Schemas["TradePage"];
+/** A page of decoded chain events. */
+export type ActivityPage = Schemas["ActivityPage"];
+/** Creator profile with its first page of tokens. */
+export type CreatorProfile = Schemas["CreatorProfile"];
+/** The error envelope of every 4xx/5xx answer. */
+export type ApiError = Schemas["Error"];
+
+/** Whether `chart` is a USD chart (`currency=usd`). */
+export function isUsdChart(chart: Chart | UsdChart): chart is UsdChart {
+  return "currency" in chart && chart.currency === "usd";
+}
