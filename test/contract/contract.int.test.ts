@@ -521,23 +521,26 @@ ones), as each title says; everything else is as returned.
   it("behavior: discovery sorts, phase, batch and the market-wide trades feed", async () => {
     const { alpha, beta } = market;
     const addresses = (body: { items: { address: string }[] }) => body.items.map((t) => t.address);
-    const sorted = async (query: string, title?: string) =>
+    type ListQuery = NonNullable<paths["/api/v1/tokens"]["get"]["parameters"]["query"]>;
+    const sorted = async (query: ListQuery, title?: string) =>
       addresses(
-        expectAnswer(
-          await call(`/api/v1/tokens?${query}`, title ? { example: ["Discovery", title] } : {}),
+        await expectTyped(
+          api(title ? ["Discovery", title] : undefined).GET("/api/v1/tokens", { params: { query } }),
           200,
           tokenPageSchema,
         ),
       );
     // alpha graduated with the larger volume, market cap and holder count; beta is on its curve.
-    expect(await sorted("sort=market_cap", "Sorted by market cap")).toEqual([alpha.token, beta.token]);
-    expect(await sorted("sort=volume_24h", "Sorted by 24 h volume")).toEqual([alpha.token, beta.token]);
-    expect(await sorted("sort=progress", "Closest to graduation (curve phase only)")).toEqual([beta.token]);
-    expect(await sorted("sort=trending&phase=curve", "Trending, curve phase")).toEqual([beta.token]);
-    expect(await sorted("phase=graduated", "Graduated tokens, newest first")).toEqual([alpha.token]);
-    expect(await sorted("sort=holders&search=alpha")).toEqual([alpha.token]);
-    for (const sort of ["newest", "last_trade", "holders", "trending"])
-      expect((await sorted(`sort=${sort}`)).sort(), sort).toEqual([alpha.token, beta.token].sort());
+    expect(await sorted({ sort: "market_cap" }, "Sorted by market cap")).toEqual([alpha.token, beta.token]);
+    expect(await sorted({ sort: "volume_24h" }, "Sorted by 24 h volume")).toEqual([alpha.token, beta.token]);
+    expect(await sorted({ sort: "progress" }, "Closest to graduation (curve phase only)")).toEqual([
+      beta.token,
+    ]);
+    expect(await sorted({ sort: "trending", phase: "curve" }, "Trending, curve phase")).toEqual([beta.token]);
+    expect(await sorted({ phase: "graduated" }, "Graduated tokens, newest first")).toEqual([alpha.token]);
+    expect(await sorted({ sort: "holders", search: "alpha" })).toEqual([alpha.token]);
+    for (const sort of ["newest", "last_trade", "holders", "trending"] as const)
+      expect((await sorted({ sort })).sort(), sort).toEqual([alpha.token, beta.token].sort());
     const page = expectAnswer(await call("/api/v1/tokens?sort=market_cap&limit=1"), 200, tokenPageSchema);
     expect(
       addresses(
@@ -548,21 +551,22 @@ ones), as each title says; everything else is as returned.
         ),
       ),
     ).toEqual([beta.token]);
-    const batch = expectAnswer(
-      await call(
-        `/api/v1/tokens?addresses=${beta.token},${UNKNOWN},${alpha.token.toUpperCase().replace("0X", "0x")}`,
-        {
-          example: ["Discovery", "Batch (order given; unknown left out)"],
+    const batch = await expectTyped(
+      api(["Discovery", "Batch (order given; unknown left out)"]).GET("/api/v1/tokens", {
+        params: {
+          query: { addresses: `${beta.token},${UNKNOWN},${alpha.token.toUpperCase().replace("0X", "0x")}` },
         },
-      ),
+      }),
       200,
       tokenPageSchema,
     );
     expect(addresses(batch)).toEqual([beta.token, alpha.token]);
     expect(batch).not.toHaveProperty("next_cursor");
 
-    const trades = expectAnswer(
-      await call("/api/v1/trades?limit=3", { example: ["Discovery", "Market-wide trades, newest first"] }),
+    const trades = await expectTyped(
+      api(["Discovery", "Market-wide trades, newest first"]).GET("/api/v1/trades", {
+        params: { query: { limit: "3" } },
+      }),
       200,
       tradePageSchema,
     );
@@ -574,9 +578,9 @@ ones), as each title says; everything else is as returned.
     );
     const blocks = all.items.map((t: { block_number: number }) => t.block_number);
     expect(blocks).toEqual([...blocks].sort((a, b) => b - a));
-    const swaps = expectAnswer(
-      await call("/api/v1/trades?source=uniswap_v3", {
-        example: ["Discovery", "Market-wide trades of one venue"],
+    const swaps = await expectTyped(
+      api(["Discovery", "Market-wide trades of one venue"]).GET("/api/v1/trades", {
+        params: { query: { source: "uniswap_v3" } },
       }),
       200,
       tradePageSchema,
@@ -587,7 +591,7 @@ ones), as each title says; everything else is as returned.
       expect(t.token_address).toBe(alpha.token);
     }
     const next = expectAnswer(
-      await call(`/api/v1/trades?limit=3&cursor=${encodeURIComponent(trades.next_cursor)}`),
+      await call(`/api/v1/trades?limit=3&cursor=${encodeURIComponent(trades.next_cursor ?? "")}`),
       200,
       tradePageSchema,
     );
