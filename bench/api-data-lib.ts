@@ -68,6 +68,8 @@ export async function ensureBenchDatabase(options: {
       [options.name],
     );
     if (!options.rebuild && existing.rows[0]?.comment === marker) {
+      // Migrations added since it was built (new indexes) are applied to it.
+      await migrate({ databaseUrl: url, logger: { info() {}, warn: log, error: log } });
       return { url, tokens: options.tokens, trades: options.trades, built: false, seconds: 0 };
     }
     await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(options.name)} WITH (FORCE)`);

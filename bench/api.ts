@@ -12,18 +12,30 @@ import { startServiceProcess, waitFor } from "@tmi/testkit";
 import autocannon from "autocannon";
 import pg from "pg";
 import { createCursorCodec } from "../packages/shared/src/codec/index.js";
-import { listActivity } from "../services/query-api/src/activity/activity-queries.js";
+import { TOKEN_ACTIVITY } from "../services/query-api/src/activity/activity-queries.js";
 import type { ChartWindowRequest } from "../services/query-api/src/chart/chart-buckets.js";
 import { getChartJson } from "../services/query-api/src/chart/chart-queries.js";
 import type { ChartCurrency } from "../services/query-api/src/chart/chart-schemas.js";
+import { readKeysetPage } from "../services/query-api/src/common/keyset-page.js";
 import {
   getCreatorAggregates,
   listCreatorTokens,
 } from "../services/query-api/src/creators/creator-queries.js";
 import { createReadPool } from "../services/query-api/src/db.js";
+import {
+  listTokensByAddress,
+  orderedPage,
+  TOKEN_ORDERS,
+  TWO_PART_SORTS,
+  twoPartPage,
+} from "../services/query-api/src/tokens/token-list-queries.js";
 import { getPricing, getTokenDetail, listTokens } from "../services/query-api/src/tokens/token-queries.js";
-import { listTrades } from "../services/query-api/src/trades/trade-queries.js";
-import { listTrending } from "../services/query-api/src/trending/trending-queries.js";
+import {
+  MARKET_TRADES,
+  MARKET_TRADES_BY_SOURCE,
+  TOKEN_TRADES,
+} from "../services/query-api/src/trades/trade-queries.js";
+import { trendingPage } from "../services/query-api/src/trending/trending-queries.js";
 import { BENCH_CHAIN_ID, ensureBenchDatabase } from "./api-data-lib.js";
 
 const args = new Map(
@@ -47,7 +59,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const data = await ensureBenchDatabase({
   adminUrl: ADMIN_URL,
-  name: "qapi_bench",
+  name: args.get("database") ?? "qapi_bench",
   tokens: TOKENS,
   trades: TRADES,
   rebuild: args.has("rebuild"),
@@ -119,6 +131,41 @@ for (const offset of [2000, 5000, 8000]) {
 const searches = ["pepe", "moon 1", "doge 52", "turbo 9", "giga", "cat 77", "0xab", "0x1f"];
 const snapshotId = BigInt((await pick("SELECT max(id) AS id FROM trending_snapshots"))[0].id);
 const trendingCursor = codec.encode("tokens.trending", [snapshotId, 40]);
+// Discovery samples: deep market-cap cursors, the volume_24h tail, batches of 100, deep market-wide trades.
+const deepMarketCap: string[] = [];
+for (const offset of [2000, 5000, 8000]) {
+  const row = (
+    await pick(
+      "SELECT coalesce(fully_diluted_value, -1)::text AS v, address FROM tokens ORDER BY coalesce(fully_diluted_value, -1) DESC, address LIMIT 1 OFFSET $1",
+      [offset],
+    )
+  )[0];
+  deepMarketCap.push(codec.encode("tokens?sort=market_cap&phase=&search=", [BigInt(row.v), row.address]));
+}
+const middle = (await pick("SELECT address FROM tokens ORDER BY address LIMIT 1 OFFSET 5000"))[0].address;
+const volumeTailCursor = codec.encode("tokens?sort=volume_24h&phase=&search=", [snapshotId, middle]);
+const all: string[] = (await pick("SELECT address FROM tokens ORDER BY md5(address) LIMIT 1000")).map(
+  (r) => r.address,
+);
+const batches = Array.from({ length: 10 }, (_, i) => all.slice(i * 100, i * 100 + 100));
+const deepMarket: string[] = [];
+for (const offset of [100_000, 500_000, 900_000]) {
+  const row = (
+    await pick(
+      `SELECT block_number, transaction_index, log_index, transaction_hash FROM trades
+       ORDER BY block_number DESC, transaction_index DESC, log_index DESC, transaction_hash DESC OFFSET $1 LIMIT 1`,
+      [offset],
+    )
+  )[0];
+  deepMarket.push(
+    codec.encode("trades:all:desc", [
+      BigInt(row.block_number),
+      row.transaction_index,
+      row.log_index,
+      row.transaction_hash,
+    ]),
+  );
+}
 // `to` of the time-ranged charts: the latest indexed block's time (what a chart asks for on open).
 const chartTo = Number(
   (await pick("SELECT block_timestamp FROM indexer_checkpoints LIMIT 1"))[0].block_timestamp,
@@ -131,6 +178,22 @@ await setup.end();
 
 let counter = 0;
 const rotate = <T>(list: readonly T[]): T => list[counter++ % list.length]!;
+/** A first page of 20 with cursors bound to `route` (the raw calls of the token list). */
+const firstPage = (route: string) => ({
+  filters: { search: "", phase: undefined },
+  limit: 20,
+  cursor: undefined as string | undefined,
+  cursors: codec,
+  route,
+});
+/** A page of 20 of a keyset source, first or after `cursor`. */
+const keyset = (
+  db: pg.Pool,
+  source: Parameters<typeof readKeysetPage>[1],
+  filters: unknown[],
+  cursor?: string,
+  route = "bench",
+) => readKeysetPage(db, source, { filters, order: "desc", limit: 20, cursor, cursors: codec, route });
 
 interface RouteBench {
   route: string;
@@ -156,26 +219,26 @@ const routes: RouteBench[] = [
     route: "trades",
     group: "pages",
     path: () => `/api/v1/tokens/${rotate(tokens)}/trades`,
-    raw: (db) => listTrades(db, { token: rotate(tokens), order: "desc", after: null, take: 21 }),
+    raw: (db) => keyset(db, TOKEN_TRADES, [rotate(tokens)]),
   },
   {
     route: "trades_deep",
     group: "pages",
     path: () => `/api/v1/tokens/${hot}/trades?cursor=${rotate(deepTrades).cursor}`,
-    raw: (db) => listTrades(db, { token: hot, order: "desc", after: rotate(deepTrades).position, take: 21 }),
+    raw: (db) => keyset(db, TOKEN_TRADES, [hot], rotate(deepTrades).cursor, `tokens.trades:${hot}:desc`),
   },
   {
     route: "activity",
     group: "pages",
     path: () => `/api/v1/tokens/${rotate(tokens)}/activity`,
-    raw: (db) => listActivity(db, { token: rotate(tokens), order: "desc", after: null, take: 21 }),
+    raw: (db) => keyset(db, TOKEN_ACTIVITY, [rotate(tokens)]),
   },
   {
     route: "activity_deep",
     group: "pages",
     path: () => `/api/v1/tokens/${hot}/activity?cursor=${rotate(deepActivity).cursor}`,
     raw: (db) =>
-      listActivity(db, { token: hot, order: "desc", after: rotate(deepActivity).position, take: 21 }),
+      keyset(db, TOKEN_ACTIVITY, [hot], rotate(deepActivity).cursor, `tokens.activity:${hot}:desc`),
   },
   {
     route: "list",
@@ -199,13 +262,13 @@ const routes: RouteBench[] = [
     route: "trending",
     group: "lists",
     path: () => "/api/v1/trending",
-    raw: (db) => listTrending(db, { after: null, take: 21 }),
+    raw: (db) => trendingPage(db, { limit: 20, cursor: undefined, cursors: codec }),
   },
   {
     route: "trending_page3",
     group: "lists",
     path: () => `/api/v1/tokens/trending?cursor=${trendingCursor}`,
-    raw: (db) => listTrending(db, { after: [snapshotId, 40], take: 21 }),
+    raw: (db) => trendingPage(db, { limit: 20, cursor: trendingCursor, cursors: codec }),
   },
   {
     route: "creator",
@@ -267,6 +330,93 @@ const routes: RouteBench[] = [
     group: "charts",
     path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1h&currency=usd`,
     raw: (db) => getChartJson(db, chartOf(rotate(tokens), { interval: "1h", limit: 200 }, "usd")),
+  },
+  // Discovery (docs/api.md "Discovery: sorts, phase and batch", "GET /api/v1/trades").
+  ...(["market_cap", "progress", "last_trade", "holders"] as const).map(
+    (sort): RouteBench => ({
+      route: `sort_${sort}`,
+      group: "lists",
+      path: () => `/api/v1/tokens?sort=${sort}`,
+      raw: (db) =>
+        orderedPage(db, { order: TOKEN_ORDERS[sort], ...firstPage(`tokens?sort=${sort}&phase=&search=`) }),
+    }),
+  ),
+  ...(["volume_24h", "trending"] as const).map(
+    (sort): RouteBench => ({
+      route: `sort_${sort}`,
+      group: "lists",
+      path: () => `/api/v1/tokens?sort=${sort}`,
+      raw: (db) =>
+        twoPartPage(db, { sort: TWO_PART_SORTS[sort], ...firstPage(`tokens?sort=${sort}&phase=&search=`) }),
+    }),
+  ),
+  {
+    route: "sort_market_cap_deep",
+    group: "lists",
+    path: () => `/api/v1/tokens?sort=market_cap&cursor=${rotate(deepMarketCap)}`,
+    raw: (db) =>
+      orderedPage(db, {
+        order: TOKEN_ORDERS.market_cap,
+        ...firstPage("tokens?sort=market_cap&phase=&search="),
+        cursor: rotate(deepMarketCap),
+      }),
+  },
+  {
+    route: "sort_volume_tail",
+    group: "lists",
+    path: () => `/api/v1/tokens?sort=volume_24h&cursor=${volumeTailCursor}`,
+    raw: (db) =>
+      twoPartPage(db, {
+        sort: TWO_PART_SORTS.volume_24h,
+        ...firstPage("tokens?sort=volume_24h&phase=&search="),
+        cursor: volumeTailCursor,
+      }),
+  },
+  {
+    route: "graduated_holders",
+    group: "lists",
+    path: () => "/api/v1/tokens?sort=holders&phase=graduated",
+    raw: (db) =>
+      orderedPage(db, {
+        order: TOKEN_ORDERS.holders,
+        ...firstPage("tokens?sort=holders&phase=graduated&search="),
+        filters: { search: "", phase: "graduated" },
+      }),
+  },
+  {
+    route: "search_market_cap",
+    group: "lists",
+    path: () => `/api/v1/tokens?sort=market_cap&search=${encodeURIComponent(rotate(searches))}`,
+    raw: (db) =>
+      orderedPage(db, {
+        order: TOKEN_ORDERS.market_cap,
+        ...firstPage("tokens?sort=market_cap&phase=&search=x"),
+        filters: { search: rotate(searches), phase: undefined },
+      }),
+  },
+  {
+    route: "batch_100",
+    group: "lists",
+    path: () => `/api/v1/tokens?addresses=${rotate(batches).join(",")}`,
+    raw: (db) => listTokensByAddress(db, rotate(batches)),
+  },
+  {
+    route: "market_trades",
+    group: "pages",
+    path: () => "/api/v1/trades",
+    raw: (db) => keyset(db, MARKET_TRADES, []),
+  },
+  {
+    route: "market_trades_deep",
+    group: "pages",
+    path: () => `/api/v1/trades?cursor=${rotate(deepMarket)}`,
+    raw: (db) => keyset(db, MARKET_TRADES, [], rotate(deepMarket), "trades:all:desc"),
+  },
+  {
+    route: "market_swaps",
+    group: "pages",
+    path: () => "/api/v1/trades?source=uniswap_v3",
+    raw: (db) => keyset(db, MARKET_TRADES_BY_SOURCE, ["uniswap_v3"], undefined, "trades:uniswap_v3:desc"),
   },
 ];
 

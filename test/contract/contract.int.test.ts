@@ -490,9 +490,10 @@ ones), as each title says; everything else is as returned.
     const trending = await waitFor(
       async () => {
         const r = await call("/api/v1/tokens/trending");
-        return r.status === 200 && r.body.items.length === 2 && r;
+        // Before a snapshot ranks them, every token is listed newest first (beta, then alpha).
+        return r.status === 200 && r.body.items[0]?.address === market.alpha.token && r;
       },
-      { timeoutMs: 30_000, message: "trending snapshot with both tokens" },
+      { timeoutMs: 30_000, message: "trending snapshot ranking alpha (the larger volume) first" },
     );
     expectAnswer(trending, 200, tokenPageSchema);
     examples.add({
@@ -515,6 +516,88 @@ ones), as each title says; everything else is as returned.
       200,
       tokenPageSchema,
     );
+  });
+
+  it("behavior: discovery sorts, phase, batch and the market-wide trades feed", async () => {
+    const { alpha, beta } = market;
+    const addresses = (body: { items: { address: string }[] }) => body.items.map((t) => t.address);
+    type ListQuery = NonNullable<paths["/api/v1/tokens"]["get"]["parameters"]["query"]>;
+    const sorted = async (query: ListQuery, title?: string) =>
+      addresses(
+        await expectTyped(
+          api(title ? ["Discovery", title] : undefined).GET("/api/v1/tokens", { params: { query } }),
+          200,
+          tokenPageSchema,
+        ),
+      );
+    // alpha graduated with the larger volume, market cap and holder count; beta is on its curve.
+    expect(await sorted({ sort: "market_cap" }, "Sorted by market cap")).toEqual([alpha.token, beta.token]);
+    expect(await sorted({ sort: "volume_24h" }, "Sorted by 24 h volume")).toEqual([alpha.token, beta.token]);
+    expect(await sorted({ sort: "progress" }, "Closest to graduation (curve phase only)")).toEqual([
+      beta.token,
+    ]);
+    expect(await sorted({ sort: "trending", phase: "curve" }, "Trending, curve phase")).toEqual([beta.token]);
+    expect(await sorted({ phase: "graduated" }, "Graduated tokens, newest first")).toEqual([alpha.token]);
+    expect(await sorted({ sort: "holders", search: "alpha" })).toEqual([alpha.token]);
+    for (const sort of ["newest", "last_trade", "holders", "trending"] as const)
+      expect((await sorted({ sort })).sort(), sort).toEqual([alpha.token, beta.token].sort());
+    const page = expectAnswer(await call("/api/v1/tokens?sort=market_cap&limit=1"), 200, tokenPageSchema);
+    expect(
+      addresses(
+        expectAnswer(
+          await call(`/api/v1/tokens?sort=market_cap&limit=1&cursor=${encodeURIComponent(page.next_cursor)}`),
+          200,
+          tokenPageSchema,
+        ),
+      ),
+    ).toEqual([beta.token]);
+    const batch = await expectTyped(
+      api(["Discovery", "Batch (order given; unknown left out)"]).GET("/api/v1/tokens", {
+        params: {
+          query: { addresses: `${beta.token},${UNKNOWN},${alpha.token.toUpperCase().replace("0X", "0x")}` },
+        },
+      }),
+      200,
+      tokenPageSchema,
+    );
+    expect(addresses(batch)).toEqual([beta.token, alpha.token]);
+    expect(batch).not.toHaveProperty("next_cursor");
+
+    const trades = await expectTyped(
+      api(["Discovery", "Market-wide trades, newest first"]).GET("/api/v1/trades", {
+        params: { query: { limit: "3" } },
+      }),
+      200,
+      tradePageSchema,
+    );
+    expect(trades.items).toHaveLength(3);
+    expect(trades.next_cursor).toBeTypeOf("string");
+    const all = expectAnswer(await call("/api/v1/trades?limit=100"), 200, tradePageSchema);
+    expect(new Set(all.items.map((t: { token_address: string }) => t.token_address))).toEqual(
+      new Set([alpha.token, beta.token]),
+    );
+    const blocks = all.items.map((t: { block_number: number }) => t.block_number);
+    expect(blocks).toEqual([...blocks].sort((a, b) => b - a));
+    const swaps = await expectTyped(
+      api(["Discovery", "Market-wide trades of one venue"]).GET("/api/v1/trades", {
+        params: { query: { source: "uniswap_v3" } },
+      }),
+      200,
+      tradePageSchema,
+    );
+    expect(swaps.items.length).toBeGreaterThan(0);
+    for (const t of swaps.items) {
+      expect(t.source).toBe("uniswap_v3");
+      expect(t.token_address).toBe(alpha.token);
+    }
+    const next = expectAnswer(
+      await call(`/api/v1/trades?limit=3&cursor=${encodeURIComponent(trades.next_cursor ?? "")}`),
+      200,
+      tradePageSchema,
+    );
+    expect(next.items[0]).toEqual(all.items[3]);
+    const oldest = expectAnswer(await call("/api/v1/trades?order=asc&limit=100"), 200, tradePageSchema);
+    expect(oldest.items).toEqual([...all.items].reverse());
   });
 
   it("behavior: detail, pricing, chart, trades, activity and holders of a graduated and a curve token", async () => {
@@ -854,6 +937,9 @@ ones), as each title says; everything else is as returned.
       `/api/v1/tokens/${alpha.token}/activity`,
       `/api/v1/tokens/${alpha.token}/holders`,
       ...creatorRoutes(creator.address),
+      "/api/v1/trades",
+      "/api/v1/tokens?sort=market_cap",
+      "/api/v1/tokens?sort=trending",
     ];
     first = true;
     for (const path of paged) {
@@ -866,7 +952,10 @@ ones), as each title says; everything else is as returned.
         "cursor=",
       ]) {
         expectError(
-          await call(`${path}?${query}`, first ? { example: ["Errors", "Invalid limit"] } : {}),
+          await call(
+            `${path}${path.includes("?") ? "&" : "?"}${query}`,
+            first ? { example: ["Errors", "Invalid limit"] } : {},
+          ),
           400,
           "invalid_request",
         );
@@ -890,6 +979,52 @@ ones), as each title says; everything else is as returned.
     );
     expectError(await call(`/api/v1/tokens?search=${"a".repeat(65)}`), 400, "invalid_request", "search");
     expectError(await call(`/api/v1/tokens/${alpha.token}/trades?order=sideways`), 400, "invalid_request");
+    // Discovery: sort, phase and batch; the market-wide trades' source and order.
+    for (const query of ["sort=price", "sort=", "phase=active"])
+      expectError(await call(`/api/v1/tokens?${query}`), 400, "invalid_request");
+    const byCap = expectAnswer(await call("/api/v1/tokens?sort=market_cap&limit=1"), 200, tokenPageSchema);
+    for (const query of ["sort=holders", "", "sort=market_cap&phase=curve"])
+      expectError(
+        await call(`/api/v1/tokens?${query}&cursor=${encodeURIComponent(byCap.next_cursor)}`, {
+          ...(query === "" ? { example: ["Errors", "A cursor of another sort"] as [string, string] } : {}),
+        }),
+        400,
+        "invalid_request",
+        "cursor",
+      );
+    const many = Array.from({ length: 101 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, "0")}`).join(
+      ",",
+    );
+    expectError(
+      await call(`/api/v1/tokens?addresses=${many}`, {
+        example: ["Errors", "Batch of more than 100 addresses"],
+      }),
+      400,
+      "invalid_request",
+      "addresses",
+    );
+    expectError(await call("/api/v1/tokens?addresses="), 400, "invalid_request", "addresses");
+    expectError(
+      await call(`/api/v1/tokens?addresses=${alpha.token},0x1234`),
+      400,
+      "invalid_address",
+      "addresses",
+    );
+    expectError(
+      await call(`/api/v1/tokens?addresses=${alpha.token}&sort=holders`),
+      400,
+      "invalid_request",
+      "sort",
+    );
+    for (const query of ["source=dex", "order=sideways", "source="])
+      expectError(await call(`/api/v1/trades?${query}`), 400, "invalid_request");
+    const curveTrades = expectAnswer(await call("/api/v1/trades?limit=1&source=curve"), 200, tradePageSchema);
+    expectError(
+      await call(`/api/v1/trades?source=uniswap_v3&cursor=${encodeURIComponent(curveTrades.next_cursor)}`),
+      400,
+      "invalid_request",
+      "cursor",
+    );
     expectError(
       await call(`/api/v1/tokens/${alpha.token}/chart?interval=2m`, {
         example: ["Errors", "Unsupported interval"],

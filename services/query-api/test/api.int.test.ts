@@ -155,12 +155,14 @@ beforeAll(async () => {
       [rank + 1, tokenAddress(i), String(1000 - rank)],
     );
   }
-  // Metadata: a finalized draft for token 2 (bound to its launch transaction), a pending one for token 3.
+  // Metadata: a finalized draft for token 2 (bound to its launch transaction), a pending one for token 3,
+  // and for token 4 one finalized for another launch transaction (a launch a reorg removed).
   await db.query(
     `INSERT INTO metadata_drafts (id, chain_id, name, symbol, description, initial_supply, website_url, x_url, image_key, metadata_key, status, token_address, transaction_hash, finalized_at)
      VALUES ('d1', 31337, 'alpha beta', 'AB', 'The second token', '1000000000000000000000000000', 'https://example.com/', 'https://x.com/ab', 'images/aa.png', 'metadata/bb.json', 'finalized', $1, (SELECT created_transaction_hash FROM tokens WHERE address = $1), now()),
-            ('d2', 31337, 'Élan', 'ELN', null, '1000000000000000000000000000', null, null, 'images/cc.png', 'metadata/dd.json', 'pending', $2, $3, null)`,
-    [tokenAddress(2), tokenAddress(3), txHash(2)],
+            ('d2', 31337, 'Élan', 'ELN', null, '1000000000000000000000000000', null, null, 'images/cc.png', 'metadata/dd.json', 'pending', $2, $3, null),
+            ('d3', 31337, 'Gone', 'GONE', null, '1000000000000000000000000000', null, null, 'images/ee.png', 'metadata/ff.json', 'finalized', $4, $5, now())`,
+    [tokenAddress(2), tokenAddress(3), txHash(2), tokenAddress(4), txHash(4_000_001)],
   );
 });
 
@@ -439,11 +441,22 @@ describe("token detail", () => {
     expect(JSON.parse(shared.rows[0]!.token)).toEqual(token);
   });
 
-  test("behavior: a draft that is not finalized gives no metadata; graduation fields", async () => {
+  test("behavior: a draft that is not finalized, or finalized for another launch transaction, gives no metadata; graduation fields", async () => {
     const pending = await h.get(`/api/v1/tokens/${tokenAddress(3)}`);
     for (const key of ["description", "image_url", "metadata_url", "metadata_verified", "graduation"]) {
       expect(pending.body).not.toHaveProperty(key);
     }
+    const relaunched = await h.get(`/api/v1/tokens/${tokenAddress(4)}`);
+    expect(relaunched.status).toBe(200);
+    expect(relaunched.body.created_at.transaction_hash).not.toBe(txHash(4_000_001));
+    for (const key of ["image_url", "metadata_url", "metadata_verified"]) {
+      expect(relaunched.body).not.toHaveProperty(key);
+    }
+    const listed = (await h.get("/api/v1/tokens?limit=100")).body.items.find(
+      (t: { address: string }) => t.address === tokenAddress(4),
+    );
+    expect(listed).toBeDefined();
+    expect(listed).not.toHaveProperty("image_url");
     const graduated = await h.get(`/api/v1/tokens/${GRADUATED}`);
     h.validate("/api/v1/tokens/{address}", 200, graduated.body);
     expect(graduated.body.curve).toMatchObject({
@@ -813,7 +826,11 @@ describe("trending", () => {
       const res = await h.get(url);
       expect(res.status).toBe(200);
       h.validate(url, 200, res.body);
-      expect(res.body.items.map((t: any) => t.address)).toEqual([3, 1, 5, 7, 9].map(tokenAddress));
+      // The snapshot's tokens by rank, then every other token, newest launch first.
+      expect(res.body.items.map((t: any) => t.address)).toEqual([
+        ...[3, 1, 5, 7, 9, 12, 11, 10, 8, 6, 4, 2].map(tokenAddress),
+        GRADUATED,
+      ]);
       expect(res.body.next_cursor).toBeUndefined();
     }
   });
@@ -833,12 +850,18 @@ describe("trending", () => {
     expect(second.status).toBe(200);
     expect(second.body.items.map((t: any) => t.address)).toEqual([5, 7].map(tokenAddress));
     const third = await h.get(`/api/v1/trending?limit=2&cursor=${second.body.next_cursor}`);
-    expect(third.body.items.map((t: any) => t.address)).toEqual([tokenAddress(9)]);
-    expect(third.body.next_cursor).toBeUndefined();
+    expect(third.body.items.map((t: any) => t.address)).toEqual([9, 12].map(tokenAddress));
+    // The second part (tokens outside the snapshot) stays on the cursor's snapshot too.
+    const rest = await h.get(`/api/v1/trending?limit=100&cursor=${third.body.next_cursor}`);
+    expect(rest.body.items.map((t: any) => t.address)).toEqual([
+      ...[11, 10, 8, 6, 4, 2].map(tokenAddress),
+      GRADUATED,
+    ]);
     // New first pages come from the newest snapshot.
-    expect((await h.get("/api/v1/trending")).body.items.map((t: any) => t.address)).toEqual([
+    expect((await h.get("/api/v1/trending?limit=3")).body.items.map((t: any) => t.address)).toEqual([
       tokenAddress(12),
       tokenAddress(3),
+      tokenAddress(11),
     ]);
     await h.admin.query("DELETE FROM trending_snapshots WHERE id = 1");
     const gone = await h.get(`/api/v1/trending?limit=2&cursor=${second.body.next_cursor}`);
@@ -943,7 +966,7 @@ describe("exclusions", () => {
     expect(now.list).not.toContain(tokenAddress(1));
     expect(now.list).toHaveLength(12);
     expect(now.search).toEqual([tokenAddress(2)]);
-    expect(now.trending).toEqual([3, 5, 7, 9].map(tokenAddress));
+    expect(now.trending).toEqual([...[3, 5, 7, 9, 12, 11, 10, 8, 6, 4, 2].map(tokenAddress), GRADUATED]);
     expect(now.creatorA.tokens.map((t: any) => t.address)).not.toContain(tokenAddress(1));
     expect(now.creatorA.token_count).toBe(5);
     expect(now.creatorA.volume).toBe("15000000000000000000");
@@ -955,7 +978,7 @@ describe("exclusions", () => {
     );
     now = await visible();
     expect(now.list).toEqual([6, 5, 4, 3, 2].map(tokenAddress));
-    expect(now.trending).toEqual([3, 5].map(tokenAddress));
+    expect(now.trending).toEqual([3, 5, 6, 4, 2].map(tokenAddress));
     expect(now.creatorB).toEqual([]);
     const profileB = await h.get(`/api/v1/creators/${CREATOR_B}`);
     expect(profileB.body).toEqual({ address: CREATOR_B, token_count: 0, volume: "0", tokens: [] });

@@ -45,12 +45,12 @@ describe("keysetSql", () => {
   it("behavior: mixed directions expand lexicographically; no parent, no lateral join", () => {
     const sql = keysetSql(holders, "desc", true, 2);
     expect(sql).toContain(
-      "AND (b.balance < $3::numeric OR (b.balance = $3::numeric AND b.holder > $4::text))",
+      "AND b.balance <= $3::numeric AND (b.balance < $3::numeric OR (b.balance = $3::numeric AND b.holder > $4::text))",
     );
     expect(sql).toContain("ORDER BY b.balance DESC, b.holder ASC\n  LIMIT $5");
     expect(sql.startsWith("SELECT b.holder")).toBe(true);
     expect(keysetSql(holders, "asc", true, 2)).toContain(
-      "AND (b.balance > $3::numeric OR (b.balance = $3::numeric AND b.holder < $4::text))",
+      "AND b.balance >= $3::numeric AND (b.balance > $3::numeric OR (b.balance = $3::numeric AND b.holder < $4::text))",
     );
   });
 });

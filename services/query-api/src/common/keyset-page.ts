@@ -54,8 +54,6 @@ export type PageOrder = "asc" | "desc";
 /** Position of a row in a keyset order: one value per key column, typed as {@link KeysetType} says. */
 export type KeysetPosition = CursorValue[];
 
-const CAST: Record<KeysetType, string> = { int8: "int8", int4: "int4", numeric: "numeric", text: "text" };
-
 /**
  * The page statement of `source` in `order`: the first page (`after` false) or the page after a
  * cursor, `LIMIT` the last parameter. Exported for EXPLAIN in tests and docs.
@@ -66,23 +64,10 @@ export function keysetSql(
   after: boolean,
   filterCount: number,
 ): string {
-  const forward = (column: KeysetColumn) => (order === "desc" ? column.descending : !column.descending);
-  const orderBy = source.key.map((c) => `${c.sql} ${forward(c) ? "DESC" : "ASC"}`).join(", ");
-  const param = (i: number) => `$${filterCount + 1 + i}::${CAST[source.key[i]?.type ?? "text"]}`;
-  let keyset = "";
-  if (after) {
-    const directions = new Set(source.key.map(forward));
-    if (directions.size === 1) {
-      const op = forward(source.key[0] as KeysetColumn) ? "<" : ">";
-      keyset = `\n    AND (${source.key.map((c) => c.sql).join(", ")}) ${op} (${source.key.map((_, i) => param(i)).join(", ")})`;
-    } else {
-      const terms = source.key.map((c, i) => {
-        const equal = source.key.slice(0, i).map((p, j) => `${p.sql} = ${param(j)}`);
-        return [...equal, `${c.sql} ${forward(c) ? "<" : ">"} ${param(i)}`].join(" AND ");
-      });
-      keyset = `\n    AND (${terms.map((t, i) => (i === 0 ? t : `(${t})`)).join(" OR ")})`;
-    }
-  }
+  const orderBy = keysetOrderBy(source.key, order);
+  const keyset = after
+    ? `\n    AND ${keysetCondition(source.key, order, (i, type) => `$${filterCount + 1 + i}::${type}`)}`
+    : "";
   const limit = `$${filterCount + 1 + (after ? source.key.length : 0)}`;
   const page = `SELECT ${source.select}
   FROM ${source.from} WHERE ${source.where}${keyset}
@@ -93,8 +78,45 @@ export function keysetSql(
   ${page}) x ON true WHERE ${source.parent.where}`;
 }
 
+/** Whether `column` descends in `order`. */
+const descends = (column: KeysetColumn, order: PageOrder) =>
+  order === "desc" ? column.descending : !column.descending;
+
+/** `ORDER BY` list of `key` in `order` (without the keywords). */
+export function keysetOrderBy(key: readonly KeysetColumn[], order: PageOrder): string {
+  return key.map((c) => `${c.sql} ${descends(c, order) ? "DESC" : "ASC"}`).join(", ");
+}
+
+/**
+ * The condition "strictly after the position whose values are `param(i, type)`" in `key`'s
+ * `order`. One direction: a row comparison (`(a, b) < ($1, $2)`, an index bound). Mixed
+ * directions: the first column's bound (`a <= $1`, so an index on the key still starts at the
+ * position) and the lexicographic `OR` form.
+ */
+export function keysetCondition(
+  key: readonly KeysetColumn[],
+  order: PageOrder,
+  param: (index: number, type: KeysetType) => string,
+): string {
+  const p = (i: number) => param(i, key[i]?.type ?? "text");
+  const first = key[0] as KeysetColumn;
+  if (new Set(key.map((c) => descends(c, order))).size === 1) {
+    const op = descends(first, order) ? "<" : ">";
+    return `(${key.map((c) => c.sql).join(", ")}) ${op} (${key.map((_, i) => p(i)).join(", ")})`;
+  }
+  const terms = key.map((c, i) => {
+    const equal = key.slice(0, i).map((q, j) => `${q.sql} = ${p(j)}`);
+    return [...equal, `${c.sql} ${descends(c, order) ? "<" : ">"} ${p(i)}`].join(" AND ");
+  });
+  const bound = `${first.sql} ${descends(first, order) ? "<=" : ">="} ${p(0)}`;
+  return `${bound} AND (${terms.map((t, i) => (i === 0 ? t : `(${t})`)).join(" OR ")})`;
+}
+
 /** The position of `row` in `source`'s order, read from its key columns. */
-export function keysetPositionOf(source: KeysetSource, row: Record<string, unknown>): KeysetPosition {
+export function keysetPositionOf(
+  source: Pick<KeysetSource, "key">,
+  row: Record<string, unknown>,
+): KeysetPosition {
   return source.key.map((c) => {
     const value = row[c.column];
     if (c.type === "int4") return Number(value);
@@ -111,12 +133,20 @@ export function keysetPositionOf(source: KeysetSource, row: Record<string, unkno
 export function decodeKeyset(
   cursors: CursorCodec,
   route: string,
-  source: KeysetSource,
+  source: Pick<KeysetSource, "key">,
   cursor: string | undefined,
 ): KeysetPosition | null {
   if (cursor === undefined) return null;
-  const values = cursors.decode(route, cursor, source.key.length);
-  source.key.forEach((c, i) => {
+  return checkKeyset(source.key, cursors.decode(route, cursor, source.key.length));
+}
+
+/**
+ * `values` (decoded from a cursor) as a position of `key`: one value per column, of its type.
+ * @throws AppError `invalid_request` (field `cursor`) otherwise.
+ */
+export function checkKeyset(key: readonly KeysetColumn[], values: readonly CursorValue[]): KeysetPosition {
+  if (values.length !== key.length) throw invalidCursor();
+  key.forEach((c, i) => {
     const value = values[i];
     const ok =
       c.type === "int4"
@@ -126,7 +156,7 @@ export function decodeKeyset(
           : typeof value === "bigint";
     if (!ok) throw invalidCursor();
   });
-  return values;
+  return [...values];
 }
 
 /** One page read by {@link readKeysetPage}: at most `limit` rows and the cursor of the next page when one exists. */

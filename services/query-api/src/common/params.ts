@@ -1,3 +1,4 @@
+import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import { z } from "zod";
 
@@ -68,4 +69,23 @@ export function normalizeSearch(raw: string | undefined): string {
 /** Escapes `value` for a `LIKE` pattern with the default `\` escape, and appends `%` (prefix match). */
 export function likePrefix(value: string): string {
   return `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * A comma-separated list of 1 to `max` addresses (any letter case, blanks around commas
+ * ignored), lowercased, duplicates dropped (first kept), in the given order.
+ * @throws AppError `invalid_request` (field `field`) when empty or longer than `max`;
+ *   `invalid_address` for a malformed address.
+ */
+export function parseAddressList(value: string, field: string, max: number): string[] {
+  const list = value
+    .split(",")
+    .map((a) => a.trim())
+    .filter((a) => a.length > 0);
+  if (list.length === 0 || list.length > max) {
+    throw new AppError("invalid_request", `${field} must hold 1 to ${max} addresses`, {
+      details: [{ field, reason: list.length === 0 ? "no address" : `more than ${max} addresses` }],
+    });
+  }
+  return [...new Set(list.map((a) => parseAddress(a, field)))];
 }

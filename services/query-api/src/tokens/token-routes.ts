@@ -1,7 +1,7 @@
 import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import { z } from "zod";
-import { addressParams, likePrefix, normalizeSearch, pageQuery } from "../common/params.js";
+import { addressParams, likePrefix, normalizeSearch, pageQuery, parseAddressList } from "../common/params.js";
 import {
   cacheData,
   decodeNewest,
@@ -12,6 +12,17 @@ import {
   type RoutesPlugin,
   typedRoutes,
 } from "../common/route-helpers.js";
+import {
+  BATCH_MAX,
+  listTokensByAddress,
+  orderedPage,
+  TOKEN_ORDERS,
+  TOKEN_PHASES,
+  TOKEN_SORTS,
+  TWO_PART_SORTS,
+  tokenPageBody,
+  twoPartPage,
+} from "./token-list-queries.js";
 import { getPricing, getTokenDetail, listTokens, newestPositionOf } from "./token-queries.js";
 import { pricingSchema, tokenDetailSchema, tokenPageSchema } from "./token-schemas.js";
 
@@ -28,6 +39,18 @@ export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
       description:
         "prefix of the name, symbol or address; ≤ 64 UTF-8 bytes of letters, numbers, spaces, `.`, `_`, `-`",
     }),
+    sort: z.enum(TOKEN_SORTS).optional().meta({
+      description:
+        "`newest` (default: launch, newest first), `market_cap` (fully_diluted_value desc), `volume_24h` (trending window volume desc), `progress` (curve progress_bps desc; curve phase only), `last_trade` (latest_trade_timestamp desc), `holders` (holder_count desc), `trending` (the trending order); ties by address ascending",
+    }),
+    phase: z.enum(TOKEN_PHASES).optional().meta({ description: "`curve` (not graduated) or `graduated`" }),
+    addresses: z
+      .string()
+      .max(5000)
+      .optional()
+      .meta({
+        description: `batch: 1–${BATCH_MAX} comma-separated token addresses (any case); the visible ones, in the order given, in one page (not combinable with cursor, search, sort, phase)`,
+      }),
   });
   for (const url of ["/api/v1/tokens", "/api/v1/tokens/newest"]) {
     app.get(
@@ -37,26 +60,56 @@ export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
           tags: ["tokens"],
           summary: url.endsWith("newest")
             ? "Newest tokens (alias of the token list)"
-            : "List or search tokens, newest launch first",
+            : "List, sort or search tokens (newest launch first by default), or fetch a batch",
           querystring: listQuery,
           response: { 200: tokenPageSchema, ...errorResponses },
         },
       },
       async (request, reply) => {
+        const { limit, cursor, sort, phase, addresses } = request.query;
+        if (addresses !== undefined) {
+          const mixed = (["cursor", "search", "sort", "phase"] as const).filter(
+            (k) => request.query[k] !== undefined,
+          );
+          if (mixed.length > 0)
+            throw new AppError(
+              "invalid_request",
+              "addresses cannot be combined with cursor, search, sort or phase",
+              {
+                details: mixed.map((field) => ({ field, reason: "not allowed with addresses" })),
+              },
+            );
+          const items = await listTokensByAddress(
+            ctx.db,
+            parseAddressList(addresses, "addresses", BATCH_MAX),
+          );
+          cacheData(reply);
+          return tokenPageBody({ items }) as never;
+        }
         const search = normalizeSearch(request.query.search);
-        // Cursors are bound to the search they were issued for (aliases share them).
-        const route = `tokens?search=${search}`;
-        const after = decodeNewest(ctx.cursors, route, request.query.cursor);
-        const limit = request.query.limit;
-        const rows = await listTokens(ctx.db, {
-          searchPattern: search === "" ? null : likePrefix(search),
-          after,
-          take: limit + 1,
-        });
+        if ((sort === undefined || sort === "newest") && phase === undefined) {
+          // Cursors are bound to the search they were issued for (aliases share them).
+          const route = `tokens?search=${search}`;
+          const after = decodeNewest(ctx.cursors, route, cursor);
+          const rows = await listTokens(ctx.db, {
+            searchPattern: search === "" ? null : likePrefix(search),
+            after,
+            take: limit + 1,
+          });
+          cacheData(reply);
+          return jsonPageBody(
+            jsonPage(rows, limit, (row) => row.item, newestPositionOf, ctx.cursors, route),
+          ) as never;
+        }
+        // Every other sort or a phase: cursors are bound to the sort, the phase and the search.
+        const route = `tokens?sort=${sort ?? "newest"}&phase=${phase ?? ""}&search=${search}`;
+        const options = { filters: { search, phase }, limit, cursor, cursors: ctx.cursors, route };
+        const page =
+          sort === "trending" || sort === "volume_24h"
+            ? await twoPartPage(ctx.db, { sort: TWO_PART_SORTS[sort], ...options })
+            : await orderedPage(ctx.db, { order: TOKEN_ORDERS[sort ?? "newest"], ...options });
         cacheData(reply);
-        return jsonPageBody(
-          jsonPage(rows, limit, (row) => row.item, newestPositionOf, ctx.cursors, route),
-        ) as never;
+        return tokenPageBody(page) as never;
       },
     );
   }

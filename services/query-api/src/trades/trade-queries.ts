@@ -4,7 +4,7 @@ import type { Int8 } from "../db.js";
 import type { Trade } from "./trade-schemas.js";
 
 /** Columns of a trade row (alias `r`), with `reserve_amount_usd`: the ETH/USD answer in force at the trade (a backward primary-key probe). */
-const TRADE_COLUMNS = `r.block_number, r.transaction_index, r.log_index, r.transaction_hash, r.trader, r.side, r.source,
+const TRADE_COLUMNS = `r.token_address, r.block_number, r.transaction_index, r.log_index, r.transaction_hash, r.trader, r.side, r.source,
     r.token_amount, r.reserve_amount, r.curve_value, r.protocol_fee, r.creator_fee,
     ${tradeReserveUsdSql("r")} AS reserve_amount_usd`;
 
@@ -23,8 +23,35 @@ export const TOKEN_TRADES: KeysetSource = {
   parent: { from: "tokens t", where: "t.address = $1" },
 };
 
-/** A row of a trades page ({@link TOKEN_TRADES}). */
+/** The trade's token is visible to discovery: neither it nor its creator is excluded (docs/api.md "Lists, search and exclusions"). */
+const VISIBLE_TRADE = `NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'token' AND x.address = r.token_address)
+    AND NOT EXISTS (SELECT 1 FROM tokens xt JOIN excluded_addresses x ON x.kind = 'creator' AND x.address = xt.creator
+      WHERE xt.address = r.token_address)`;
+
+/**
+ * Every token's trades (market-wide feed, `GET /api/v1/trades`), keyset-paged by chain position
+ * over `trades_position_idx`, forwards or backwards; trades of excluded tokens and creators are
+ * left out (two primary-key probes per row). No filter parameter.
+ * Source: `trades`, `tokens`, `excluded_addresses`, `eth_usd_answers`.
+ */
+export const MARKET_TRADES: KeysetSource = {
+  name: "market_trades",
+  select: TRADE_COLUMNS,
+  from: "trades r",
+  where: VISIBLE_TRADE,
+  key: CHAIN_POSITION_KEY,
+};
+
+/** {@link MARKET_TRADES} of one `source` (`$1`: `curve` or `uniswap_v3`), over `trades_source_position_idx`. */
+export const MARKET_TRADES_BY_SOURCE: KeysetSource = {
+  ...MARKET_TRADES,
+  name: "market_trades_source",
+  where: `r.source = $1 AND ${VISIBLE_TRADE}`,
+};
+
+/** A row of a trades page ({@link TOKEN_TRADES}, {@link MARKET_TRADES}). */
 export interface TradeRow extends Record<string, unknown> {
+  token_address: string;
   block_number: Int8;
   transaction_index: number;
   log_index: number;
@@ -41,12 +68,12 @@ export interface TradeRow extends Record<string, unknown> {
 }
 
 /**
- * The wire Trade of a row of `token` (lowercase address). `reserve_amount_usd` (addition):
- * `reserve_amount` × the ETH/USD answer in force at the trade's position.
+ * The wire Trade of a row. `reserve_amount_usd` (addition): `reserve_amount` × the ETH/USD
+ * answer in force at the trade's position.
  */
-export function tradeOf(token: string, row: TradeRow): Trade {
+export function tradeOf(row: TradeRow): Trade {
   return {
-    token_address: token,
+    token_address: row.token_address,
     trader: row.trader,
     side: row.side,
     token_amount: row.token_amount,

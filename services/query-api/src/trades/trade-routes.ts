@@ -1,5 +1,6 @@
 import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
+import { z } from "zod";
 import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
 import { addressParams } from "../common/params.js";
 import {
@@ -9,7 +10,13 @@ import {
   type RoutesPlugin,
   typedRoutes,
 } from "../common/route-helpers.js";
-import { TOKEN_TRADES, type TradeRow, tradeOf } from "./trade-queries.js";
+import {
+  MARKET_TRADES,
+  MARKET_TRADES_BY_SOURCE,
+  TOKEN_TRADES,
+  type TradeRow,
+  tradeOf,
+} from "./trade-queries.js";
 import { tradePageSchema } from "./trade-schemas.js";
 
 /** Trades routes (docs/api.md "Trades and activity"). */
@@ -41,7 +48,43 @@ export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
       });
       if (page === null) throw new AppError("not_found", `no canonical token ${address}`);
       cacheData(reply);
-      return keysetBody(page, (row) => tradeOf(address, row)) as never;
+      return keysetBody(page, tradeOf) as never;
+    },
+  );
+
+  app.get(
+    "/api/v1/trades",
+    {
+      schema: {
+        tags: ["tokens"],
+        summary: "Market-wide trades page (addition)",
+        description:
+          "Every visible token's trades (excluded tokens and creators left out), ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first); `source` keeps one venue.",
+        querystring: eventPageQuery.extend({
+          source: z.enum(["curve", "uniswap_v3"]).optional().meta({
+            description:
+              "`curve` (bonding-curve trades) or `uniswap_v3` (swaps of the canonical pools); both when absent",
+          }),
+        }),
+        response: { 200: tradePageSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { order, limit, cursor, source } = request.query;
+      const page = await readKeysetPage<TradeRow>(
+        ctx.db,
+        source === undefined ? MARKET_TRADES : MARKET_TRADES_BY_SOURCE,
+        {
+          filters: source === undefined ? [] : [source],
+          order,
+          limit,
+          cursor,
+          cursors: ctx.cursors,
+          route: `trades:${source ?? "all"}:${order}`,
+        },
+      );
+      cacheData(reply);
+      return keysetBody(page ?? { rows: [] }, tradeOf) as never;
     },
   );
 };

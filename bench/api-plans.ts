@@ -1,0 +1,193 @@
+// `pnpm bench api-plans`: the query plans of the discovery routes (docs/api.md "Discovery: sorts,
+// phase and batch", "GET /api/v1/trades") on the database of `pnpm bench api` (≥ 10,000 tokens,
+// ≥ 1,000,000 trades): each route's statements run through query-api's own query functions on a
+// connection that records them, then `EXPLAIN (ANALYZE, BUFFERS)` with PostgreSQL's generic plan
+// (the plan a prepared statement settles on). Prints every plan, then one JSON line per route:
+//   {"bench":"api-plans","route":...,"statements":...,"sorts":[...],"seq_scans":[...],"ms":...}
+// `sorts`: the Sort nodes (none for a plan read from an index in key order; with `search`, the
+// sort of the prefix matches only); `seq_scans`: tables read whole (none expected).
+// Options: --tokens=<n> (10000) --trades=<n> (1000000) --database=<name> (qapi_bench) --only=<route,...>
+import pg from "pg";
+import { createCursorCodec } from "../packages/shared/src/codec/index.js";
+import { readKeysetPage } from "../services/query-api/src/common/keyset-page.js";
+import type { ReadDb } from "../services/query-api/src/db.js";
+import {
+  listTokensByAddress,
+  orderedPage,
+  TOKEN_ORDERS,
+  type TokenFilters,
+  TWO_PART_SORTS,
+  twoPartPage,
+} from "../services/query-api/src/tokens/token-list-queries.js";
+import { MARKET_TRADES, MARKET_TRADES_BY_SOURCE } from "../services/query-api/src/trades/trade-queries.js";
+import { ensureBenchDatabase } from "./api-data-lib.js";
+
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [key, value] = arg.replace(/^--/, "").split("=");
+    return [key ?? "", value ?? "true"] as const;
+  }),
+);
+const num = (key: string, fallback: number) => (args.has(key) ? Number(args.get(key)) : fallback);
+const ONLY = args.get("only")?.split(",");
+const ADMIN_URL = process.env.TMI_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const data = await ensureBenchDatabase({
+  adminUrl: ADMIN_URL,
+  name: args.get("database") ?? "qapi_bench",
+  tokens: num("tokens", 10_000),
+  trades: num("trades", 1_000_000),
+  log,
+});
+const client = new pg.Client({ connectionString: data.url });
+await client.connect();
+await client.query("SET plan_cache_mode = force_generic_plan");
+const codec = createCursorCodec("bench-plans-secret-0123456789abcdef");
+
+/** A ReadDb that runs each statement and keeps it (text and values) for EXPLAIN. */
+function recording(): { db: ReadDb; statements: { text: string; values: unknown[] }[] } {
+  const statements: { text: string; values: unknown[] }[] = [];
+  const db = {
+    async query(config: string | { text: string; values?: unknown[] }, values?: unknown[]) {
+      const text = typeof config === "string" ? config : config.text;
+      const params = (typeof config === "string" ? values : config.values) ?? [];
+      statements.push({ text, values: params });
+      return client.query(text, params);
+    },
+  } as ReadDb;
+  return { db, statements };
+}
+
+const none: TokenFilters = { search: "", phase: undefined };
+const page = (route: string, filters: TokenFilters = none, cursor?: string) => ({
+  filters,
+  limit: 20,
+  cursor,
+  cursors: codec,
+  route,
+});
+const pick = async (sql: string, values: unknown[] = []) => (await client.query(sql, values)).rows;
+const snapshotId = BigInt((await pick("SELECT max(id) AS id FROM trending_snapshots"))[0].id);
+const deep = (
+  await pick(
+    "SELECT coalesce(fully_diluted_value, -1)::text AS v, address FROM tokens ORDER BY coalesce(fully_diluted_value, -1) DESC, address LIMIT 1 OFFSET 5000",
+  )
+)[0];
+const middle = (await pick("SELECT address FROM tokens ORDER BY address LIMIT 1 OFFSET 5000"))[0].address;
+const batch = (await pick("SELECT address FROM tokens ORDER BY md5(address) LIMIT 100")).map(
+  (r) => r.address,
+);
+
+const cases: [string, (db: ReadDb) => Promise<unknown>][] = [
+  ...(["market_cap", "progress", "last_trade", "holders"] as const).map(
+    (sort): [string, (db: ReadDb) => Promise<unknown>] => [
+      `sort_${sort}`,
+      (db) => orderedPage(db, { order: TOKEN_ORDERS[sort], ...page(`s:${sort}`) }),
+    ],
+  ),
+  ...(["volume_24h", "trending"] as const).map((sort): [string, (db: ReadDb) => Promise<unknown>] => [
+    `sort_${sort}`,
+    (db) => twoPartPage(db, { sort: TWO_PART_SORTS[sort], ...page(`s:${sort}`) }),
+  ]),
+  [
+    "sort_market_cap_deep",
+    (db) =>
+      orderedPage(db, {
+        order: TOKEN_ORDERS.market_cap,
+        ...page("s:deep", none, codec.encode("s:deep", [BigInt(deep.v), deep.address])),
+      }),
+  ],
+  [
+    "sort_volume_tail",
+    (db) =>
+      twoPartPage(db, {
+        sort: TWO_PART_SORTS.volume_24h,
+        ...page("s:tail", none, codec.encode("s:tail", [snapshotId, middle])),
+      }),
+  ],
+  [
+    "graduated_holders",
+    (db) =>
+      orderedPage(db, { order: TOKEN_ORDERS.holders, ...page("s:g", { search: "", phase: "graduated" }) }),
+  ],
+  [
+    "newest_curve",
+    (db) => orderedPage(db, { order: TOKEN_ORDERS.newest, ...page("s:c", { search: "", phase: "curve" }) }),
+  ],
+  [
+    "search_market_cap",
+    (db) =>
+      orderedPage(db, {
+        order: TOKEN_ORDERS.market_cap,
+        ...page("s:q", { search: "pepe", phase: undefined }),
+      }),
+  ],
+  [
+    "search_market_cap_rare",
+    (db) =>
+      orderedPage(db, {
+        order: TOKEN_ORDERS.market_cap,
+        ...page("s:r", { search: "doge 52", phase: undefined }),
+      }),
+  ],
+  ["batch_100", (db) => listTokensByAddress(db, batch)],
+  [
+    "market_trades",
+    (db) =>
+      readKeysetPage(db, MARKET_TRADES, {
+        filters: [],
+        order: "desc",
+        limit: 20,
+        cursor: undefined,
+        cursors: codec,
+        route: "t",
+      }),
+  ],
+  [
+    "market_swaps_asc",
+    (db) =>
+      readKeysetPage(db, MARKET_TRADES_BY_SOURCE, {
+        filters: ["uniswap_v3"],
+        order: "asc",
+        limit: 20,
+        cursor: undefined,
+        cursors: codec,
+        route: "t",
+      }),
+  ],
+];
+
+let planCount = 0;
+for (const [route, run] of cases) {
+  if (ONLY && !ONLY.includes(route)) continue;
+  const { db, statements } = recording();
+  await run(db);
+  const sorts: string[] = [];
+  const seqScans: string[] = [];
+  let ms = 0;
+  for (const { text, values } of statements) {
+    // The generic plan (plan_cache_mode above), as a prepared statement runs it.
+    const name = `plan_${++planCount}`;
+    await client.query({ name, text, values });
+    const args = values.length === 0 ? "" : `(${values.map((_, i) => `$${i + 1}`).join(", ")})`;
+    const explained = await client.query(
+      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE ${name}${args}`,
+      values,
+    );
+    const lines = explained.rows.map((r) => r["QUERY PLAN"] as string);
+    for (const line of lines) {
+      const sort = /->\s+(Incremental Sort|Sort)\b/.exec(line) ?? /^(Sort)\b/.exec(line.trim());
+      if (sort) sorts.push(line.trim());
+      const seq = /Seq Scan on (\w+)/.exec(line);
+      if (seq?.[1]) seqScans.push(seq[1]);
+      const time = /Execution Time: ([\d.]+) ms/.exec(line);
+      if (time?.[1]) ms += Number(time[1]);
+    }
+    process.stdout.write(`\n## ${route}\n${lines.join("\n")}\n`);
+  }
+  process.stdout.write(
+    `${JSON.stringify({ bench: "api-plans", route, statements: statements.length, sorts, seq_scans: seqScans, ms: Number(ms.toFixed(2)) })}\n`,
+  );
+}
+await client.end();

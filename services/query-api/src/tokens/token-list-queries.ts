@@ -1,0 +1,412 @@
+import { createHash } from "node:crypto";
+import type { CursorCodec } from "@tmi/shared/codec";
+import { AppError } from "@tmi/shared/errors";
+import { TOKEN_FROM_SQL, TOKEN_METADATA_JOIN_SQL } from "@tmi/shared/token";
+import {
+  checkKeyset,
+  decodeKeyset,
+  type KeysetColumn,
+  type KeysetPosition,
+  keysetCondition,
+  keysetOrderBy,
+  keysetPositionOf,
+} from "../common/keyset-page.js";
+import { invalidCursor, JsonText } from "../common/route-helpers.js";
+import { type Int8, prepared, type ReadDb } from "../db.js";
+import { limitLiteral, prefixRange, SEARCH_WINDOW, TOKEN_ITEM_JSON, VISIBLE_TOKEN } from "./token-queries.js";
+
+// Discovery over every token (docs/api.md "Discovery: sorts, phase and batch"): the sorts of
+// `GET /api/v1/tokens`, the `phase` filter, `search` combined with any sort, and the batch
+// lookup. Every order is read from an index (prisma/migrations/*_discovery-indexes.sql): a page
+// walks its index from the cursor and stops after `take` rows; with `search`, the first
+// `SEARCH_WINDOW` rows of the order are filtered, and only when they hold less than a page are
+// the prefix matches collected from the three prefix indexes and ordered (a sort of the matches,
+// never of the table). Trending and `volume_24h` are two parts: the trending snapshot's tokens
+// (by rank, or by window volume), then every other token (newest first, or by address).
+
+/** Values of the `sort` query parameter. */
+export const TOKEN_SORTS = [
+  "newest",
+  "market_cap",
+  "volume_24h",
+  "progress",
+  "last_trade",
+  "holders",
+  "trending",
+] as const;
+/** A sort of the token list. */
+export type TokenSort = (typeof TOKEN_SORTS)[number];
+
+/** Values of the `phase` query parameter: `curve` (before graduation) or `graduated`. */
+export const TOKEN_PHASES = ["curve", "graduated"] as const;
+/** A lifecycle phase filter. */
+export type TokenPhase = (typeof TOKEN_PHASES)[number];
+
+/** `curve.progress_bps` of `tokens t` (the expression of `tokens_progress_idx`). */
+const PROGRESS_BPS_SQL =
+  "(CASE WHEN t.graduation_threshold <= 0 THEN 0 ELSE LEAST(10000, floor(t.sold_supply * 10000 / t.graduation_threshold))::int END)";
+
+/** A key of the token list over `tokens t`, its columns named `k0`, `k1`. */
+const key = (...columns: [sql: string, type: KeysetColumn["type"], descending: boolean][]): KeysetColumn[] =>
+  columns.map(([sql, type, descending], i) => ({ sql, column: `k${i}`, type, descending }));
+
+/** Value descending, then address ascending. */
+const byValue = (sql: string, type: KeysetColumn["type"]) =>
+  key([sql, type, true], ["t.address", "text", false]);
+
+/** One-part orders over `tokens t`: the key (an index's) and the rows it holds. */
+export interface TokenOrder {
+  key: readonly KeysetColumn[];
+  /** Condition of the order's rows (the partial index's). */
+  where?: string;
+}
+
+/** Newest launch first (`tokens_newest_idx`). */
+export const NEWEST_ORDER: TokenOrder = {
+  key: key(["t.created_block_number", "int8", true], ["t.created_log_index", "int4", true]),
+};
+/** Address ascending (the primary key): the tokens outside the trending window in `volume_24h`. */
+const ADDRESS_ORDER: TokenOrder = { key: key(["t.address", "text", false]) };
+
+/** The one-part sorts. */
+export const TOKEN_ORDERS: Record<Exclude<TokenSort, "trending" | "volume_24h">, TokenOrder> = {
+  newest: NEWEST_ORDER,
+  market_cap: { key: byValue("coalesce(t.fully_diluted_value, -1)", "numeric") },
+  last_trade: { key: byValue("coalesce(t.latest_trade_timestamp, -1)", "int8") },
+  holders: { key: byValue("t.holder_count", "int4") },
+  progress: { key: byValue(PROGRESS_BPS_SQL, "int4"), where: "t.state = 'curve'" },
+};
+
+/** The snapshot part of a two-part sort: a key over `trending_entries e`. */
+const RANK_KEY = key(["e.rank", "int4", false]);
+const VOLUME_KEY = key(["e.window_volume", "numeric", true], ["e.token_address", "text", false]);
+
+/** A two-part sort: the snapshot's tokens in `ranked` order, then every other token in `rest` order. */
+export interface TwoPartSort {
+  ranked: readonly KeysetColumn[];
+  rest: TokenOrder;
+}
+
+/** `trending`: by rank, then newest first; `volume_24h`: by window volume, then by address. */
+export const TWO_PART_SORTS: Record<"trending" | "volume_24h", TwoPartSort> = {
+  trending: { ranked: RANK_KEY, rest: NEWEST_ORDER },
+  volume_24h: { ranked: VOLUME_KEY, rest: ADDRESS_ORDER },
+};
+
+/** Filters of a token page. */
+export interface TokenFilters {
+  /** Normalized search prefix (`normalizeSearch`), `""` for none. */
+  search: string;
+  phase: TokenPhase | undefined;
+}
+
+/** A row of a token page: its key values (`k0`, `k1`) and its wire JSON. */
+export interface TokenPageRow extends Record<string, unknown> {
+  k0: unknown;
+  k1?: unknown;
+  item: string;
+}
+
+/** The name, symbol or address of `tokens t` starts with the prefix [$lo, $hi) (`text_pattern_ops` ranges, index-backed). */
+const inPrefix = (column: string) =>
+  `(${column} ~>=~ (SELECT $lo::text) AND ${column} ~<~ (SELECT $hi::text))`;
+const SEARCH_MATCH = `(${inPrefix("t.search_name")} OR ${inPrefix("t.search_symbol")} OR ${inPrefix("t.address")})`;
+
+const phaseSql = (phase: TokenPhase | undefined) =>
+  phase === undefined ? [] : [`t.state = '${phase === "graduated" ? "graduated" : "curve"}'`];
+
+/** Key columns in the select list, as `k0`, `k1`. */
+const keyColumns = (k: readonly KeysetColumn[]) => k.map((c) => `${c.sql} AS ${c.column}`).join(", ");
+
+/** The cursor condition of `k` with its values read from `$k0`, `$k1`, ... (init plans, see `inPrefix`). */
+const afterSql = (k: readonly KeysetColumn[]) =>
+  keysetCondition(k, "desc", (i, type) => `(SELECT $k${i}::${type})`);
+
+/**
+ * A page of `take` visible tokens in `order`, with `conditions` (over `tokens t`, named
+ * parameters) and, when `search`, only prefix matches of [$lo, $hi): as {@link TokenPageRow}s.
+ */
+function orderedPageSql(order: TokenOrder, conditions: string[], search: boolean, take: number): string {
+  const limit = limitLiteral(take);
+  const where = [...(order.where ? [order.where] : []), ...conditions];
+  const orderBy = keysetOrderBy(order.key, "desc");
+  if (!search) {
+    return `SELECT ${keyColumns(order.key)}, ${TOKEN_ITEM_JSON} AS item FROM ${TOKEN_FROM_SQL}
+  WHERE ${[VISIBLE_TOKEN, ...where].join(" AND ")}
+  ORDER BY ${orderBy} LIMIT ${limit}`;
+  }
+  const filter = where.length === 0 ? "true" : where.join(" AND ");
+  return `WITH recent AS MATERIALIZED (
+    SELECT t.address FROM (SELECT t.* FROM tokens t WHERE ${filter} ORDER BY ${orderBy} LIMIT ${limitLiteral(SEARCH_WINDOW)}) t
+    WHERE ${SEARCH_MATCH} AND ${VISIBLE_TOKEN}
+    ORDER BY ${orderBy} LIMIT ${limit}),
+  short AS MATERIALIZED (SELECT count(*) < ${limit} AS short FROM recent),
+  hits AS MATERIALIZED (
+    SELECT t.* FROM tokens t WHERE (SELECT short FROM short) AND ${SEARCH_MATCH} AND ${filter}),
+  page AS (
+    SELECT address FROM recent WHERE NOT (SELECT short FROM short)
+    UNION ALL
+    (SELECT t.address FROM hits t WHERE ${VISIBLE_TOKEN} ORDER BY ${orderBy} LIMIT ${limit}))
+  SELECT ${keyColumns(order.key)}, ${TOKEN_ITEM_JSON} AS item
+  FROM page p, ${TOKEN_FROM_SQL}
+  WHERE t.address = p.address
+  ORDER BY ${orderBy}`;
+}
+
+/**
+ * The snapshot part of a two-part sort: `take` visible tokens of snapshot `$snapshot` (or the
+ * latest when `latest`) in `ranked` order, filtered; one row with null `k0` when the snapshot
+ * exists but holds no such token, none when there is no snapshot.
+ */
+function rankedPageSql(ranked: readonly KeysetColumn[], conditions: string[], latest: boolean, take: number) {
+  const snapshot = latest
+    ? "SELECT id FROM trending_snapshots ORDER BY id DESC LIMIT 1"
+    : "SELECT id FROM trending_snapshots WHERE id = $snapshot";
+  return `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
+    SELECT ${keyColumns(ranked)}, ${TOKEN_ITEM_JSON} AS item
+    FROM trending_entries e JOIN tokens t ON t.address = e.token_address
+      ${TOKEN_METADATA_JOIN_SQL}
+    WHERE ${["e.snapshot_id = s.id", VISIBLE_TOKEN, ...conditions].join(" AND ")}
+    ORDER BY ${keysetOrderBy(ranked, "desc")} LIMIT ${limitLiteral(take)}) x ON true`;
+}
+
+/** Turns `$name` placeholders into `$1..$n` (in order of first use) and picks their values. */
+function bind(text: string, values: Record<string, unknown>): { text: string; values: unknown[] } {
+  const names: string[] = [];
+  const numbered = text.replace(/\$([a-z][a-z0-9_]*)/g, (_, name: string) => {
+    if (!(name in values)) throw new Error(`no value for $${name}`);
+    let i = names.indexOf(name);
+    if (i < 0) i = names.push(name) - 1;
+    return `$${i + 1}`;
+  });
+  return { text: numbered, values: names.map((n) => values[n]) };
+}
+
+/** Runs `text` (named placeholders) as a prepared statement named after its text. */
+async function run<R extends Record<string, unknown>>(
+  db: ReadDb,
+  text: string,
+  values: Record<string, unknown>,
+): Promise<R[]> {
+  const bound = bind(text, values);
+  const name = `qapi_tl_${createHash("sha1").update(bound.text).digest("hex").slice(0, 24)}`;
+  return (await prepared<R>(db, name, bound.text, bound.values)).rows;
+}
+
+/** Named values of a search and of a keyset position. */
+function searchValues(search: string): Record<string, unknown> {
+  if (search === "") return {};
+  const [lo, hi] = prefixRange(search);
+  return { lo, hi };
+}
+const positionValues = (after: KeysetPosition | null): Record<string, unknown> =>
+  Object.fromEntries((after ?? []).map((v, i) => [`k${i}`, typeof v === "bigint" ? v.toString() : v]));
+
+/**
+ * One page of `take` visible tokens in a one-part `order` after `after` (exclusive), filtered by
+ * `filters`, plus `exclude`: a condition leaving out rows (used for the rest of a two-part sort).
+ * Source: `tokens`, `excluded_addresses`, `metadata_drafts`, `eth_usd_answers`.
+ */
+export async function listOrderedTokens(
+  db: ReadDb,
+  options: {
+    order: TokenOrder;
+    filters: TokenFilters;
+    after: KeysetPosition | null;
+    take: number;
+    notInSnapshot?: bigint;
+  },
+): Promise<TokenPageRow[]> {
+  const { order, filters, after, take } = options;
+  const conditions = [...phaseSql(filters.phase)];
+  if (after !== null) conditions.push(afterSql(order.key));
+  if (options.notInSnapshot !== undefined)
+    conditions.push(
+      "NOT EXISTS (SELECT 1 FROM trending_entries e WHERE e.snapshot_id = (SELECT $snapshot::int8) AND e.token_address = t.address)",
+    );
+  return run<TokenPageRow>(db, orderedPageSql(order, conditions, filters.search !== "", take), {
+    ...searchValues(filters.search),
+    ...positionValues(after),
+    ...(options.notInSnapshot !== undefined ? { snapshot: options.notInSnapshot.toString() } : {}),
+  });
+}
+
+/**
+ * One page of the snapshot part of a two-part sort: visible tokens of snapshot `snapshot` (the
+ * latest when null) in `ranked` order after `after`, filtered. `snapshotId` null: no such
+ * snapshot (none yet, or pruned). Source: `trending_snapshots`, `trending_entries`, `tokens`, ...
+ */
+export async function listRankedTokens(
+  db: ReadDb,
+  options: {
+    ranked: readonly KeysetColumn[];
+    filters: TokenFilters;
+    snapshot: bigint | null;
+    after: KeysetPosition | null;
+    take: number;
+  },
+): Promise<{ snapshotId: bigint | null; rows: TokenPageRow[] }> {
+  const { ranked, filters, snapshot, after, take } = options;
+  const conditions = [...phaseSql(filters.phase)];
+  if (filters.search !== "") conditions.push(SEARCH_MATCH);
+  if (after !== null) conditions.push(afterSql(ranked));
+  const rows = await run<TokenPageRow & { snapshot_id: Int8 }>(
+    db,
+    rankedPageSql(ranked, conditions, snapshot === null, take),
+    {
+      ...searchValues(filters.search),
+      ...positionValues(after),
+      ...(snapshot !== null ? { snapshot: snapshot.toString() } : {}),
+    },
+  );
+  const first = rows[0];
+  if (!first) return { snapshotId: null, rows: [] };
+  return { snapshotId: BigInt(first.snapshot_id), rows: rows.filter((r) => r.k0 !== null) };
+}
+
+/** Whether trending snapshot `id` still exists. */
+export async function snapshotExists(db: ReadDb, id: bigint): Promise<boolean> {
+  const { rows } = await prepared(
+    db,
+    "qapi_trending_snapshot_exists",
+    "SELECT 1 FROM trending_snapshots WHERE id = $1",
+    [id.toString()],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The visible tokens among `addresses` (lowercase, distinct, at most 100), in the given order;
+ * unknown and excluded ones left out (primary-key lookups). Source: as the token list.
+ */
+export async function listTokensByAddress(db: ReadDb, addresses: readonly string[]): Promise<string[]> {
+  const { rows } = await prepared<{ item: string }>(
+    db,
+    "qapi_tokens_batch",
+    `SELECT ${TOKEN_ITEM_JSON} AS item
+  FROM unnest($1::text[]) WITH ORDINALITY a(address, n) JOIN ${TOKEN_FROM_SQL} ON t.address = a.address
+  WHERE ${VISIBLE_TOKEN}
+  ORDER BY a.n`,
+    [addresses],
+  );
+  return rows.map((r) => r.item);
+}
+
+/** At most this many addresses in one batch (`addresses=`). */
+export const BATCH_MAX = 100;
+
+/** `{"items":[...],"next_cursor"?:...}` of a {@link TokenJsonPage}. */
+export function tokenPageBody(page: TokenJsonPage): JsonText {
+  const cursor = page.nextCursor === undefined ? "" : `,"next_cursor":${JSON.stringify(page.nextCursor)}`;
+  return new JsonText(`{"items":[${page.items.join(",")}]${cursor}}`);
+}
+
+/** A page of tokens: the items' JSON texts and the cursor of the next page. */
+export interface TokenJsonPage {
+  items: string[];
+  nextCursor?: string;
+}
+
+/** The error of a cursor whose trending snapshot was pruned. */
+export function expiredSnapshot(): AppError {
+  return new AppError(
+    "invalid_request",
+    "cursor expired: its trending snapshot is gone; start again from the first page",
+    { details: [{ field: "cursor", reason: "trending snapshot no longer available" }] },
+  );
+}
+
+/**
+ * One page of a two-part sort (docs/api.md "Trending"): the tokens of the trending snapshot in
+ * `sort.ranked` order, then every other visible token in `sort.rest` order, `limit` items. A
+ * cursor (bound to `route`) holds the snapshot id and the position in its part
+ * (`[snapshot, ...ranked key]` or `[snapshot, ...rest key]`, told apart by their lengths), so a
+ * walk stays on the snapshot it started from, across both parts; snapshot 0: there was none.
+ * @throws AppError `invalid_request` for a cursor of another route or shape, or whose snapshot was pruned.
+ */
+export async function twoPartPage(
+  db: ReadDb,
+  options: {
+    sort: TwoPartSort;
+    filters: TokenFilters;
+    limit: number;
+    cursor: string | undefined;
+    cursors: CursorCodec;
+    route: string;
+  },
+): Promise<TokenJsonPage> {
+  const { sort, filters, limit, cursors, route } = options;
+  let snapshot: bigint | null = null;
+  let rankedAfter: KeysetPosition | null = null;
+  let restAfter: KeysetPosition | null = null;
+  let inRest = false;
+  if (options.cursor !== undefined) {
+    const [snap, ...position] = cursors.decode(route, options.cursor);
+    if (typeof snap !== "bigint") throw invalidCursor();
+    snapshot = snap;
+    if (position.length === sort.ranked.length) rankedAfter = checkKeyset(sort.ranked, position);
+    else {
+      restAfter = checkKeyset(sort.rest.key, position);
+      inRest = true;
+    }
+  }
+  const rows: { row: TokenPageRow; key: readonly KeysetColumn[] }[] = [];
+  let snapshotId = snapshot ?? 0n;
+  if (!inRest) {
+    const ranked = await listRankedTokens(db, {
+      ranked: sort.ranked,
+      filters,
+      snapshot,
+      after: rankedAfter,
+      take: limit + 1,
+    });
+    if (snapshot !== null && snapshot !== 0n && ranked.snapshotId === null) throw expiredSnapshot();
+    snapshotId = ranked.snapshotId ?? 0n;
+    for (const row of ranked.rows) rows.push({ row, key: sort.ranked });
+  } else if (snapshotId !== 0n && !(await snapshotExists(db, snapshotId))) {
+    throw expiredSnapshot();
+  }
+  if (rows.length <= limit) {
+    const rest = await listOrderedTokens(db, {
+      order: sort.rest,
+      filters,
+      after: restAfter,
+      take: limit - rows.length + 1,
+      notInSnapshot: snapshotId,
+    });
+    for (const row of rest) rows.push({ row, key: sort.rest.key });
+  }
+  const shown = rows.slice(0, limit);
+  const page: TokenJsonPage = { items: shown.map((r) => r.row.item) };
+  const last = shown[shown.length - 1];
+  if (rows.length > limit && last !== undefined)
+    page.nextCursor = cursors.encode(route, [snapshotId, ...keysetPositionOf(last, last.row)]);
+  return page;
+}
+
+/**
+ * One page of a one-part `order` (docs/api.md "Discovery: sorts, phase and batch"), `limit`
+ * items, cursors bound to `route`.
+ * @throws AppError `invalid_request` for a cursor of another route or shape.
+ */
+export async function orderedPage(
+  db: ReadDb,
+  options: {
+    order: TokenOrder;
+    filters: TokenFilters;
+    limit: number;
+    cursor: string | undefined;
+    cursors: CursorCodec;
+    route: string;
+  },
+): Promise<TokenJsonPage> {
+  const { order, filters, limit, cursors, route } = options;
+  const after = decodeKeyset(cursors, route, order, options.cursor);
+  const rows = await listOrderedTokens(db, { order, filters, after, take: limit + 1 });
+  const shown = rows.slice(0, limit);
+  const page: TokenJsonPage = { items: shown.map((r) => r.item) };
+  const last = shown[shown.length - 1];
+  if (rows.length > limit && last !== undefined)
+    page.nextCursor = cursors.encode(route, keysetPositionOf(order, last));
+  return page;
+}
