@@ -90,6 +90,16 @@ const PREBUILT = [
     path: "artifacts/contracts/SwapRouter.sol/SwapRouter.json",
     name: "swapRouter",
   },
+  {
+    pkg: "@uniswap/v3-periphery",
+    path: "artifacts/contracts/lens/QuoterV2.sol/QuoterV2.json",
+    name: "quoterV2",
+  },
+  {
+    pkg: "@uniswap/swap-router-contracts",
+    path: "artifacts/contracts/SwapRouter02.sol/SwapRouter02.json",
+    name: "swapRouter02",
+  },
   { pkg: "@uniswap/v2-periphery", path: "build/WETH9.json", name: "weth9" },
 ];
 
@@ -121,6 +131,7 @@ function inputsHash() {
     "@uniswap/v3-core",
     "@uniswap/v3-periphery",
     "@uniswap/v2-periphery",
+    "@uniswap/swap-router-contracts",
   ]) {
     hash.update(`${pkg}@${JSON.parse(readFileSync(join(packageRoot(pkg), "package.json"), "utf8")).version}`);
   }

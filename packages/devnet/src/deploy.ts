@@ -17,6 +17,10 @@ import {
   nonfungibleTokenPositionDescriptorAbi,
   nonfungibleTokenPositionDescriptorBytecode,
   nonfungibleTokenPositionDescriptorLinkReferences,
+  quoterV2Abi,
+  quoterV2Bytecode,
+  swapRouter02Abi,
+  swapRouter02Bytecode,
   swapRouterAbi,
   swapRouterBytecode,
   uniswapV3FactoryAbi,
@@ -26,14 +30,23 @@ import {
   zonkFactoryV3Abi,
   zonkFactoryV3Bytecode,
 } from "@tmi/contracts";
-import { type Abi, type Address, type Hex, stringToHex } from "viem";
+import { BASE_MAINNET } from "@tmi/shared/chain";
+import { type Abi, type Address, type Hex, stringToHex, toHex, zeroAddress } from "viem";
 import { DEPLOYER_ACCOUNT, DEVNET_PROTOCOL_FEE_RECIPIENT } from "./accounts.js";
-import { localPublicClient, localWalletClient, waitForReceipt } from "./clients.js";
+import { localPublicClient, localWalletClient, rpc, waitForReceipt } from "./clients.js";
+
+/** Uniswap's SwapRouter02 on Base mainnet: where the devnet puts its SwapRouter02 (any chain id). */
+export const BASE_SWAP_ROUTER02 = BASE_MAINNET.contracts.swapRouter;
+/** Uniswap's QuoterV2 on Base mainnet: where the devnet puts its QuoterV2 (any chain id). */
+export const BASE_QUOTER_V2 = "0x3d4e44eb1374240ce5f1b871ab261cd16335b76a" as const;
+
+/** Storage slots copied with a contract's code (SwapRouter02 keeps `amountInCached` in slot 0). */
+const COPIED_SLOTS = 4;
 
 /**
  * Addresses of the devnet contracts and where indexing starts (`deployments/devnet.json`): the
  * zonk.fun V3 system (factory, graduation manager, fee manager), WETH9, Uniswap V3 (factory,
- * NonfungiblePositionManager, SwapRouter) and the feeds. Addresses lowercase.
+ * NonfungiblePositionManager, SwapRouter, SwapRouter02, QuoterV2) and the feeds. Addresses lowercase.
  */
 export interface Deployment {
   chainId: number;
@@ -51,6 +64,13 @@ export interface Deployment {
     uniswapV3Factory: `0x${string}`;
     nonfungiblePositionManager: `0x${string}`;
     swapRouter: `0x${string}`;
+    /**
+     * Uniswap SwapRouter02 (`@uniswap/swap-router-contracts`; `exactInputSingle` without deadline,
+     * V3 routes only: no V2 factory) at Base's address {@link BASE_SWAP_ROUTER02}.
+     */
+    swapRouter02: `0x${string}`;
+    /** Uniswap QuoterV2 (`@uniswap/v3-periphery`) at Base's address {@link BASE_QUOTER_V2}. */
+    quoterV2: `0x${string}`;
     ethUsdFeed: `0x${string}`;
     sequencerUptimeFeed: `0x${string}`;
   };
@@ -75,8 +95,8 @@ export interface DeployOptions {
 }
 
 /**
- * Deploys WETH9, the Uniswap V3 factory, NFT descriptor (linked), NonfungiblePositionManager and
- * SwapRouter (npm bytecode), the V3 system (fee manager, graduation manager, factory, each manager
+ * Deploys WETH9, the Uniswap V3 factory, NFT descriptor (linked), NonfungiblePositionManager,
+ * SwapRouter, and SwapRouter02 and QuoterV2 at Base's addresses (npm bytecode; `anvil_setCode`), the V3 system (fee manager, graduation manager, factory, each manager
  * bound to the factory once), the ETH/USD feed (8 decimals, round 1 at
  * `ethUsdAnswer`) and the sequencer uptime feed (up since one day before the latest block), one
  * transaction after the other from the deployer. Fast on an automining chain (no sleeps).
@@ -127,6 +147,7 @@ export async function deployAll(rpcUrl: string, options: DeployOptions = {}): Pr
     [uniswapV3Factory, weth, descriptor],
   );
   const swapRouter = await deploy(swapRouterAbi, swapRouterBytecode, [uniswapV3Factory, weth]);
+
   const treasury = options.protocolFeeRecipient ?? DEVNET_PROTOCOL_FEE_RECIPIENT;
   const feeManager = await deploy(feeManagerV3Abi, feeManagerV3Bytecode, [treasury]);
   const graduationManager = await deploy(graduationManagerV3Abi, graduationManagerV3Bytecode, [
@@ -165,11 +186,59 @@ export async function deployAll(rpcUrl: string, options: DeployOptions = {}): Pr
       uniswapV3Factory: lower(uniswapV3Factory),
       nonfungiblePositionManager: lower(nonfungiblePositionManager),
       swapRouter: lower(swapRouter),
+      swapRouter02: BASE_SWAP_ROUTER02,
+      quoterV2: BASE_QUOTER_V2,
       ethUsdFeed: lower(ethUsdFeed),
       sequencerUptimeFeed: lower(sequencerUptimeFeed),
     },
   };
+  await placeBaseRouters(rpcUrl, deployment, options.deployer);
   if (options.deploymentFile) writeDeployment(options.deploymentFile, deployment);
+  return deployment;
+}
+
+/**
+ * Puts Uniswap's SwapRouter02 and QuoterV2 at Base's addresses ({@link BASE_SWAP_ROUTER02},
+ * {@link BASE_QUOTER_V2}) unless code is there already (a resumed chain): both are deployed for
+ * the devnet's Uniswap V3 factory, position manager and WETH (immutables inside their runtime
+ * code; no V2 factory), then their runtime code and first {@link COPIED_SLOTS} storage slots are
+ * copied there with `anvil_setCode`/`anvil_setStorageAt`. The platform's web app trades graduated
+ * tokens through these two. Returns `deployment` with both addresses.
+ * @throws Error when a deployment transaction fails (or the node is not anvil).
+ */
+export async function placeBaseRouters(
+  rpcUrl: string,
+  deployment: Deployment,
+  deployer: number | `0x${string}` = DEPLOYER_ACCOUNT,
+): Promise<Deployment> {
+  const client = localPublicClient(rpcUrl, deployment.chainId);
+  const wallet = localWalletClient(rpcUrl, deployer, deployment.chainId);
+  const { uniswapV3Factory, nonfungiblePositionManager, weth } = deployment.contracts;
+  const place = async (to: Address, abi: Abi, bytecode: Hex, args: readonly unknown[]) => {
+    const existing = await client.getCode({ address: to });
+    if (existing && existing !== "0x") return;
+    const receipt = await waitForReceipt(
+      client,
+      await wallet.deployContract({ abi, bytecode, args } as never),
+    );
+    if (receipt.status !== "success" || !receipt.contractAddress)
+      throw new Error(`deployment reverted: ${receipt.transactionHash}`);
+    const from = receipt.contractAddress;
+    await rpc(rpcUrl, "anvil_setCode", [to, await client.getCode({ address: from })]);
+    for (let slot = 0; slot < COPIED_SLOTS; slot++) {
+      const value = await client.getStorageAt({ address: from, slot: toHex(slot) });
+      await rpc(rpcUrl, "anvil_setStorageAt", [to, toHex(slot, { size: 32 }), value]);
+    }
+  };
+  await place(BASE_SWAP_ROUTER02, swapRouter02Abi, swapRouter02Bytecode, [
+    zeroAddress,
+    uniswapV3Factory,
+    nonfungiblePositionManager,
+    weth,
+  ]);
+  await place(BASE_QUOTER_V2, quoterV2Abi, quoterV2Bytecode, [uniswapV3Factory, weth]);
+  deployment.contracts.swapRouter02 = BASE_SWAP_ROUTER02;
+  deployment.contracts.quoterV2 = BASE_QUOTER_V2;
   return deployment;
 }
 

@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { devnetAggregatorAbi, uniswapV3PoolAbi } from "@tmi/contracts";
+import { devnetAggregatorAbi, quoterV2Abi, swapRouter02Abi, uniswapV3PoolAbi } from "@tmi/contracts";
 import {
   EXACT_GRADUATION_GROSS,
   feeManagerV3Abi,
@@ -13,10 +13,11 @@ import {
   zonkCurveV3Abi,
   zonkFactoryV3Abi,
 } from "@tmi/shared/chain";
-import { encodeEventTopics, erc20Abi, parseEther, parseEventLogs } from "viem";
+import { encodeEventTopics, erc20Abi, maxUint256, parseEther, parseEventLogs } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEVNET_CHAIN_ID, devnetAccounts } from "./accounts.js";
-import { localPublicClient, rpc } from "./clients.js";
+import { localPublicClient, localWalletClient, rpc, waitForReceipt } from "./clients.js";
+import { BASE_QUOTER_V2, BASE_SWAP_ROUTER02 } from "./deploy.js";
 import { type Devnet, startDevnet } from "./devnet.js";
 import { setEthUsdRound, setSequencerStatus } from "./feeds.js";
 import { loadHistory } from "./history-loader.js";
@@ -87,6 +88,8 @@ describe("devnet", () => {
         "uniswapV3Factory",
         "nonfungiblePositionManager",
         "swapRouter",
+        "swapRouter02",
+        "quoterV2",
         "ethUsdFeed",
         "sequencerUptimeFeed",
       ].sort(),
@@ -148,6 +151,110 @@ describe("devnet", () => {
     });
     expect(first!.args.acceptedGross).toBe(parseEther("0.01"));
     expect(await trader.balanceOf(token)).toBe(first!.args.tokensOut);
+  });
+
+  it("behavior: with chain id 8453, Base's SwapRouter02 and QuoterV2 addresses quote and swap a graduated token's pool", async () => {
+    const devnet = await boot({ blockTime: "automine", chainId: 8453 });
+    const { weth, swapRouter02, quoterV2 } = devnet.deployment.contracts;
+    expect(swapRouter02).toBe("0x2626664c2603336e57b271c5c0b26f421741e481");
+    expect(quoterV2).toBe("0x3d4e44eb1374240ce5f1b871ab261cd16335b76a");
+    expect([swapRouter02, quoterV2]).toEqual([BASE_SWAP_ROUTER02, BASE_QUOTER_V2]);
+    const client = localPublicClient(devnet.rpcUrl, 8453);
+    // The copies serve the devnet's Uniswap V3 (immutables in their code) and WETH.
+    for (const address of [swapRouter02, quoterV2]) {
+      expect(
+        (await client.readContract({ address, abi: quoterV2Abi, functionName: "factory" })).toLowerCase(),
+      ).toBe(devnet.deployment.contracts.uniswapV3Factory);
+      expect(
+        (await client.readContract({ address, abi: quoterV2Abi, functionName: "WETH9" })).toLowerCase(),
+      ).toBe(weth);
+    }
+    const trader = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 6 });
+    const { token } = await trader.createToken("Swap Cat", "SWAP");
+    const { pool } = await trader.graduate(token);
+    const fee = await client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: "fee" });
+    const wallet = localWalletClient(devnet.rpcUrl, 6, 8453);
+    /** SwapRouter02 `exactInputSingle` (no deadline) to the trader, at least `minimum` out. */
+    const swap = async (
+      params: {
+        tokenIn: `0x${string}`;
+        tokenOut: `0x${string}`;
+        amountIn: bigint;
+        fee: number;
+        sqrtPriceLimitX96: bigint;
+      },
+      minimum: bigint,
+      value = 0n,
+    ) =>
+      waitForReceipt(
+        client,
+        await wallet.writeContract({
+          address: swapRouter02,
+          abi: swapRouter02Abi,
+          functionName: "exactInputSingle",
+          args: [{ ...params, recipient: trader.address, amountOutMinimum: minimum }],
+          value,
+        }),
+      );
+
+    // Buy: quote 0.05 ETH → token, then swap exactly that through SwapRouter02 (ETH wrapped by the router).
+    const amountIn = parseEther("0.05");
+    const buy = { tokenIn: weth, tokenOut: token, amountIn, fee, sqrtPriceLimitX96: 0n } as const;
+    const { result: quote } = await client.simulateContract({
+      address: quoterV2,
+      abi: quoterV2Abi,
+      functionName: "quoteExactInputSingle",
+      args: [buy],
+    });
+    const [quotedOut] = quote;
+    expect(quotedOut).toBeGreaterThan(0n);
+    const before = await trader.balanceOf(token);
+    const bought = await swap(buy, quotedOut, amountIn);
+    expect(bought.status).toBe("success");
+    expect((await trader.balanceOf(token)) - before).toBe(quotedOut);
+
+    // Sell: token → WETH, quoted and swapped the same way (approval to the router first).
+    const sellAmount = quotedOut / 2n;
+    const sell = {
+      tokenIn: token,
+      tokenOut: weth,
+      amountIn: sellAmount,
+      fee,
+      sqrtPriceLimitX96: 0n,
+    } as const;
+    const {
+      result: [quotedWeth],
+    } = await client.simulateContract({
+      address: quoterV2,
+      abi: quoterV2Abi,
+      functionName: "quoteExactInputSingle",
+      args: [sell],
+    });
+    await waitForReceipt(
+      client,
+      await wallet.writeContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [swapRouter02, maxUint256],
+      }),
+    );
+    const wethBefore = await client.readContract({
+      address: weth,
+      abi: erc20Abi,
+      functionName: "balanceOf",
+      args: [trader.address],
+    });
+    const sold = await swap(sell, quotedWeth);
+    expect(sold.status).toBe("success");
+    expect(
+      (await client.readContract({
+        address: weth,
+        abi: erc20Abi,
+        functionName: "balanceOf",
+        args: [trader.address],
+      })) - wethBefore,
+    ).toBe(quotedWeth);
   });
 
   it("behavior: feed setters store rounds and statuses", async () => {

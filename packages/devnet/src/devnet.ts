@@ -7,6 +7,7 @@ import {
   type DeployOptions,
   deployAll,
   isDeploymentLive,
+  placeBaseRouters,
   readDeployment,
   writeDeployment,
 } from "./deploy.js";
@@ -106,7 +107,12 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
         }
       })();
       if (previous && (await isDeploymentLive(anvil.rpcUrl, previous))) {
-        deployment = { ...previous, rpcUrl: anvil.rpcUrl };
+        // A chain saved before the Base routers existed gets them now.
+        deployment = await placeBaseRouters(
+          anvil.rpcUrl,
+          { ...previous, rpcUrl: anvil.rpcUrl },
+          options.deployer,
+        );
         resumed = true;
       }
     }
@@ -125,6 +131,8 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
         uniswapV3Factory: ZERO,
         nonfungiblePositionManager: ZERO,
         swapRouter: ZERO,
+        swapRouter02: ZERO,
+        quoterV2: ZERO,
         ethUsdFeed: ZERO,
         sequencerUptimeFeed: ZERO,
       },

@@ -17,10 +17,13 @@ export {
 export { type AnvilOptions, type AnvilProcess, anvilBinaryPath, startAnvil } from "./anvil.js";
 export { localPublicClient, localWalletClient, rpc, rpcBatch, waitForReceipt } from "./clients.js";
 export {
+  BASE_QUOTER_V2,
+  BASE_SWAP_ROUTER02,
   type Deployment,
   type DeployOptions,
   deployAll,
   isDeploymentLive,
+  placeBaseRouters,
   readDeployment,
   writeDeployment,
 } from "./deploy.js";

@@ -155,12 +155,14 @@ beforeAll(async () => {
       [rank + 1, tokenAddress(i), String(1000 - rank)],
     );
   }
-  // Metadata: a finalized draft for token 2 (bound to its launch transaction), a pending one for token 3.
+  // Metadata: a finalized draft for token 2 (bound to its launch transaction), a pending one for token 3,
+  // and for token 4 one finalized for another launch transaction (a launch a reorg removed).
   await db.query(
     `INSERT INTO metadata_drafts (id, chain_id, name, symbol, description, initial_supply, website_url, x_url, image_key, metadata_key, status, token_address, transaction_hash, finalized_at)
      VALUES ('d1', 31337, 'alpha beta', 'AB', 'The second token', '1000000000000000000000000000', 'https://example.com/', 'https://x.com/ab', 'images/aa.png', 'metadata/bb.json', 'finalized', $1, (SELECT created_transaction_hash FROM tokens WHERE address = $1), now()),
-            ('d2', 31337, 'Élan', 'ELN', null, '1000000000000000000000000000', null, null, 'images/cc.png', 'metadata/dd.json', 'pending', $2, $3, null)`,
-    [tokenAddress(2), tokenAddress(3), txHash(2)],
+            ('d2', 31337, 'Élan', 'ELN', null, '1000000000000000000000000000', null, null, 'images/cc.png', 'metadata/dd.json', 'pending', $2, $3, null),
+            ('d3', 31337, 'Gone', 'GONE', null, '1000000000000000000000000000', null, null, 'images/ee.png', 'metadata/ff.json', 'finalized', $4, $5, now())`,
+    [tokenAddress(2), tokenAddress(3), txHash(2), tokenAddress(4), txHash(4_000_001)],
   );
 });
 
@@ -439,11 +441,22 @@ describe("token detail", () => {
     expect(JSON.parse(shared.rows[0]!.token)).toEqual(token);
   });
 
-  test("behavior: a draft that is not finalized gives no metadata; graduation fields", async () => {
+  test("behavior: a draft that is not finalized, or finalized for another launch transaction, gives no metadata; graduation fields", async () => {
     const pending = await h.get(`/api/v1/tokens/${tokenAddress(3)}`);
     for (const key of ["description", "image_url", "metadata_url", "metadata_verified", "graduation"]) {
       expect(pending.body).not.toHaveProperty(key);
     }
+    const relaunched = await h.get(`/api/v1/tokens/${tokenAddress(4)}`);
+    expect(relaunched.status).toBe(200);
+    expect(relaunched.body.created_at.transaction_hash).not.toBe(txHash(4_000_001));
+    for (const key of ["image_url", "metadata_url", "metadata_verified"]) {
+      expect(relaunched.body).not.toHaveProperty(key);
+    }
+    const listed = (await h.get("/api/v1/tokens?limit=100")).body.items.find(
+      (t: { address: string }) => t.address === tokenAddress(4),
+    );
+    expect(listed).toBeDefined();
+    expect(listed).not.toHaveProperty("image_url");
     const graduated = await h.get(`/api/v1/tokens/${GRADUATED}`);
     h.validate("/api/v1/tokens/{address}", 200, graduated.body);
     expect(graduated.body.curve).toMatchObject({
