@@ -6,10 +6,17 @@
 // (Redis-backed store, a limit no client reaches: the production path of a client below half its
 // limit, counts added to Redis in batches) and with it off.
 import { randomBytes } from "node:crypto";
-import { startServiceProcess, waitFor } from "@tmi/testkit";
+import { startServiceProcess } from "@tmi/testkit";
 import pg from "pg";
 import { ensureBenchDatabase } from "./api-data-lib.js";
-import { argValue, type LoadFigures, printTable, rssOf, runLoad } from "./oracle-gateway-lib.js";
+import {
+  argValue,
+  type LoadFigures,
+  printTable,
+  rssOf,
+  runLoad,
+  serviceAddress,
+} from "./oracle-gateway-lib.js";
 
 const durationSeconds = argValue("duration", 6);
 /** Rounds over every (route, target) pair, interleaved in time; each pair keeps its best round (shared, noisy machines). */
@@ -47,16 +54,6 @@ const routes: { route: string; path: () => string }[] = [
   { route: "trending", path: () => "/api/v1/trending" },
 ].filter((r) => !only || only.includes(r.route));
 
-function started(service: ReturnType<typeof startServiceProcess>, name: string): Promise<string> {
-  return waitFor(
-    () => {
-      if (service.child.exitCode !== null) throw new Error(`${name} exited: ${service.output()}`);
-      return /"address":"(http:\/\/[^"]+)"/.exec(service.output())?.[1];
-    },
-    { timeoutMs: 60_000, message: `${name} did not start` },
-  );
-}
-
 const redisPrefix = `tmi-bench:gateway:${randomBytes(4).toString("hex")}:`;
 const queryApi = startServiceProcess({
   service: "query-api",
@@ -86,15 +83,19 @@ const rows: Row[] = [];
 let gatewayOn: ReturnType<typeof startServiceProcess> | undefined;
 let gatewayOff: ReturnType<typeof startServiceProcess> | undefined;
 try {
-  const direct = await started(queryApi, "query-api");
+  const direct = await serviceAddress(queryApi, "query-api");
   gatewayOn = startServiceProcess({ service: "gateway", env: gatewayEnv(true, direct) });
   gatewayOff = startServiceProcess({ service: "gateway", env: gatewayEnv(false, direct) });
   const targets = [
     { via: "direct", base: direct, pid: undefined as number | undefined },
-    { via: "gateway (rate limit on)", base: await started(gatewayOn, "gateway"), pid: gatewayOn.child.pid },
+    {
+      via: "gateway (rate limit on)",
+      base: await serviceAddress(gatewayOn, "gateway"),
+      pid: gatewayOn.child.pid,
+    },
     {
       via: "gateway (rate limit off)",
-      base: await started(gatewayOff, "gateway"),
+      base: await serviceAddress(gatewayOff, "gateway"),
       pid: gatewayOff.child.pid,
     },
   ];

@@ -2,6 +2,7 @@
 // the benchmarks print, a table printer and the RSS of a process.
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
+import { type ServiceProcess, waitFor } from "@tmi/testkit";
 import autocannon from "autocannon";
 
 /** Figures of one load run. */
@@ -141,4 +142,15 @@ export async function until<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The base URL a service process logs when it listens (`"address":"http://…"`); throws if it exits first or after 60 s. */
+export function serviceAddress(service: ServiceProcess, name: string): Promise<string> {
+  return waitFor(
+    () => {
+      if (service.child.exitCode !== null) throw new Error(`${name} exited: ${service.output()}`);
+      return /"address":"(http:\/\/[^"]+)"/.exec(service.output())?.[1];
+    },
+    { timeoutMs: 60_000, message: `${name} did not start` },
+  );
 }

@@ -11,12 +11,15 @@
 // and the 1-minute load average (the machine may be shared).
 // Options: --subscribers=<n> (1000) --blocks=<n> (100) --rate=<blocks/s> (10) --trades-per-block=<n>
 // (default: three scenarios, 1 trade/block @ 10 blocks/s, 10 @ 5/s, 20 @ 10/s).
+// `--gateway [--streams=2000] [--clients=20] [--probe-seconds=10]`: instead, REST reads through the
+// gateway while that many streams open and stay open (bench/stream-gateway-lib.ts).
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import { createTestDatabase } from "@tmi/testkit";
 import pg from "pg";
+import { runStreamGatewayBench } from "./stream-gateway-lib.js";
 
 const args = new Map(
   process.argv.slice(2).map((arg) => {
@@ -49,13 +52,29 @@ await writer.query(
    VALUES (31337, $1, $2, $3, $1, now())`,
   [block.toString(), `0x${"0".repeat(64)}`, T0.toString()],
 );
+if (args.has("gateway")) {
+  try {
+    await runStreamGatewayBench({
+      databaseUrl: db.url,
+      streams: num("streams", 2000),
+      clients: num("clients", 20),
+      probeSeconds: num("probe-seconds", 10),
+      log,
+    });
+  } finally {
+    await writer.end();
+    await db.drop();
+  }
+  process.exit(0);
+}
+
 await writer.query(
   `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
      created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at,
-     reserve_balance, token_balance, graduation_threshold, updated_block_number)
+     reserve_balance, curve_address, virtual_token_reserve, virtual_eth_reserve, graduation_threshold, updated_block_number)
    VALUES ($1, 31337, $2, 'Bench', 'BNCH', 'bench', 'bnch', 1000000000000000000000000000, 1, 0, $3, 0, $4,
-     1000000000000000000, 1000000000000000000000000000, 5000000000000000000, 1)`,
-  [TOKEN, `0x${"6".repeat(40)}`, `0x${"7".repeat(64)}`, T0.toString()],
+     1000000000000000000, $5, 1073000000000000000000000000, 1500000000000000000, 5000000000000000000, 1)`,
+  [TOKEN, `0x${"6".repeat(40)}`, `0x${"7".repeat(64)}`, T0.toString(), `0x${"8".repeat(40)}`],
 );
 
 // Server-side share of the latency: its debug line per dispatched batch gives the time from the

@@ -67,7 +67,8 @@ function pathOf(request: FastifyRequest): string {
  * Around every proxied request: load shedding (503 `service_unavailable`), CORS, rate limiting
  * per client IP in Redis (429 `rate_limited` with `Retry-After`), request ids kept or made and
  * forwarded, bodies streamed both ways. Each upstream's replicas are balanced round-robin with
- * passive health checks and one failover of idempotent requests (see upstream-balancer.ts).
+ * passive health checks and one failover of idempotent requests (see upstream-balancer.ts); the
+ * stream has its own, unbounded connection pools (open streams never delay a REST read).
  * No side effects: the caller listens.
  */
 export function buildApp(deps: GatewayDeps): HttpApp {
@@ -163,17 +164,25 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     return { status: "ok", service: "gateway", request_id: request.id };
   });
 
-  // One balancer per upstream service (its replicas' health is shared by every route to it).
+  // One balancer per upstream service (its replicas' health is shared by every route to it), each
+  // with connection pools of its own: the stream's are apart from query-api's REST pools even on
+  // the same replicas, so open streams (one connection each, for as long as they last) never take
+  // a connection a REST read waits for. The stream pools are unbounded: query-api's caps
+  // (STREAM_MAX_PER_CLIENT, STREAM_MAX_CONNECTIONS) bound them.
   const balancers = new Map<string, UpstreamBalancer>();
-  const balancerOf = (service: string, urls: string[]): UpstreamBalancer => {
-    const key = urls.join(",");
+  const balancerOf = (
+    service: string,
+    urls: string[],
+    connections: number | null = 128,
+  ): UpstreamBalancer => {
+    const key = `${service} ${urls.join(",")}`;
     let balancer = balancers.get(key);
     if (!balancer) {
       balancer = createUpstreamBalancer({
         service,
         urls,
         pool: {
-          connections: 128,
+          connections,
           pipelining: 1,
           headersTimeout: config.UPSTREAM_TIMEOUT_MS,
           bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
@@ -218,7 +227,7 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     registerProxyRoute(scope, {
       service: "stream",
       prefix: "/api/v1/stream",
-      balancer: balancerOf("stream", config.STREAM_API_URL ?? config.QUERY_API_URL),
+      balancer: balancerOf("stream", config.STREAM_API_URL ?? config.QUERY_API_URL, null),
       ...timeouts,
       bodyTimeoutMs: 0,
     });

@@ -60,6 +60,13 @@ async function startUpstream(name: string, port = 0) {
           },
         };
       }
+      if (path === "/api/v1/stream") {
+        // A live stream: open until the client leaves.
+        reply.raw.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
+        reply.raw.write(": connected\n\n");
+        await new Promise((resolve) => request.raw.socket.once("close", resolve));
+        return reply;
+      }
       if (path === "/api/v1/stream/events") {
         reply.raw.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
         for (let i = 1; i <= 3; i++) {
@@ -514,6 +521,41 @@ describe("gateway", () => {
     expect(arrivals.map(([data]) => data)).toEqual(["1", "2", "3"]);
     // The first event arrived long before the stream ended (no buffering).
     expect(arrivals[2]![1] - arrivals[0]![1]).toBeGreaterThan(600);
+  });
+
+  it("behavior: open streams, more than a REST pool holds, never delay a REST read", async () => {
+    const { url } = await startGateway({ TRUST_PROXY: "loopback" });
+    const streams: http.ClientRequest[] = [];
+    try {
+      // 200 streams from 20 client addresses (10 each, the per-client cap of query-api).
+      const opened = await Promise.all(
+        Array.from(
+          { length: 200 },
+          (_, i) =>
+            new Promise<number>((resolve, reject) => {
+              const request = http.get(`${url}/api/v1/stream`, {
+                agent: false,
+                headers: { accept: "text/event-stream", "x-forwarded-for": `198.51.100.${i % 20}` },
+              });
+              streams.push(request);
+              request.on("response", (response) => {
+                response.once("data", () => resolve(response.statusCode ?? 0));
+              });
+              request.on("error", reject);
+            }),
+        ),
+      );
+      expect(opened.every((status) => status === 200)).toBe(true);
+      expect(query.seen.filter((s) => s.url === "/api/v1/stream")).toHaveLength(200);
+      // Bounded waits only so that a starved read fails the test instead of hanging it.
+      const tokens = await fetch(`${url}/api/v1/tokens?limit=2`, { signal: AbortSignal.timeout(15_000) });
+      expect(tokens.status).toBe(200);
+      expect(((await tokens.json()) as { url: string }).url).toBe("/api/v1/tokens?limit=2");
+      const ready = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(15_000) });
+      expect(ready.status).toBe(200);
+    } finally {
+      for (const request of streams) request.destroy();
+    }
   });
 
   it("behavior: several upstream URLs are balanced across replicas", async () => {

@@ -56,8 +56,13 @@ export function registerTokenMetadataRoutes(app: HttpApp, deps: TokenMetadataDep
       });
     }
     const declared = Number(request.headers["content-length"]);
-    if (Number.isFinite(declared) && declared > deps.imageMaxBytes + FORM_OVERHEAD_BYTES) {
-      reply.header("connection", "close");
+    const cap = deps.imageMaxBytes + FORM_OVERHEAD_BYTES;
+    if (Number.isFinite(declared) && declared > cap) {
+      // Up to twice the cap (any body the gateway forwards) the rest is read and dropped, so the
+      // sender (the gateway, curl) reads the 413 instead of a reset connection; beyond that the
+      // connection is closed unread.
+      if (declared <= 2 * cap) request.raw.resume();
+      else reply.header("connection", "close");
       throw new AppError("payload_too_large", `the image must be at most ${deps.imageMaxBytes} bytes`);
     }
 

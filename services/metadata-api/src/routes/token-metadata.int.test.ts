@@ -354,6 +354,18 @@ describe("POST /api/v1/token-metadata", () => {
     expect(response.status).toBe(413);
     expect(errorOf(await response.json()).code).toBe("payload_too_large");
 
+    // A declared body somewhat over the cap (6 MB: what the gateway forwards) is read and dropped:
+    // the sender gets the 413, never a reset connection.
+    for (let i = 0; i < 3; i++) {
+      const six = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, {
+        method: "POST",
+        body: Buffer.concat([over.payload, Buffer.alloc(6_000_000 - over.payload.length)]),
+        headers: over.headers,
+      });
+      expect(six.status).toBe(413);
+      expect(errorOf(await six.json()).code).toBe("payload_too_large");
+    }
+
     // A declared body far beyond the cap is refused before it is read.
     const huge = await fetch(`http://127.0.0.1:${port}/api/v1/token-metadata`, {
       method: "POST",
