@@ -243,7 +243,7 @@ export async function ensureBenchDatabase(options: {
       client,
       "eth_usd_answers",
       `INSERT INTO eth_usd_answers (block_number, log_index, round_id, answer, updated_at)
-       SELECT blk, 900, blk / 600 + 1, 300000000000 + (blk / 600 % 200) * 100000000, ${BENCH_T0} + blk * 2
+       SELECT blk, 900, blk / 600 + 1, 300000000000 + (blk / 600 % 200)::int8 * 100000000, ${BENCH_T0}::int8 + blk * 2
        FROM generate_series(0, ${FIRST_TRADE_BLOCK} + ${M} / 2, 600) AS blk`,
       log,
     );

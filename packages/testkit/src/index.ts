@@ -6,4 +6,5 @@ export * from "./indexer.js";
 export * from "./postgres-cluster.js";
 export * from "./process.js";
 export * from "./redis.js";
+export * from "./rpc-proxy.js";
 export * from "./s3.js";
