@@ -3,6 +3,7 @@
 
 export * from "./database.js";
 export * from "./indexer.js";
+export * from "./positions-oracle.js";
 export * from "./postgres-cluster.js";
 export * from "./process.js";
 export * from "./redis.js";

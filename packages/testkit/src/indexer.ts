@@ -155,6 +155,7 @@ const DUMP_TABLES: Record<string, string> = {
   trades: "block_number, log_index",
   token_balances: "token_address, holder",
   token_traders: "token_address, trader",
+  positions: "token_address, trader",
   candles: "token_address, interval, bucket_start",
   candle_traders: "token_address, interval, bucket_start, trader",
   creators: "address",
