@@ -3,7 +3,8 @@
 // indexes from the committed migrations), far faster than indexing a devnet history of the size.
 // Shapes: N V3 tokens (1 in 50 graduated, with `uniswap_v3` trades), M trades (1 in 10 on one hot
 // token for deep cursors, the rest spread over every token), one chain event per trade plus one
-// TokenLaunchedV3 per token,
+// TokenLaunchedV3 per token, positions folded from the trades (`tmi_position_fold`) with their open
+// quantities as balances,
 // candles of every interval aggregated from the trades, creators, a trending snapshot of 1,000
 // tokens, finalized metadata for half the tokens, a few exclusions, ETH/USD answers every 20 minutes
 // of chain time (Chainlink's Base heartbeat is 20 minutes) and the indexer checkpoint.
@@ -24,7 +25,7 @@ const creatorAddressSql = (i: string) => `('0x' || substr(md5('c' || ${i}) || md
 const traderAddressSql = (i: string) => `('0x' || substr(md5('w' || ${i}) || md5('v' || ${i}), 1, 40))`;
 const hashSql = (seed: string) => `('0x' || md5('h' || ${seed}) || md5('k' || ${seed}))`;
 
-const VERSION = "qapi-bench-v3-eth-usd";
+const VERSION = "qapi-bench-v4-eth-usd-wallets";
 
 /** What {@link ensureBenchDatabase} built or found. */
 export interface BenchDatabase {
@@ -199,6 +200,35 @@ export async function ensureBenchDatabase(options: {
     );
     await step(
       client,
+      "positions",
+      `INSERT INTO positions (token_address, trader, bought_tokens, bought_reserve, sold_tokens, sold_reserve, volume,
+         buy_count, sell_count, open_quantity, cost_basis, realized_pnl, first_block_number, first_transaction_hash,
+         first_log_index, first_timestamp, last_block_number, last_transaction_hash, last_log_index, last_timestamp)
+       SELECT token_address, trader, bt, br, st, sr, br + sr, bc, sc, f[1], f[2], f[3],
+         (fp).block_number, (fp).transaction_hash, (fp).log_index, (fp).block_timestamp,
+         (lp).block_number, (lp).transaction_hash, (lp).log_index, (lp).block_timestamp
+       FROM (SELECT token_address, trader,
+               coalesce(sum(token_amount) FILTER (WHERE side = 'buy'), 0) AS bt,
+               coalesce(sum(reserve_amount) FILTER (WHERE side = 'buy'), 0) AS br,
+               coalesce(sum(token_amount) FILTER (WHERE side = 'sell'), 0) AS st,
+               coalesce(sum(reserve_amount) FILTER (WHERE side = 'sell'), 0) AS sr,
+               count(*) FILTER (WHERE side = 'buy')::int AS bc, count(*) FILTER (WHERE side = 'sell')::int AS sc,
+               tmi_position_fold(NULL, NULL, NULL, side = 'buy', token_amount, reserve_amount
+                 ORDER BY block_number, transaction_index, log_index) AS f,
+               (array_agg(r ORDER BY block_number, transaction_index, log_index))[1] AS fp,
+               (array_agg(r ORDER BY block_number DESC, transaction_index DESC, log_index DESC))[1] AS lp
+             FROM trades r GROUP BY token_address, trader) a`,
+      log,
+    );
+    await step(
+      client,
+      "token balances (the open quantities)",
+      `INSERT INTO token_balances (token_address, holder, balance)
+       SELECT token_address, trader, open_quantity FROM positions WHERE open_quantity > 0`,
+      log,
+    );
+    await step(
+      client,
       "creators",
       `INSERT INTO creators (address, token_count, volume, updated_block_number)
        SELECT creator, count(*), sum(volume), max(updated_block_number) FROM tokens GROUP BY creator`,
@@ -239,7 +269,7 @@ export async function ensureBenchDatabase(options: {
       client,
       "eth_usd_answers",
       `INSERT INTO eth_usd_answers (block_number, log_index, round_id, answer, updated_at)
-       SELECT blk, 900, blk / 600 + 1, 300000000000 + (blk / 600 % 200) * 100000000, ${BENCH_T0} + blk * 2
+       SELECT blk, 900, blk / 600 + 1, 300000000000 + (blk / 600 % 200)::int8 * 100000000, ${BENCH_T0}::int8 + blk * 2
        FROM generate_series(0, ${FIRST_TRADE_BLOCK} + ${M} / 2, 600) AS blk`,
       log,
     );

@@ -34,8 +34,11 @@ import {
   MARKET_TRADES,
   MARKET_TRADES_BY_SOURCE,
   TOKEN_TRADES,
+  walletTradesSource,
 } from "../services/query-api/src/trades/trade-queries.js";
 import { trendingPage } from "../services/query-api/src/trending/trending-queries.js";
+import { tokenTradersSource } from "../services/query-api/src/wallets/trader-queries.js";
+import { getWalletTotals, listHoldings } from "../services/query-api/src/wallets/wallet-queries.js";
 import { BENCH_CHAIN_ID, ensureBenchDatabase } from "./api-data-lib.js";
 
 const args = new Map(
@@ -59,7 +62,8 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const data = await ensureBenchDatabase({
   adminUrl: ADMIN_URL,
-  name: args.get("database") ?? "qapi_bench",
+  // The default name follows the data set version (other branches may keep an older qapi_bench).
+  name: args.get("database") ?? "qapi_bench_v4",
   tokens: TOKENS,
   trades: TRADES,
   rebuild: args.has("rebuild"),
@@ -128,6 +132,26 @@ for (const offset of [2000, 5000, 8000]) {
   const position: [bigint, number] = [BigInt(row.created_block_number), row.created_log_index];
   deepNewest.push({ cursor: codec.encode("tokens?search=", position), position });
 }
+// Wallets with positions (random ones and the ones with the most positions), a deep traders cursor.
+const wallets: string[] = (
+  await pick("SELECT trader FROM (SELECT DISTINCT trader FROM positions) p ORDER BY md5(trader) LIMIT 500")
+).map((r) => r.trader);
+const busyWallets: string[] = (
+  await pick("SELECT trader FROM positions GROUP BY trader ORDER BY count(*) DESC, trader LIMIT 20")
+).map((r) => r.trader);
+const hotTraders: number = (
+  await pick("SELECT count(*)::int AS n FROM positions WHERE token_address = $1", [hot])
+)[0].n;
+const deepTrader = (
+  await pick(
+    "SELECT volume, trader FROM positions WHERE token_address = $1 ORDER BY volume DESC, trader OFFSET $2 LIMIT 1",
+    [hot, Math.floor(hotTraders * 0.9)],
+  )
+)[0];
+const deepTradersCursor = codec.encode(`tokens.traders:${hot}:volume`, [
+  BigInt(deepTrader.volume),
+  deepTrader.trader,
+]);
 const searches = ["pepe", "moon 1", "doge 52", "turbo 9", "giga", "cat 77", "0xab", "0x1f"];
 const snapshotId = BigInt((await pick("SELECT max(id) AS id FROM trending_snapshots"))[0].id);
 const trendingCursor = codec.encode("tokens.trending", [snapshotId, 40]);
@@ -330,6 +354,44 @@ const routes: RouteBench[] = [
     group: "charts",
     path: () => `/api/v1/tokens/${rotate(tokens)}/chart?interval=1h&currency=usd`,
     raw: (db) => getChartJson(db, chartOf(rotate(tokens), { interval: "1h", limit: 200 }, "usd")),
+  },
+  {
+    route: "wallet",
+    group: "detail",
+    path: () => `/api/v1/wallets/${rotate(wallets)}`,
+    raw: (db) => getWalletTotals(db, rotate(wallets)),
+  },
+  {
+    route: "wallet_holdings_busy",
+    group: "pages",
+    path: () => `/api/v1/wallets/${rotate(busyWallets)}/holdings?include_closed=true`,
+    raw: (db) =>
+      listHoldings(db, { wallet: rotate(busyWallets), includeClosed: true, after: null, take: 21 }),
+  },
+  {
+    route: "wallet_trades",
+    group: "pages",
+    path: () => `/api/v1/wallets/${rotate(wallets)}/trades`,
+    raw: (db) => keyset(db, walletTradesSource(false), [rotate(wallets)]),
+  },
+  {
+    route: "traders",
+    group: "pages",
+    path: () => `/api/v1/tokens/${rotate(tokens)}/traders`,
+    raw: (db) => keyset(db, tokenTradersSource("volume"), [rotate(tokens)]),
+  },
+  {
+    route: "traders_deep",
+    group: "pages",
+    path: () => `/api/v1/tokens/${hot}/traders?cursor=${deepTradersCursor}`,
+    raw: (db) =>
+      keyset(db, tokenTradersSource("volume"), [hot], deepTradersCursor, `tokens.traders:${hot}:volume`),
+  },
+  {
+    route: "traders_pnl_hot",
+    group: "pages",
+    path: () => `/api/v1/tokens/${hot}/traders?sort=pnl`,
+    raw: (db) => keyset(db, tokenTradersSource("pnl"), [hot]),
   },
   // Discovery (docs/api.md "Discovery: sorts, phase and batch", "GET /api/v1/trades").
   ...(["market_cap", "progress", "last_trade", "holders"] as const).map(

@@ -5,7 +5,7 @@
 // order on it. With API_EXAMPLES_OUT set, the titled answers are written as docs/api-examples.md.
 
 import { createApiClient, isUsdChart, type paths, type Token } from "@tmi/client";
-import { setEthUsdRound } from "@tmi/devnet";
+import { setEthUsdRound, type Trader } from "@tmi/devnet";
 import { waitFor } from "@tmi/testkit";
 import { createPublicClient, http } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +22,7 @@ import {
   errorEnvelopeSchema,
   ethUsdSchema,
   holderPageSchema,
+  holdingPageSchema,
   indexingStatusSchema,
   metadataDraftSchema,
   platformClientEthUsdSchema,
@@ -31,8 +32,10 @@ import {
   tokenPageSchema,
   tokenSchema,
   tradePageSchema,
+  traderPageSchema,
   unexpectedNulls,
   usdChartSchema,
+  walletSummarySchema,
 } from "../src/platform-schemas.js";
 import { type JsonResponse, type System, startSystem } from "../src/system.js";
 
@@ -153,6 +156,32 @@ const tokenRoutes = (a: string) => [
   `/api/v1/tokens/${a}/holders`,
 ];
 const creatorRoutes = (a: string) => [`/api/v1/creators/${a}`, `/api/v1/creators/${a}/tokens`];
+const walletRoutes = (a: string) => [
+  `/api/v1/wallets/${a}`,
+  `/api/v1/wallets/${a}/holdings`,
+  `/api/v1/wallets/${a}/trades`,
+];
+
+/** A JSON item of a page, read field by field after its schema passed. */
+// biome-ignore lint/suspicious/noExplicitAny: see above
+type Item = any;
+
+/** Every item of a paged route, one item per page (following `next_cursor`), each page parsed with `schema`. */
+async function walk(path: string, schema: z.ZodType): Promise<Item[]> {
+  const items: Item[] = [];
+  let cursor: string | undefined;
+  const sep = path.includes("?") ? "&" : "?";
+  do {
+    const page = expectAnswer(
+      await call(`${path}${sep}limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`),
+      200,
+      schema,
+    );
+    items.push(...page.items);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return items;
+}
 
 describe("contract: every route through the gateway", () => {
   beforeAll(async () => {
@@ -817,6 +846,207 @@ ones), as each title says; everything else is as returned.
       creatorProfileSchema,
     );
     expect(zero).toEqual({ address: UNKNOWN, token_count: 0, volume: "0", tokens: [] });
+  });
+
+  it("behavior: wallets (summary, holdings, trades), token traders by every sort, the trader= filter", async () => {
+    const { alpha, beta, creator, traders } = market;
+    const [bob, carol, dave] = traders as [Trader, Trader, Trader];
+    // Summary: sums of the wallet's holdings and positions; a zero summary for an address with nothing.
+    const summary = expectAnswer(
+      await call(`/api/v1/wallets/${bob.address}`, { example: ["Wallets", "Wallet summary"] }),
+      200,
+      walletSummarySchema,
+    );
+    const bobTrades = await walk(`/api/v1/wallets/${bob.address}/trades`, tradePageSchema);
+    expect(summary.trade_count).toBe(bobTrades.length);
+    expect(BigInt(summary.volume)).toBe(bobTrades.reduce((s, t) => s + BigInt(t.reserve_amount), 0n));
+    expect(BigInt(summary.pnl)).toBe(BigInt(summary.realized_pnl) + BigInt(summary.unrealized_pnl));
+    expect(
+      expectAnswer(await call(`/api/v1/wallets/${creator.address}`), 200, walletSummarySchema)
+        .created_token_count,
+    ).toBe(2);
+    const zero = expectAnswer(
+      await call(`/api/v1/wallets/${UNKNOWN}`, { example: ["Wallets", "An address with nothing"] }),
+      200,
+      walletSummarySchema,
+    );
+    expect(zero).toMatchObject({
+      holding_count: 0,
+      value: "0",
+      pnl: "0",
+      trade_count: 0,
+      volume: "0",
+      created_token_count: 0,
+    });
+    expect(
+      expectAnswer(await call(`/api/v1/wallets/${UNKNOWN}/holdings`), 200, holdingPageSchema).items,
+    ).toEqual([]);
+    expect(expectAnswer(await call(`/api/v1/wallets/${UNKNOWN}/trades`), 200, tradePageSchema).items).toEqual(
+      [],
+    );
+
+    // Wallet trades: newest first across tokens, asc, source filter, cursors.
+    expect(bobTrades.map((t) => t.trader)).toEqual(bobTrades.map(() => bob.address));
+    const asc = await walk(`/api/v1/wallets/${bob.address}/trades?order=asc`, tradePageSchema);
+    expect(asc).toEqual([...bobTrades].reverse());
+    const pool = await walk(`/api/v1/wallets/${bob.address}/trades?source=uniswap_v3`, tradePageSchema);
+    expect(pool.length).toBeGreaterThan(0);
+    expect(pool).toEqual(bobTrades.filter((t) => t.source === "uniswap_v3"));
+    expectAnswer(
+      await call(`/api/v1/wallets/${bob.address}/trades?limit=2`, { example: ["Wallets", "Wallet trades"] }),
+      200,
+      tradePageSchema,
+    );
+
+    // Holdings: held by value, then (include_closed) the traded tokens no longer held.
+    const held = await walk(`/api/v1/wallets/${dave.address}/holdings`, holdingPageSchema);
+    expect(held.length).toBeGreaterThan(0);
+    for (const [i, h] of held.entries()) {
+      expect(BigInt(h.balance)).toBeGreaterThan(0n);
+      expect(BigInt(h.value)).toBe(
+        (BigInt(h.balance) * BigInt(h.token.metrics.current_price ?? 0)) / 10n ** 18n,
+      );
+      if (i > 0) expect(BigInt(held[i - 1].value)).toBeGreaterThanOrEqual(BigInt(h.value));
+    }
+    // A holding carries the wallet's position exactly when the wallet traded the token.
+    const daveTraded = new Set(
+      (await walk(`/api/v1/wallets/${dave.address}/trades`, tradePageSchema)).map((t) => t.token_address),
+    );
+    for (const h of held) expect("position" in h, h.token.address).toBe(daveTraded.has(h.token.address));
+    expect(held.find((h) => h.token.address === beta.token)?.position?.buy_count).toBe(1);
+    expectAnswer(
+      await call(`/api/v1/wallets/${carol.address}/holdings?include_closed=true`, {
+        example: ["Wallets", "Wallet holdings with closed positions"],
+      }),
+      200,
+      holdingPageSchema,
+    );
+    const withClosed = await walk(
+      `/api/v1/wallets/${bob.address}/holdings?include_closed=true`,
+      holdingPageSchema,
+    );
+    const plain = await walk(
+      `/api/v1/wallets/${bob.address}/holdings?include_closed=false`,
+      holdingPageSchema,
+    );
+    expect(withClosed.slice(0, plain.length)).toEqual(plain);
+    for (const h of withClosed.slice(plain.length)) expect(h).toMatchObject({ balance: "0", value: "0" });
+
+    // Traders of alpha by each sort: every trader once, descending by the sort key, ties by address.
+    const key: Record<string, (t: Item) => bigint> = {
+      volume: (t) => BigInt(t.bought_reserve) + BigInt(t.sold_reserve),
+      pnl: (t) => BigInt(t.pnl),
+      realized_pnl: (t) => BigInt(t.realized_pnl),
+      bought: (t) => BigInt(t.bought_reserve),
+      sold: (t) => BigInt(t.sold_reserve),
+    };
+    let byVolume: Item[] = [];
+    for (const sort of Object.keys(key)) {
+      const items = await walk(`/api/v1/tokens/${alpha.token}/traders?sort=${sort}`, traderPageSchema);
+      for (let i = 1; i < items.length; i++) {
+        const [a, b] = [key[sort]!(items[i - 1]), key[sort]!(items[i])];
+        expect(a > b || (a === b && items[i - 1].trader < items[i].trader), `${sort} order`).toBe(true);
+      }
+      if (sort === "volume") byVolume = items;
+      else expect(new Set(items.map((t) => t.trader))).toEqual(new Set(byVolume.map((t) => t.trader)));
+    }
+    expect(byVolume.map((t) => t.trader)).toEqual(expect.arrayContaining([bob.address, carol.address]));
+    const defaultSort = expectAnswer(
+      await call(`/api/v1/tokens/${alpha.token}/traders?limit=2`, {
+        example: ["Wallets", "Token traders (by volume)"],
+      }),
+      200,
+      traderPageSchema,
+    );
+    expect(defaultSort.items).toEqual(byVolume.slice(0, 2));
+    // The trader's position on the traders page is the one of the holdings page.
+    const bobAlpha = withClosed.find((h) => h.token.address === alpha.token);
+    const { trader: _t, balance: _b, ...bobPosition } = byVolume.find((t) => t.trader === bob.address);
+    expect(bobAlpha.position).toEqual(bobPosition);
+    // A cursor is bound to its sort.
+    expectError(
+      await call(
+        `/api/v1/tokens/${alpha.token}/traders?sort=pnl&cursor=${encodeURIComponent(defaultSort.next_cursor)}`,
+      ),
+      400,
+      "invalid_request",
+    );
+
+    // trader= on a token's trades: the wallet's trades of the token, same order and cursors.
+    const allAlpha = await walk(`/api/v1/tokens/${alpha.token}/trades`, tradePageSchema);
+    const mine = await walk(
+      `/api/v1/tokens/${alpha.token}/trades?trader=${bob.address.toUpperCase().replace("0X", "0x")}`,
+      tradePageSchema,
+    );
+    expect(mine).toEqual(allAlpha.filter((t) => t.trader === bob.address));
+    expect(mine.length).toBeGreaterThan(2);
+    expectAnswer(
+      await call(`/api/v1/tokens/${alpha.token}/trades?trader=${bob.address}&limit=2`, {
+        example: ["Wallets", "A wallet's trades of one token (trader=)"],
+      }),
+      200,
+      tradePageSchema,
+    );
+
+    // Errors of every new route and parameter.
+    for (const bad of ["0x1234", `0x${"g".repeat(40)}`]) {
+      for (const path of [...walletRoutes(bad), `/api/v1/tokens/${bad}/traders`])
+        expectError(await call(path), 400, "invalid_address");
+      expectError(
+        await call(`/api/v1/tokens/${alpha.token}/trades?trader=${bad}`),
+        400,
+        "invalid_address",
+        "trader",
+      );
+      expectError(await call(`/api/v1/stream?wallets=${bad}`), 400, "invalid_address", "wallets");
+    }
+    for (const path of [...walletRoutes(bob.address).slice(1), `/api/v1/tokens/${alpha.token}/traders`])
+      for (const query of ["limit=0", "limit=101", "limit=abc", "cursor=not-a-cursor", "cursor="])
+        expectError(await call(`${path}?${query}`), 400, "invalid_request");
+    expectError(
+      await call(`/api/v1/wallets/${bob.address}/holdings?include_closed=yes`),
+      400,
+      "invalid_request",
+    );
+    expectError(await call(`/api/v1/wallets/${bob.address}/trades?order=sideways`), 400, "invalid_request");
+    expectError(await call(`/api/v1/wallets/${bob.address}/trades?source=dex`), 400, "invalid_request");
+    expectError(
+      await call(`/api/v1/tokens/${alpha.token}/traders?sort=luck`, {
+        example: ["Wallets", "Unknown traders sort"],
+      }),
+      400,
+      "invalid_request",
+    );
+    expectError(
+      await call(`/api/v1/stream?wallets=${Array.from({ length: 101 }, () => bob.address).join(",")}`),
+      400,
+      "invalid_request",
+      "wallets",
+    );
+    // A cursor of another wallet, or of the unfiltered trades, is rejected.
+    const page1 = expectAnswer(
+      await call(`/api/v1/wallets/${bob.address}/trades?limit=1`),
+      200,
+      tradePageSchema,
+    );
+    expectError(
+      await call(`/api/v1/wallets/${carol.address}/trades?cursor=${encodeURIComponent(page1.next_cursor)}`),
+      400,
+      "invalid_request",
+    );
+    const tokenPage1 = expectAnswer(
+      await call(`/api/v1/tokens/${alpha.token}/trades?limit=1`),
+      200,
+      tradePageSchema,
+    );
+    expectError(
+      await call(
+        `/api/v1/tokens/${alpha.token}/trades?trader=${bob.address}&cursor=${encodeURIComponent(tokenPage1.next_cursor)}`,
+      ),
+      400,
+      "invalid_request",
+    );
+    expectError(await call(`/api/v1/tokens/${UNKNOWN}/traders`), 404, "not_found");
   });
 
   it("behavior: the live stream answers text/event-stream; a malformed filter is 400 in the envelope", async () => {

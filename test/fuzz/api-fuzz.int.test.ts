@@ -68,6 +68,7 @@ const SUCCESS: Record<string, z.ZodType | null> = {
   "/api/v1/tokens/{address}/pricing": pricingSchema,
   "/api/v1/tokens/{address}/chart": chartSchema,
   "/api/v1/tokens/{address}/trades": tradePageSchema,
+  "/api/v1/trades": tradePageSchema,
   "/api/v1/tokens/{address}/activity": activityPageSchema,
   "/api/v1/tokens/{address}/holders": holderPageSchema,
   "/api/v1/creators/{address}": creatorProfileSchema,

@@ -255,6 +255,65 @@ export const creatorProfileSchema = z.object({
 /** Holder (addition: `/api/v1/tokens/{address}/holders`). */
 export const holderPageSchema = pageSchema(z.object({ address: addressSchema, balance: amountSchema }));
 
+/** A signed decimal integer string (PnL). */
+const signedAmountSchema = z.string().regex(/^-?\d+$/, "signed decimal integer string");
+
+/** Where and when a trade happened (first/last trade of a position). */
+const tradePointSchema = z.strictObject({
+  block_number: countSchema,
+  transaction_hash: hashSchema,
+  log_index: countSchema,
+  timestamp: countSchema,
+});
+
+/** The fields of a position (docs/api.md "Wallets and traders"). */
+const positionFields = {
+  bought_tokens: amountSchema,
+  bought_reserve: amountSchema,
+  sold_tokens: amountSchema,
+  sold_reserve: amountSchema,
+  buy_count: countSchema,
+  sell_count: countSchema,
+  first_trade: tradePointSchema,
+  last_trade: tradePointSchema,
+  open_quantity: amountSchema,
+  cost_basis: amountSchema,
+  realized_pnl: signedAmountSchema,
+  unrealized_pnl: signedAmountSchema,
+  pnl: signedAmountSchema,
+};
+
+/** Wallet summary (addition: `/api/v1/wallets/{address}`). */
+export const walletSummarySchema = z.strictObject({
+  address: addressSchema,
+  holding_count: countSchema,
+  value: amountSchema,
+  value_usd: z.string().nullable(),
+  realized_pnl: signedAmountSchema,
+  unrealized_pnl: signedAmountSchema,
+  pnl: signedAmountSchema,
+  trade_count: countSchema,
+  volume: amountSchema,
+  created_token_count: countSchema,
+});
+
+/** Page of Holding (addition: `/api/v1/wallets/{address}/holdings`). */
+export const holdingPageSchema = pageSchema(
+  z.strictObject({
+    token: tokenSchema,
+    balance: amountSchema,
+    value: amountSchema,
+    value_usd: z.string().nullable(),
+    share_bps: countSchema,
+    position: z.strictObject(positionFields).optional(),
+  }),
+);
+
+/** Page of Trader (addition: `/api/v1/tokens/{address}/traders`). */
+export const traderPageSchema = pageSchema(
+  z.strictObject({ trader: addressSchema, balance: amountSchema, ...positionFields }),
+);
+
 /** Metadata draft (201): `description` always a string; object paths relative; social URLs only when given. */
 export const metadataDraftSchema = z.object({
   draft_id: z.string().min(1),

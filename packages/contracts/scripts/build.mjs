@@ -53,6 +53,11 @@ const COMPILED = [
     name: "devnetSmartWalletFactory",
   },
   {
+    file: "test/DevnetBackgroundEmitter.sol",
+    contract: "DevnetBackgroundEmitter",
+    name: "devnetBackgroundEmitter",
+  },
+  {
     file: "test/DevnetSequencerUptimeFeed.sol",
     contract: "DevnetSequencerUptimeFeed",
     name: "devnetSequencerUptimeFeed",

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parseDevnetChainId } from "./accounts.js";
+import { type BackgroundOptions, startBackground } from "./background.js";
 import { rpc } from "./clients.js";
 import { type Deployment, isDeploymentLive, readDeployment } from "./deploy.js";
 import { startDevnet } from "./devnet.js";
@@ -26,6 +27,12 @@ deployments/devnet.json and runs the traffic simulator until SIGINT/SIGTERM.
   --deployment <file>         deployment JSON (default deployments/devnet.json at the workspace root)
   --load-history <trades>     first mine this many trades quickly (benchmarks)
   --history-days <days>       spread that history over the last days (default 7; fresh chains only)
+  --background [<transfers>,<swaps>]
+                              Base-like background traffic on every block: unrelated ERC-20
+                              Transfer and Uniswap V3 Swap logs (default 1000,100 per block), also in
+                              the --load-history blocks; needs interval mining
+  --launches <n>              tokens the history launches (default trades / 2000, at most 100000;
+                              most are never traded again)
   --no-simulate               no simulated traders (also SIMULATE=false)
   --seed <n>                  simulator seed (default 1)
   --tokens <n>                tokens on the curve at a time (default 6)
@@ -60,6 +67,8 @@ async function main(): Promise<void> {
       deployment: { type: "string" },
       "load-history": { type: "string" },
       "history-days": { type: "string" },
+      background: { type: "string" },
+      launches: { type: "string" },
       "no-simulate": { type: "boolean" },
       seed: { type: "string" },
       tokens: { type: "string" },
@@ -80,6 +89,9 @@ async function main(): Promise<void> {
   const duration = numberOption(values.duration, "duration", 0);
   const deploymentFile = values.deployment ?? join(WORKSPACE_ROOT, "deployments", "devnet.json");
   const historyTrades = numberOption(values["load-history"], "load-history", 0);
+  const background = parseBackground(values.background);
+  if (background && blockTime === "automine")
+    throw new Error("--background needs interval mining, not --automine");
   const chainId =
     values["chain-id"] !== undefined
       ? parseDevnetChainId(values["chain-id"], "--chain-id")
@@ -157,6 +169,8 @@ async function main(): Promise<void> {
       deployment: devnet.deployment,
       trades: historyTrades,
       graduations: Math.min(10, Math.floor(historyTrades / 20_000)),
+      ...(values.launches !== undefined ? { tokens: numberOption(values.launches, "launches", 5) } : {}),
+      ...(background ? { background } : {}),
       seed: numberOption(values.seed, "seed", 1),
       logger: { info: log },
     });
@@ -164,6 +178,17 @@ async function main(): Promise<void> {
   if (!attached) {
     if (blockTime !== "automine") await rpc(devnet.rpcUrl, "evm_setIntervalMining", [blockTime]);
     log(`mining: ${blockTime === "automine" ? "automine" : `a block every ${blockTime} s`}`);
+  }
+  if (background) {
+    const running = await startBackground(devnet.rpcUrl, devnet.deployment.chainId, background);
+    const stopDevnet = devnet.stop;
+    devnet.stop = async () => {
+      await running.stop();
+      await stopDevnet();
+    };
+    log(
+      `background: ${background.transfersPerBlock} Transfer and ${background.swapsPerBlock} Swap logs per block from ${running.emitter}`,
+    );
   }
 
   if (simulate) {
@@ -187,6 +212,16 @@ async function main(): Promise<void> {
   } else {
     log("idle chain (no simulator); Ctrl-C to stop");
   }
+}
+
+/** `--background` value: "" (defaults) or "<transfers>,<swaps>"; undefined when absent. */
+function parseBackground(value: string | undefined): Required<BackgroundOptions> | undefined {
+  if (value === undefined) return undefined;
+  const [transfers, swaps] = value === "" ? [] : value.split(",");
+  return {
+    transfersPerBlock: numberOption(transfers, "background", 1_000),
+    swapsPerBlock: numberOption(swaps, "background", 100),
+  };
 }
 
 main().catch((error: unknown) => {

@@ -297,6 +297,36 @@ describe("devnet", () => {
     expect(await trader.balanceOf(token)).toBeGreaterThan(0n);
   });
 
+  it("behavior: the Base-like background puts its Transfer and Swap logs into every block", async () => {
+    const devnet = await boot({ blockTime: 1, background: { transfersPerBlock: 300, swapsPerBlock: 30 } });
+    const background = devnet.background!;
+    await waitFor(async () => background.blocks >= 4, 60_000);
+    const client = localPublicClient(devnet.rpcUrl);
+    const transferTopic = encodeEventTopics({ abi: erc20Abi, eventName: "Transfer" })[0];
+    const swapTopic = encodeEventTopics({ abi: uniswapV3PoolAbi, eventName: "Swap" })[0];
+    // Some block after the first send carries one block's worth (interval mining: one send per block).
+    const head = await client.getBlockNumber();
+    const logs = await client.request({
+      method: "eth_getLogs",
+      params: [
+        {
+          address: background.emitter,
+          fromBlock: `0x${(head - 3n).toString(16)}`,
+          toBlock: `0x${head.toString(16)}`,
+        },
+      ],
+    });
+    const perBlock = new Map<string, { transfers: number; swaps: number }>();
+    for (const l of logs) {
+      const entry = perBlock.get(l.blockNumber!) ?? { transfers: 0, swaps: 0 };
+      if (l.topics[0] === transferTopic) entry.transfers++;
+      if (l.topics[0] === swapTopic) entry.swaps++;
+      perBlock.set(l.blockNumber!, entry);
+    }
+    expect([...perBlock.values()]).toContainEqual({ transfers: 300, swaps: 30 });
+    for (const v of perBlock.values()) expect(v.transfers * 30).toBe(v.swaps * 300);
+  });
+
   it("behavior: a restart with the same state file resumes the same chain and deployment", async () => {
     const stateFile = join(dir, "state.json");
     const deploymentFile = join(dir, "resume.json");
@@ -489,5 +519,22 @@ describe("devnet", () => {
     expect(result.tokens).toHaveLength(4);
     // Automine is restored.
     expect(await rpc<boolean>(devnet.rpcUrl, "anvil_getAutomine")).toBe(true);
+  });
+
+  it("behavior: the history loader puts the background into every block it mines and counts it apart", async () => {
+    const devnet = await boot({ blockTime: "automine" });
+    const result = await loadHistory({
+      rpcUrl: devnet.rpcUrl,
+      deployment: devnet.deployment,
+      trades: 300,
+      tokens: 3,
+      seed: 4,
+      background: { transfersPerBlock: 100, swapsPerBlock: 10 },
+    });
+    expect(result.trades).toBe(300);
+    expect(result.backgroundEmitter).toMatch(/^0x[0-9a-f]{40}$/);
+    expect(result.backgroundLogs).toBe(result.blocks * 110);
+    const seen = await countTopics(devnet.rpcUrl, result.fromBlock);
+    expect(seen.swaps).toBe(result.blocks * 10); // only the background's: no graduation here
   });
 });

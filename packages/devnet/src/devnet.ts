@@ -1,6 +1,7 @@
 import { existsSync, renameSync } from "node:fs";
 import { DEVNET_CHAIN_ID } from "./accounts.js";
 import { type AnvilProcess, startAnvil } from "./anvil.js";
+import { type Background, type BackgroundOptions, startBackground } from "./background.js";
 import { rpc } from "./clients.js";
 import {
   type Deployment,
@@ -27,7 +28,9 @@ export interface Devnet {
   setAsideState?: string;
   /** The anvil process. */
   anvil: AnvilProcess;
-  /** Stops anvil (SIGTERM: it dumps `stateFile` first) and waits for its exit. */
+  /** The Base-like background traffic, when `background` was asked for. */
+  background?: Background;
+  /** Stops the background (if any) and anvil (SIGTERM: it dumps `stateFile` first) and waits for its exit. */
   stop(): Promise<void>;
 }
 
@@ -52,6 +55,11 @@ export interface StartDevnetOptions extends Omit<DeployOptions, "deploymentFile"
    * {@link loadHistory} spreads its blocks up to now. Ignored when resuming from `stateFile`.
    */
   timestamp?: number;
+  /**
+   * Base-like background traffic on every block (unrelated `Transfer`s and `Swap`s from a contract
+   * that is not the platform's; `true`: 1,000 and 100 per block). Needs interval mining.
+   */
+  background?: boolean | BackgroundOptions;
   /** Do not print anything (default true: startDevnet itself prints nothing but anvil errors). */
   silent?: boolean;
 }
@@ -71,6 +79,8 @@ const ZERO = "0x0000000000000000000000000000000000000000" as const;
  */
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
   const blockTime = options.blockTime ?? 1;
+  if (options.background && blockTime === "automine")
+    throw new Error("startDevnet: background traffic needs interval mining (blockTime), not automine");
   const chainId = options.chainId ?? DEVNET_CHAIN_ID;
   let hadState = options.stateFile ? existsSync(options.stateFile) : false;
   let setAsideState: string | undefined;
@@ -140,6 +150,9 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     if (options.deploymentFile && options.deploy !== false)
       writeDeployment(options.deploymentFile, deployment);
     if (blockTime !== "automine") await rpc(anvil.rpcUrl, "evm_setIntervalMining", [blockTime]);
+    const background = options.background
+      ? await startBackground(anvil.rpcUrl, chainId, options.background === true ? {} : options.background)
+      : undefined;
     return {
       rpcUrl: anvil.rpcUrl,
       chainId,
@@ -148,7 +161,11 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       resumed,
       ...(setAsideState ? { setAsideState } : {}),
       anvil,
-      stop: () => anvil.stop(),
+      ...(background ? { background } : {}),
+      stop: async () => {
+        await background?.stop();
+        await anvil.stop();
+      },
     };
   } catch (error) {
     await anvil.stop();

@@ -25,6 +25,12 @@ import {
   slice,
   stringToHex,
 } from "viem";
+import {
+  type BackgroundOptions,
+  backgroundRates,
+  deployBackgroundEmitter,
+  sendBackgroundBlock,
+} from "./background.js";
 import { localPublicClient, rpc, rpcBatch } from "./clients.js";
 import type { Deployment } from "./deploy.js";
 import { Random, tokenName } from "./random.js";
@@ -35,7 +41,11 @@ export interface LoadHistoryOptions {
   deployment: Deployment;
   /** Trades to produce: curve buys and sells plus canonical-pool swaps after graduation (exact count). */
   trades: number;
-  /** Tokens to launch (default max(5, trades / 2000), at most 500). */
+  /**
+   * Tokens to launch (default max(5, trades / 2000), at most 100,000). Trades favour a few tokens
+   * (squared-uniform pick), so with many tokens most are never traded after their launch, as on a
+   * real launchpad. A launch costs about 20 % of a block's gas: ≈ 5 launches per block.
+   */
   tokens?: number;
   /**
    * Tokens pushed through graduation at the end (3 ETH net each), each followed by 10 pool swaps
@@ -48,6 +58,11 @@ export interface LoadHistoryOptions {
   traders?: number;
   /** Transactions per mined block (default 250). */
   tradesPerBlock?: number;
+  /**
+   * Base-like background in every mined block: unrelated `Transfer`s and `Swap`s from a
+   * `DevnetBackgroundEmitter` (not the platform's; deployed first). Omitted: none.
+   */
+  background?: BackgroundOptions;
   /** Progress output. */
   logger?: { info(message: string): void };
 }
@@ -56,8 +71,12 @@ export interface LoadHistoryOptions {
 export interface LoadHistoryResult {
   /** Trades mined (TokensBought + TokensSold + canonical-pool Swap events). */
   trades: number;
+  /** Logs of the background (see {@link LoadHistoryOptions.background}); 0 without one. */
+  backgroundLogs: number;
+  /** The background's emitter, when there is one. */
+  backgroundEmitter?: `0x${string}`;
   /**
-   * All logs emitted in the loaded blocks: trades, Transfer, FeesDeposited, launch events
+   * All platform logs emitted in the loaded blocks (the background's not counted): trades, Transfer, FeesDeposited, launch events
    * (TokenRegistered, LaunchRegistered, TokenLaunchedV3, pool creation), graduation events, and the
    * Approval logs of sellers' approvals (not indexed by the indexer).
    */
@@ -117,7 +136,7 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
   const client = localPublicClient(rpcUrl, deployment.chainId);
   const { factory, swapRouter, weth } = deployment.contracts;
   const tokenCount = Math.min(
-    500,
+    100_000,
     Math.max(1, options.tokens ?? Math.max(5, Math.floor(options.trades / 2000))),
   );
   const graduations = Math.max(0, Math.min(tokenCount - 1, options.graduations ?? 0));
@@ -132,7 +151,14 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
   const pinnedBaseFee = baseFee < GAS_PRICE / 2n ? baseFee : GAS_PRICE / 2n;
   const head = await client.getBlock({ blockTag: "latest" });
   const blockGasLimit = head.gasLimit;
-  const fromBlock = Number(head.number) + 1;
+  let fromBlock = Number(head.number) + 1;
+  const background = options.background ? backgroundRates(options.background) : null;
+  const backgroundEmitter = background
+    ? await deployBackgroundEmitter(rpcUrl, deployment.chainId, async () => {
+        await rpc(rpcUrl, "evm_mine");
+      })
+    : undefined;
+  if (backgroundEmitter) fromBlock = Number(await client.getBlockNumber()) + 1;
 
   const setup = traders.flatMap((address) => [
     { method: "anvil_setBalance", params: [address, hex(1_000_000n * WAD)] },
@@ -225,6 +251,8 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
     }
     // Mine until the pool is empty (a block takes what fits in its gas limit).
     for (;;) {
+      if (backgroundEmitter && background)
+        await sendBackgroundBlock(rpcUrl, backgroundEmitter, background, BigInt(fromBlock + blocks));
       await rpc(rpcUrl, "anvil_setNextBlockBaseFeePerGas", [hex(pinnedBaseFee)]);
       if (spread && lastTimestamp + step < now - 1) {
         lastTimestamp += step;
@@ -423,14 +451,14 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
   const tCount = performance.now();
   // 4. Count, top up what reverted, count again.
   let toBlock = Number(await client.getBlockNumber());
-  let counted = await countLogs(rpcUrl, fromBlock, toBlock);
+  let counted = await countLogs(rpcUrl, fromBlock, toBlock, backgroundEmitter);
   for (let attempt = 0; counted.trades < options.trades && attempt < 5; attempt++) {
     options.logger?.info(
       `history: ${options.trades - counted.trades} trades missing (reverted or not mined): topping up`,
     );
     await pushTrades(options.trades - counted.trades);
     toBlock = Number(await client.getBlockNumber());
-    counted = await countLogs(rpcUrl, fromBlock, toBlock);
+    counted = await countLogs(rpcUrl, fromBlock, toBlock, backgroundEmitter);
   }
   options.logger?.info(
     `history: counted logs in ${((performance.now() - tCount) / 1000).toFixed(1)} s` +
@@ -446,6 +474,8 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
   const result: LoadHistoryResult = {
     trades: counted.trades,
     events: counted.events,
+    backgroundLogs: counted.background,
+    ...(backgroundEmitter ? { backgroundEmitter } : {}),
     blocks,
     fromBlock,
     toBlock,
@@ -493,26 +523,37 @@ const TRADE_TOPICS = new Set(
   ].map((t) => (t as string | undefined)?.toLowerCase()),
 );
 
-/** Counts all logs and trade logs (TokensBought, TokensSold, Swap) in [fromBlock, toBlock] (4 ranges in flight). */
+/**
+ * Counts all logs and trade logs (TokensBought, TokensSold, Swap) in [fromBlock, toBlock] (4 ranges
+ * in flight); the logs of `background` (an emitter) are counted apart.
+ */
 async function countLogs(
   rpcUrl: string,
   fromBlock: number,
   toBlock: number,
-): Promise<{ trades: number; events: number }> {
+  background?: string,
+): Promise<{ trades: number; events: number; background: number }> {
   let trades = 0;
   let events = 0;
+  let backgroundLogs = 0;
   const ranges: [number, number][] = [];
   for (let start = fromBlock; start <= toBlock; start += 40)
     ranges.push([start, Math.min(toBlock, start + 39)]);
   const worker = async () => {
     for (let range = ranges.shift(); range; range = ranges.shift()) {
-      const logs = await rpc<{ topics: string[] }[]>(rpcUrl, "eth_getLogs", [
+      const logs = await rpc<{ address: string; topics: string[] }[]>(rpcUrl, "eth_getLogs", [
         { fromBlock: hex(range[0]), toBlock: hex(range[1]) },
       ]);
-      events += logs.length;
-      for (const log of logs) if (TRADE_TOPICS.has(log.topics[0]?.toLowerCase() ?? "")) trades += 1;
+      for (const log of logs) {
+        if (log.address.toLowerCase() === background) {
+          backgroundLogs += 1;
+          continue;
+        }
+        events += 1;
+        if (TRADE_TOPICS.has(log.topics[0]?.toLowerCase() ?? "")) trades += 1;
+      }
     }
   };
   await Promise.all([worker(), worker(), worker(), worker()]);
-  return { trades, events };
+  return { trades, events, background: backgroundLogs };
 }

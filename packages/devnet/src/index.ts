@@ -15,6 +15,15 @@ export {
   parseDevnetChainId,
 } from "./accounts.js";
 export { type AnvilOptions, type AnvilProcess, anvilBinaryPath, startAnvil } from "./anvil.js";
+export {
+  BACKGROUND_SENDER,
+  type Background,
+  type BackgroundOptions,
+  backgroundRates,
+  deployBackgroundEmitter,
+  sendBackgroundBlock,
+  startBackground,
+} from "./background.js";
 export { localPublicClient, localWalletClient, rpc, rpcBatch, waitForReceipt } from "./clients.js";
 export {
   BASE_QUOTER_V2,

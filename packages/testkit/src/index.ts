@@ -3,7 +3,9 @@
 
 export * from "./database.js";
 export * from "./indexer.js";
+export * from "./positions-oracle.js";
 export * from "./postgres-cluster.js";
 export * from "./process.js";
 export * from "./redis.js";
+export * from "./rpc-proxy.js";
 export * from "./s3.js";

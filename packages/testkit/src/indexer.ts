@@ -155,6 +155,7 @@ const DUMP_TABLES: Record<string, string> = {
   trades: "block_number, log_index",
   token_balances: "token_address, holder",
   token_traders: "token_address, trader",
+  positions: "token_address, trader",
   candles: "token_address, interval, bucket_start",
   candle_traders: "token_address, interval, bucket_start, trader",
   creators: "address",
@@ -191,4 +192,29 @@ export async function dumpIndexedTables(databaseUrl: string): Promise<Record<str
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/**
+ * Inserts synthetic launched tokens into `tokens` until it holds `count` rows (addresses
+ * 0x…0001, 0x…0002, …; curves and pools elsewhere in the address space; never traded, never
+ * graduated): a launchpad's many quiet tokens, for tests and benchmarks of the known-token state.
+ * One INSERT … SELECT generate_series (a million rows in about a minute on a busy machine).
+ */
+export async function insertSyntheticTokens(
+  db: pg.Client | pg.Pool,
+  count: number,
+  chainId: number,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
+       created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at,
+       graduation_threshold, updated_block_number, curve_address, pool_address, pool_token_is_token0,
+       virtual_token_reserve, virtual_eth_reserve)
+     SELECT '0x' || lpad(to_hex(i), 40, '0'), $2, '0x' || lpad('c', 40, '0'), 'T' || i, 'T' || i, 't' || i, 't' || i,
+       10::numeric ^ 27, 1, 0, '0x' || lpad(to_hex(i), 64, '0'), 0, 0, 8 * 10::numeric ^ 26, 1,
+       '0x' || lpad(to_hex(i + 300000000), 40, '0'), '0x' || lpad(to_hex(i + 600000000), 40, '0'), true,
+       1066666666666666666666666667, 10::numeric ^ 18
+     FROM generate_series((SELECT count(*) FROM tokens) + 1, $1) AS i`,
+    [count, chainId],
+  );
 }

@@ -60,6 +60,11 @@ export const indexerEnvSchema = baseEnvSchema.extend({
   TARGET_LOGS_PER_REQUEST: positiveInt(5_000),
   /** Emitter addresses per `eth_getLogs` for the per-token events (`Transfer` of tokens, `Swap` of pools). */
   LOG_ADDRESS_CHUNK: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  /**
+   * How the per-token events are queried per range: `emitters` (by address chunks), `topics` (by
+   * topic alone, filtered in memory) or `auto` (the cheaper by measured cost; docs/indexer.md).
+   */
+  LOG_QUERY_STRATEGY: z.enum(["auto", "emitters", "topics"]).default("auto"),
   MAX_CONCURRENT_REQUESTS: positiveInt(4),
   /** Block ranges fetched ahead of the one being written. */
   PREFETCH_RANGES: positiveInt(2),

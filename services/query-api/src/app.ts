@@ -23,6 +23,7 @@ import { tokenRoutes } from "./tokens/token-routes.js";
 import { createStatsCache } from "./tokens/token-stats-cache.js";
 import { tradeRoutes } from "./trades/trade-routes.js";
 import { trendingRoutes } from "./trending/trending-routes.js";
+import { walletRoutes } from "./wallets/wallet-routes.js";
 
 /** Dependencies of {@link buildApp}. */
 export interface QueryApiDeps {
@@ -102,6 +103,7 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
       tags: [
         { name: "tokens", description: "Tokens, trending, pricing, chart, trades and activity" },
         { name: "creators", description: "Creators and their tokens" },
+        { name: "wallets", description: "Wallet summary, holdings with positions, trades (addition)" },
         { name: "status", description: "Indexing status and freshness (addition)" },
         { name: "stream", description: "Live Server-Sent Events stream (addition)" },
         { name: "health", description: "Liveness and readiness" },
@@ -145,6 +147,7 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     activityRoutes,
     creatorRoutes,
     holderRoutes,
+    walletRoutes,
     statusRoutes,
   ])
     await root.register(routes(ctx));

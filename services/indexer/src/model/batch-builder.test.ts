@@ -299,3 +299,41 @@ describe("buildBatch", () => {
     ]);
   });
 });
+
+describe("positions", () => {
+  test("behavior: a range's trades of one position become sums, first/latest trade and fold steps with buy runs merged", async () => {
+    const state = new KnownState(PLATFORM.factory, PLATFORM.weth, null);
+    const chain = new SyntheticChain(PLATFORM)
+      .block(1)
+      .launch(CREATOR, TOKEN, CURVE, POOL)
+      .block(2)
+      .buy(TOKEN, ALICE, WAD / 10n)
+      .buy(TOKEN, BOB, WAD / 10n)
+      .buy(TOKEN, ALICE, WAD / 20n)
+      .block(3)
+      .sell(TOKEN, ALICE, 1_000n * WAD)
+      .buy(TOKEN, ALICE, WAD / 30n);
+    const batch = await build(chain, state, 1, 3);
+    const trades = batch.trades.filter((t) => t.trader === ALICE);
+    const p = batch.positions.get(`${TOKEN}|${ALICE}`)!;
+    const [b1, b2, s1, b3] = trades as [TradeRowT, TradeRowT, TradeRowT, TradeRowT];
+    expect(p.steps).toEqual([
+      { buy: true, tokens: b1.tokenAmount + b2.tokenAmount, reserve: b1.reserveAmount + b2.reserveAmount },
+      { buy: false, tokens: 1_000n * WAD, reserve: s1.reserveAmount },
+      { buy: true, tokens: b3.tokenAmount, reserve: b3.reserveAmount },
+    ]);
+    expect(p).toMatchObject({
+      boughtTokens: b1.tokenAmount + b2.tokenAmount + b3.tokenAmount,
+      boughtReserve: b1.reserveAmount + b2.reserveAmount + b3.reserveAmount,
+      soldTokens: 1_000n * WAD,
+      soldReserve: s1.reserveAmount,
+      buyCount: 3,
+      sellCount: 1,
+      first: b1,
+      last: b3,
+    });
+    expect(batch.positions.get(`${TOKEN}|${BOB}`)!.steps).toHaveLength(1);
+  });
+});
+
+type TradeRowT = Batch["trades"][number];

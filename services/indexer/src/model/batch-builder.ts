@@ -6,7 +6,9 @@ import {
   type Batch,
   type CreatorDelta,
   emptyTokenDelta,
+  type PositionDelta,
   type TokenDelta,
+  type TradeRow,
 } from "./batch.js";
 import { aggregateCandles } from "./candles.js";
 import type { KnownState } from "./known-state.js";
@@ -39,6 +41,7 @@ export async function buildBatch(
     tokenDeltas: new Map(),
     balances: [],
     tokenTraders: new Map(),
+    positions: new Map(),
     candles: [],
     candleTraders: [],
     creators: new Map(),
@@ -103,6 +106,7 @@ export async function buildBatch(
           lastBuckets: [],
         });
       }
+      addPositionTrade(batch.positions, key, trade);
       const info = state.tokens.get(trade.tokenAddress)!;
       b.creator(info.creator, trade.blockNumber).volume += trade.curveValue;
     },
@@ -153,4 +157,46 @@ export async function buildBatch(
   batch.candles = candles;
   batch.candleTraders = traders;
   return batch;
+}
+
+/**
+ * Adds a trade (the next in chain order) to its position's delta: sums, counts, first/latest trade,
+ * and a fold step — a sell, or the buy merged into a directly preceding buy step.
+ */
+export function addPositionTrade(positions: Map<string, PositionDelta>, key: string, trade: TradeRow): void {
+  let p = positions.get(key);
+  if (!p) {
+    p = {
+      tokenAddress: trade.tokenAddress,
+      trader: trade.trader,
+      boughtTokens: 0n,
+      boughtReserve: 0n,
+      soldTokens: 0n,
+      soldReserve: 0n,
+      buyCount: 0,
+      sellCount: 0,
+      first: trade,
+      last: trade,
+      steps: [],
+    };
+    positions.set(key, p);
+  }
+  p.last = trade;
+  const buy = trade.side === "buy";
+  if (buy) {
+    p.boughtTokens += trade.tokenAmount;
+    p.boughtReserve += trade.reserveAmount;
+    p.buyCount++;
+  } else {
+    p.soldTokens += trade.tokenAmount;
+    p.soldReserve += trade.reserveAmount;
+    p.sellCount++;
+  }
+  const prev = p.steps[p.steps.length - 1];
+  if (buy && prev?.buy) {
+    prev.tokens += trade.tokenAmount;
+    prev.reserve += trade.reserveAmount;
+  } else {
+    p.steps.push({ buy, tokens: trade.tokenAmount, reserve: trade.reserveAmount });
+  }
 }

@@ -115,6 +115,37 @@ export interface TokenTraderDelta {
   lastBuckets: number[];
 }
 
+/**
+ * One step of a position's average-cost fold (docs/api.md "Positions"): a sell, or a run of
+ * consecutive buys merged into one (buys only add, so a run folds to its sums).
+ */
+export interface PositionStep {
+  buy: boolean;
+  /** Tokens bought or sold (base units). */
+  tokens: bigint;
+  /** `reserve_amount`: wei paid (buy) or received (sell). */
+  reserve: bigint;
+}
+
+/**
+ * What a range changes on one position (token, trader): sums and counts that add up, the first
+ * and latest trade of the range, and the steps the stored (open_quantity, cost_basis,
+ * realized_pnl) are folded through in chain order (`tmi_position_fold`).
+ */
+export interface PositionDelta {
+  tokenAddress: string;
+  trader: string;
+  boughtTokens: bigint;
+  boughtReserve: bigint;
+  soldTokens: bigint;
+  soldReserve: bigint;
+  buyCount: number;
+  sellCount: number;
+  first: TradeRow;
+  last: TradeRow;
+  steps: PositionStep[];
+}
+
 /** Per-creator change of a range. */
 export interface CreatorDelta {
   tokenCount: number;
@@ -157,6 +188,8 @@ export interface Batch {
    * (`LONG_INTERVALS`: 1h, 4h, 1d, 1w) in which the trader traded the token within the range.
    */
   tokenTraders: Map<string, TokenTraderDelta>;
+  /** token|trader → the position's change over the range (trades in chain order). */
+  positions: Map<string, PositionDelta>;
   candles: CandleDelta[];
   candleTraders: CandleTraderRow[];
   creators: Map<string, CreatorDelta>;

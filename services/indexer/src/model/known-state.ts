@@ -11,7 +11,8 @@ export interface LogPosition {
 /**
  * What the indexer keeps in memory about a launched token: its platform contracts (discovered
  * from the launch and graduation logs, never listed by hand), the running curve state and the
- * graduation position. Reloaded from `tokens` on start and after every failed write or reorg.
+ * graduation position. Read from `tokens` when a range first names the token; forgotten (and read
+ * again on demand) after a failed write or a reorg.
  */
 export interface TokenInfo extends TokenPlatformContracts {
   address: string;
@@ -65,7 +66,7 @@ export class KnownState {
     readonly feed: string | null,
   ) {}
 
-  /** Registers a token (launch, or reload from `tokens`). */
+  /** Registers a token (launch, or read from `tokens`). */
   addToken(info: TokenInfo): void {
     this.tokens.set(info.address, info);
     this.curves.set(info.curve, info.address);
@@ -73,7 +74,7 @@ export class KnownState {
     if (info.custodian !== null) this.custodians.set(info.custodian, info.address);
   }
 
-  /** Forgets everything (before a reload). */
+  /** Forgets every token (after a failed write or a reorg: memory may be ahead of the database). */
   clear(): void {
     this.tokens.clear();
     this.curves.clear();
@@ -122,7 +123,7 @@ const before = (a: LogPosition, b: LogPosition) =>
  *   permanent LP fee vault from then on);
  * - `Swap` only from a canonical pool, after its token's `Graduated`;
  * - `Transfer` only from a known token; `AnswerUpdated` only from the configured feed.
- * @dev mutates `state` (tokens launched, managers, graduation positions); the caller reloads
+ * @dev mutates `state` (tokens launched, managers, graduation positions); the caller forgets
  * state from the database when the range is not committed.
  */
 export function selectEvents(events: DecodedEvent[], state: KnownState): Selection {

@@ -7,6 +7,7 @@ import { candlesCtes } from "./read-models/candles-model.js";
 import { creatorsCtes } from "./read-models/creators-model.js";
 import { ethUsdCtes } from "./read-models/eth-usd-model.js";
 import { holdersCtes } from "./read-models/holders-model.js";
+import { positionsCtes } from "./read-models/positions-model.js";
 import { newTokensStatement, tokensUpdateCtes } from "./read-models/tokens-model.js";
 import { tradersCtes } from "./read-models/traders-model.js";
 import { COPY_TRADES, tradesCopy } from "./read-models/trades-model.js";
@@ -50,7 +51,7 @@ export function inReorgWindow(toBlock: number, headBlock: number, keepBlocks: nu
 /**
  * Formats a range for writing (pure CPU work, done while the previous range is being written):
  * COPY text of the activity log and trades, the insert of launched tokens, and one statement for
- * every other read model (each read model's own CTEs: traders, holders, candles, tokens, creators,
+ * every other read model (each read model's own CTEs: traders, holders, positions, candles, tokens, creators,
  * ETH/USD), the blocks kept for reorg checks, the journal pruning, the checkpoint and the
  * `tmi_indexed` NOTIFY.
  */
@@ -144,6 +145,7 @@ function readModelStatement(
   const ctes = [
     ...tradersCtes(batch, q),
     ...holdersCtes(batch, q),
+    ...positionsCtes(batch, q),
     ...candlesCtes(batch, q),
     ...tokensUpdateCtes(batch, state, q),
     ...creatorsCtes(batch, q),

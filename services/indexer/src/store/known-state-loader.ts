@@ -1,11 +1,63 @@
 import type { Lifecycle } from "@tmi/shared/market";
 import type { Pool, PoolClient } from "pg";
-import { KnownState } from "../model/known-state.js";
+import { KnownState, type TokenInfo } from "../model/known-state.js";
+
+/** Columns of `tokens` that make a {@link TokenInfo}. */
+const TOKEN_INFO_COLUMNS = `address, creator, curve_address, pool_address, pool_token_is_token0, initial_supply::text,
+  graduation_threshold::text, fee_manager_address, graduation_manager_address, lp_custodian_address,
+  residual_escrow_address, lp_fee_vault_address, graduated_block_number::text, graduated_log_index,
+  sold_supply::text, reserve_balance::text, lifecycle`;
+
+interface TokenInfoRow {
+  address: string;
+  creator: string;
+  curve_address: string;
+  pool_address: string;
+  pool_token_is_token0: boolean;
+  initial_supply: string;
+  graduation_threshold: string;
+  fee_manager_address: string | null;
+  graduation_manager_address: string | null;
+  lp_custodian_address: string | null;
+  residual_escrow_address: string | null;
+  lp_fee_vault_address: string | null;
+  graduated_block_number: string | null;
+  graduated_log_index: number | null;
+  sold_supply: string;
+  reserve_balance: string;
+  lifecycle: Lifecycle;
+}
+
+function tokenInfo(t: TokenInfoRow): TokenInfo {
+  return {
+    address: t.address,
+    creator: t.creator,
+    curve: t.curve_address,
+    pool: t.pool_address,
+    tokenIsToken0: t.pool_token_is_token0,
+    initialSupply: BigInt(t.initial_supply),
+    graduationThreshold: BigInt(t.graduation_threshold),
+    feeManager: t.fee_manager_address,
+    graduationManager: t.graduation_manager_address,
+    custodian: t.lp_custodian_address,
+    escrow: t.residual_escrow_address,
+    feeVault: t.lp_fee_vault_address,
+    graduatedAt:
+      t.graduated_block_number === null
+        ? null
+        : { blockNumber: Number(t.graduated_block_number), logIndex: t.graduated_log_index ?? 0 },
+    curveState: {
+      soldSupply: BigInt(t.sold_supply),
+      reserveCoordinate: BigInt(t.reserve_balance),
+      graduated: t.lifecycle === "graduated",
+    },
+  };
+}
 
 /**
- * Loads the known state (every launched token with its curve, pool, managers, custodian, escrow,
- * graduation position and curve state) from `tokens`: at start, after a failed write and after a
- * reorg, so that memory always matches the committed read models.
+ * Loads the whole known state (every launched token with its curve, pool, managers, custodian,
+ * escrow, graduation position and curve state) from `tokens`. The indexer itself loads tokens on
+ * demand ({@link loadTokenInfos}); this full load is for tests and tools.
  * @param addresses factory, WETH and ETH/USD feed (lowercase; feed null when none).
  */
 export async function loadKnownState(
@@ -13,55 +65,74 @@ export async function loadKnownState(
   addresses: { factory: string; weth: string; feed: string | null },
 ): Promise<KnownState> {
   const state = new KnownState(addresses.factory, addresses.weth, addresses.feed);
+  const { rows } = await db.query<TokenInfoRow>(`SELECT ${TOKEN_INFO_COLUMNS} FROM tokens`);
+  for (const t of rows) state.addToken(tokenInfo(t));
+  return state;
+}
+
+/**
+ * The committed {@link TokenInfo}s of the tokens named by address, curve or pool (one statement
+ * on the primary key and the unique curve and pool indexes); names that match nothing are absent.
+ */
+export async function loadTokenInfos(
+  db: Pool | PoolClient,
+  keys: { tokens: string[]; curves: string[]; pools: string[] },
+): Promise<TokenInfo[]> {
+  const { rows } = await db.query<TokenInfoRow>(
+    `SELECT ${TOKEN_INFO_COLUMNS} FROM tokens
+     WHERE address = ANY($1::text[]) OR curve_address = ANY($2::text[]) OR pool_address = ANY($3::text[])`,
+    [keys.tokens, keys.curves, keys.pools],
+  );
+  return rows.map(tokenInfo);
+}
+
+/** Addresses per page of {@link loadEmitterSeed} (one text value each: no row objects). */
+const SEED_PAGE = 250_000;
+
+/**
+ * What the log filter needs of every launched token, and only that: the token addresses and the
+ * canonical pools of graduated tokens. Read in pages of 250,000 addresses aggregated into one
+ * text value each (a million tokens: four statements, no million row objects).
+ */
+export async function loadEmitterSeed(db: Pool | PoolClient): Promise<{ tokens: string[]; pools: string[] }> {
+  const tokens: string[] = [];
+  let after = "";
+  for (;;) {
+    const { rows } = await db.query<{ page: string | null; last: string | null }>(
+      `SELECT string_agg(address, ',' ORDER BY address) AS page, max(address) AS last
+       FROM (SELECT address FROM tokens WHERE address > $1 ORDER BY address LIMIT $2) t`,
+      [after, SEED_PAGE],
+    );
+    const { page, last } = rows[0]!;
+    if (page === null || last === null) break;
+    for (const a of page.split(",")) tokens.push(a);
+    after = last;
+  }
+  const pools = await db.query<{ pool_address: string }>(
+    "SELECT pool_address FROM tokens WHERE graduated_block_number IS NOT NULL AND pool_address IS NOT NULL",
+  );
+  return { tokens, pools: pools.rows.map((r) => r.pool_address) };
+}
+
+/** Curve and pool of `tokens` (for the log filter's discovery of graduations of tokens it only knows by address). */
+export async function loadEmitterTokens(
+  db: Pool | PoolClient,
+  tokens: string[],
+): Promise<{ token: string; curve: string; pool: string; graduated: boolean }[]> {
   const { rows } = await db.query<{
     address: string;
-    creator: string;
     curve_address: string;
     pool_address: string;
-    pool_token_is_token0: boolean;
-    initial_supply: string;
-    graduation_threshold: string;
-    fee_manager_address: string | null;
-    graduation_manager_address: string | null;
-    lp_custodian_address: string | null;
-    residual_escrow_address: string | null;
-    lp_fee_vault_address: string | null;
-    graduated_block_number: string | null;
-    graduated_log_index: number | null;
-    sold_supply: string;
-    reserve_balance: string;
-    lifecycle: Lifecycle;
+    graduated: boolean;
   }>(
-    `SELECT address, creator, curve_address, pool_address, pool_token_is_token0, initial_supply::text,
-            graduation_threshold::text, fee_manager_address, graduation_manager_address, lp_custodian_address,
-            residual_escrow_address, lp_fee_vault_address, graduated_block_number::text, graduated_log_index, sold_supply::text,
-            reserve_balance::text, lifecycle
-     FROM tokens`,
+    `SELECT address, curve_address, pool_address, graduated_block_number IS NOT NULL AS graduated
+     FROM tokens WHERE address = ANY($1::text[])`,
+    [tokens],
   );
-  for (const t of rows) {
-    state.addToken({
-      address: t.address,
-      creator: t.creator,
-      curve: t.curve_address,
-      pool: t.pool_address,
-      tokenIsToken0: t.pool_token_is_token0,
-      initialSupply: BigInt(t.initial_supply),
-      graduationThreshold: BigInt(t.graduation_threshold),
-      feeManager: t.fee_manager_address,
-      graduationManager: t.graduation_manager_address,
-      custodian: t.lp_custodian_address,
-      escrow: t.residual_escrow_address,
-      feeVault: t.lp_fee_vault_address,
-      graduatedAt:
-        t.graduated_block_number === null
-          ? null
-          : { blockNumber: Number(t.graduated_block_number), logIndex: t.graduated_log_index ?? 0 },
-      curveState: {
-        soldSupply: BigInt(t.sold_supply),
-        reserveCoordinate: BigInt(t.reserve_balance),
-        graduated: t.lifecycle === "graduated",
-      },
-    });
-  }
-  return state;
+  return rows.map((r) => ({
+    token: r.address,
+    curve: r.curve_address,
+    pool: r.pool_address,
+    graduated: r.graduated,
+  }));
 }

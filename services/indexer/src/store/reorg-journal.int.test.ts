@@ -1,5 +1,11 @@
 import { EXACT_GRADUATION_GROSS, TERMINAL_SQRT_PRICE_X96_TOKEN0, WAD } from "@tmi/shared/chain";
-import { createTestDatabase, dumpIndexedTables, type TestDatabase } from "@tmi/testkit";
+import {
+  createTestDatabase,
+  dumpIndexedTables,
+  oraclePositions,
+  STORED_POSITIONS_SQL,
+  type TestDatabase,
+} from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildBatch } from "../model/batch-builder.js";
@@ -15,7 +21,7 @@ const CHAIN_ID = 31337;
 const [T1, T2, T3, T4] = [addr(0x701), addr(0x702), addr(0x703), addr(0x704)];
 const curveOf = (t: string) => addr(Number(BigInt(t)) + 0x1000);
 const poolOf = (t: string) => addr(Number(BigInt(t)) + 0x2000);
-const [CREATOR, ALICE, BOB, CAROL] = [addr(0xc1), addr(0xa1), addr(0xb0), addr(0xca)];
+const [CREATOR, ALICE, BOB, CAROL, DAVE] = [addr(0xc1), addr(0xa1), addr(0xb0), addr(0xca), addr(0xd0)];
 
 /** Blocks 1–6 shared by both branches: launches, trades, transfers, a graduation. */
 function commonPrefix(): SyntheticChain {
@@ -54,15 +60,25 @@ function branchA(): SyntheticChain {
 }
 
 function branchB(): SyntheticChain {
-  return commonPrefix()
-    .fork(3)
-    .block(7)
-    .buy(T2, ALICE, WAD / 4n)
-    .block(8)
-    .launch(CAROL, T4, curveOf(T4), poolOf(T4))
-    .block(9)
-    .buy(T4, CAROL, WAD / 11n)
-    .swap(T1, ALICE, -WAD, WAD / 50n, TERMINAL_SQRT_PRICE_X96_TOKEN0 + 2n * 10n ** 21n, true);
+  return (
+    commonPrefix()
+      .fork(3)
+      .block(7)
+      .buy(T2, ALICE, WAD / 4n)
+      .block(8)
+      .launch(CAROL, T4, curveOf(T4), poolOf(T4))
+      .buy(T2, CAROL, WAD / 1000n)
+      .block(9)
+      .buy(T4, CAROL, WAD / 11n)
+      // Positions: a sell beyond the bought quantity (tokens received by transfer), a sell with
+      // nothing bought, a partial sell of a position opened in an earlier write.
+      .transfer(T2, ALICE, CAROL, 5_000_000n * WAD)
+      .sell(T2, CAROL, 3_000_000n * WAD)
+      .transfer(T2, BOB, DAVE, 1_000n * WAD)
+      .sell(T2, DAVE, 500n * WAD)
+      .sell(T2, BOB, 1_000n * WAD)
+      .swap(T1, ALICE, -WAD, WAD / 50n, TERMINAL_SQRT_PRICE_X96_TOKEN0 + 2n * 10n ** 21n, true)
+  );
 }
 
 async function index(
@@ -191,6 +207,39 @@ describe("reorg journal", () => {
     );
     expect(stored.rows).toEqual(recomputed.rows);
     expect(dumpF.trades!.length).toBeGreaterThan(5);
+    // Positions = the average-cost rule recomputed from the stored trades (after the reorg too).
+    const trades = await poolR.query(
+      `SELECT token_address, trader, side, block_number::text, transaction_index, log_index, transaction_hash,
+              block_timestamp::text, token_amount::text, reserve_amount::text FROM trades`,
+    );
+    const expected = oraclePositions(
+      trades.rows.map((r) => ({
+        token: r.token_address,
+        trader: r.trader,
+        side: r.side,
+        blockNumber: BigInt(r.block_number),
+        transactionIndex: r.transaction_index,
+        logIndex: r.log_index,
+        transactionHash: r.transaction_hash,
+        timestamp: BigInt(r.block_timestamp),
+        tokenAmount: BigInt(r.token_amount),
+        reserveAmount: BigInt(r.reserve_amount),
+      })),
+    );
+    expect((await poolR.query(STORED_POSITIONS_SQL)).rows).toEqual(expected);
+    const position = (token: string, trader: string) =>
+      expected.find((p) => p.token_address === token && p.trader === trader)!;
+    const carol = position(T2, CAROL);
+    expect(BigInt(carol.sold_tokens)).toBeGreaterThan(BigInt(carol.bought_tokens));
+    expect(carol).toMatchObject({ open_quantity: "0", cost_basis: "0" });
+    expect(position(T2, DAVE)).toMatchObject({
+      buy_count: 0,
+      cost_basis: "0",
+      realized_pnl: position(T2, DAVE).sold_reserve,
+    });
+    const bob = position(T2, BOB);
+    expect(BigInt(bob.cost_basis)).toBeLessThan(BigInt(bob.bought_reserve));
+    expect(BigInt(bob.open_quantity)).toBeGreaterThan(0n);
   });
 
   test("behavior: the header before the oldest journaled write survives pruning", async () => {

@@ -5,9 +5,8 @@ import { KnownState, selectEvents } from "../model/known-state.js";
 import type { TokenLabel } from "../rpc/contract-reads.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 import { executeWrite, type PreparedWrite, prepareWrite } from "../store/batch-writer.js";
-import { loadKnownState } from "../store/known-state-loader.js";
+import { loadEmitterSeed, loadTokenInfos } from "../store/known-state-loader.js";
 import { revertTo } from "../store/reorg-journal.js";
-import type { EmitterToken } from "./log-filter.js";
 import type { RollbackFn } from "./reorg-reconciler.js";
 
 /** What the scheduler hands the read-model core for one block range. */
@@ -41,11 +40,23 @@ export interface PreparedRange {
  * the core owns what a log means and how it is stored.
  */
 export interface IndexingCore {
-  /** Loads the known tokens from the database (start, after a failed write, after a reorg); returns the emitter seed. */
-  load(pool: Pool): Promise<EmitterToken[]>;
   /**
-   * Selects the platform's logs (emitter checks), builds the range's rows and prepares the write.
-   * Mutates the in-memory state: after a failure the caller calls `load` again.
+   * Starts on `pool`'s database (once, at start): the token state is read on demand from then on;
+   * returns what the log filter needs of every indexed token (addresses, graduated pools).
+   */
+  load(pool: Pool): Promise<{ tokens: string[]; pools: string[] }>;
+  /**
+   * Forgets the token state held in memory (after a failed write or a reorg: it may be ahead of
+   * the database); the next ranges read again only the tokens they touch. Returns how many tokens
+   * were dropped.
+   */
+  invalidate(): number;
+  /** Token state reads since start: statements and tokens read. */
+  readonly reads: { statements: number; tokens: number };
+  /**
+   * Reads the committed state of the tokens the range names that are not in memory, selects the
+   * platform's logs (emitter checks), builds the range's rows and prepares the write.
+   * Mutates the in-memory state: after a failure the caller calls `invalidate`.
    */
   prepare(input: RangeInput): Promise<PreparedRange>;
   /** Writes a prepared range, with the checkpoint and NOTIFY, in the caller's open transaction. */
@@ -65,27 +76,94 @@ export interface IndexingCoreOptions {
 }
 
 /**
+ * The tokens, curves and pools `events` name (by argument or as emitter) that `state` does not hold:
+ * what selection and the handlers may look up.
+ */
+function missingKeys(events: readonly DecodedEvent[], state: KnownState) {
+  const tokens = new Set<string>();
+  const curves = new Set<string>();
+  const pools = new Set<string>();
+  const token = (a: unknown) => {
+    if (typeof a === "string" && !state.tokens.has(a)) tokens.add(a);
+  };
+  const curve = (a: unknown) => {
+    if (typeof a === "string" && !state.curves.has(a)) curves.add(a);
+  };
+  for (const e of events) {
+    switch (e.name) {
+      case "Transfer":
+        token(e.address);
+        break;
+      case "Swap":
+        if (!state.pools.has(e.address)) pools.add(e.address);
+        break;
+      case "AnswerUpdated":
+        break;
+      case "GraduationReserveForwarded":
+        curve(e.address);
+        break;
+      case "TokensBought":
+      case "TokensSold":
+      case "Graduated":
+        curve(e.address);
+        token(e.args.token);
+        break;
+      // The graduation's custody contracts: their token (a collection's custodian is the token's,
+      // loaded with it; its accrual names the token).
+      case "ResidualDeposited":
+      case "PermanentLPFeesAccrued":
+        token(e.args.launchToken);
+        break;
+      case "PermanentFeesCollected":
+        break;
+      case "TokenLaunchedV3":
+        token(e.args.token);
+        curve(e.args.curve);
+        if (typeof e.args.canonicalPool === "string" && !state.pools.has(e.args.canonicalPool))
+          pools.add(e.args.canonicalPool);
+        break;
+      default:
+        token(e.args.token);
+        if ("curve" in e.args) curve(e.args.curve);
+    }
+  }
+  return { tokens: [...tokens], curves: [...curves], pools: [...pools] };
+}
+
+/**
  * The read-model core of the V3 indexer: `KnownState` + `selectEvents` (emitter checks),
  * `buildBatch` (handlers), `prepareWrite`/`executeWrite` (read models, journal, checkpoint, NOTIFY)
  * and `revertTo` (the reorg journal), behind {@link IndexingCore}.
  */
 export function createIndexingCore(options: IndexingCoreOptions): IndexingCore {
-  let state = new KnownState(options.factory, options.weth, options.feed);
+  // The token state in memory: the tokens ranges have touched since start or the last
+  // invalidation, read from `tokens` on first use (most launched tokens are never touched again).
+  const state = new KnownState(options.factory, options.weth, options.feed);
+  let db: Pool | null = null;
+  const reads = { statements: 0, tokens: 0 };
   type Prepared = PreparedRange & { write: PreparedWrite };
   return {
+    reads,
     async load(pool) {
-      state = await loadKnownState(pool, {
-        factory: options.factory,
-        weth: options.weth,
-        feed: options.feed,
-      });
-      const seed: EmitterToken[] = [];
-      for (const t of state.tokens.values()) {
-        seed.push({ token: t.address, curve: t.curve, pool: t.pool, graduated: t.graduatedAt !== null });
-      }
-      return seed;
+      db = pool;
+      state.clear();
+      return loadEmitterSeed(pool);
+    },
+    invalidate() {
+      const dropped = state.tokens.size;
+      state.clear();
+      return dropped;
     },
     async prepare(input) {
+      const missing = missingKeys(input.events, state);
+      if (db && missing.tokens.length + missing.curves.length + missing.pools.length > 0) {
+        reads.statements++;
+        for (const info of await loadTokenInfos(db, missing)) {
+          if (state.tokens.has(info.address)) continue;
+          state.addToken(info);
+          reads.tokens++;
+        }
+      }
       const selection = selectEvents(input.events, state);
       const batch = await buildBatch(selection.events, state, {
         fromBlock: input.fromBlock,

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { type DecodedEvent, TOPIC0 } from "../decode/event-decoder.js";
-import { EmitterSet, emitterFilters, GENERIC_TOPICS, PLATFORM_TOPICS, platformFilter } from "./log-filter.js";
+import {
+  EmitterSet,
+  emitterFilters,
+  GENERIC_TOPICS,
+  genericTopicFilter,
+  PLATFORM_TOPICS,
+  platformFilter,
+} from "./log-filter.js";
 
 const FACTORY = "0x00000000000000000000000000000000000000fa";
 const FEED = "0x00000000000000000000000000000000000000fe";
@@ -30,7 +37,8 @@ const launch = (emitter: string, token: string, curve: string, pool: string) =>
 
 describe("log filter", () => {
   it("default", () => {
-    // The generic signatures are never fetched without an address; every other one is.
+    // The generic signatures are not in the platform query (by emitter, or by topic alone filtered
+    // in memory: genericTopicFilter); every other one is.
     expect(PLATFORM_TOPICS).not.toContain(TOPIC0.Transfer);
     expect(PLATFORM_TOPICS).not.toContain(TOPIC0.Swap);
     expect(PLATFORM_TOPICS).not.toContain(TOPIC0.AnswerUpdated);
@@ -44,6 +52,7 @@ describe("log filter", () => {
     );
     expect(platformFilter()).toEqual({ topics: [PLATFORM_TOPICS] });
     expect(GENERIC_TOPICS).toEqual([TOPIC0.Transfer, TOPIC0.Swap, TOPIC0.AnswerUpdated]);
+    expect(genericTopicFilter()).toEqual({ topics: [GENERIC_TOPICS] });
 
     // Requests per range: one platform query + ⌈addresses / chunk⌉ generic ones.
     for (const [tokens, expected] of [
@@ -96,5 +105,26 @@ describe("log filter", () => {
       [],
     );
     expect(set.addresses()).toEqual([token]);
+  });
+
+  it("behavior: a set seeded by address asks for the curve of a token it sees graduate, then follows its pool", () => {
+    const set = new EmitterSet(FACTORY, FEED);
+    const [token, curve, pool, graduatedPool] = [addr(0xa1), addr(0xc1), addr(0xb1), addr(0xb9)];
+    set.seed([token, addr(0xa2)], [graduatedPool]);
+    expect(set.has(token)).toBe(true);
+    expect(set.has(graduatedPool)).toBe(true);
+    expect(set.has(FEED)).toBe(true);
+    expect(set.has(pool)).toBe(false);
+    const graduated = event("Graduated", curve, { token, graduationManager: addr(0x99) }, 5);
+    // Not for an unknown token, nor once the curve is known.
+    expect(
+      set.unresolved([event("Graduated", curve, { token: addr(0x4200), graduationManager: addr(1) })]),
+    ).toEqual([]);
+    expect(set.unresolved([graduated, graduated])).toEqual([token]);
+    expect(set.discover([graduated])).toEqual([]); // the curve is not known yet: nothing is trusted
+    set.add({ token, curve, pool, graduated: false }); // what the lookup returns
+    expect(set.unresolved([graduated])).toEqual([]);
+    expect(set.discover([graduated])).toEqual([pool]);
+    expect(set.has(pool)).toBe(true);
   });
 });

@@ -41,6 +41,11 @@ export function platformFilter(): LogFilter {
   return { topics: [[...PLATFORM_TOPICS]] };
 }
 
+/** The generic topics without an address (the `topics` strategy: filtered in memory by {@link EmitterSet.has}). */
+export function genericTopicFilter(): LogFilter {
+  return { topics: [[...GENERIC_TOPICS]] };
+}
+
 /** The generic-topic filters (kind 2) for `addresses`, `chunk` addresses each (none when empty). */
 export function emitterFilters(addresses: Iterable<string>, chunk: number): LogFilter[] {
   const list = [...addresses];
@@ -61,8 +66,9 @@ export interface EmitterToken {
 
 /**
  * The addresses whose generic events are fetched: tokens (their `Transfer`s), the canonical pools
- * of graduated tokens (their `Swap`s) and the feed. Seeded from the indexed tokens, then grown in
- * dispatch order by every fetched range's platform logs:
+ * of graduated tokens (their `Swap`s) and the feed. Seeded from the indexed tokens (addresses only:
+ * a million tokens cost about 100 MB here), then grown in dispatch order by every fetched range's
+ * platform logs:
  * - `TokenLaunchedV3` from the factory adds the token (and remembers its curve and pool);
  * - `Graduated` from a known curve, for that curve's token, adds the token's pool.
  * Only these emitter checks matter here: an impostor's `TokenLaunchedV3` naming a popular token
@@ -87,9 +93,35 @@ export class EmitterSet {
     if (t.graduated) this.pools.add(t.pool);
   }
 
+  /** Adds indexed tokens and graduated pools by address only (their curves are looked up when needed). */
+  seed(tokens: Iterable<string>, pools: Iterable<string>): void {
+    for (const t of tokens) this.tokens.add(t);
+    for (const p of pools) this.pools.add(p);
+  }
+
+  /**
+   * Tokens of `events`' `Graduated` logs whose curve this set does not know (seeded by address
+   * only) and whose pool is not yet fetched: their curve and pool must be added ({@link add})
+   * before {@link discover} can accept the graduation.
+   */
+  unresolved(events: readonly DecodedEvent[]): string[] {
+    const out = new Set<string>();
+    for (const e of events) {
+      if (e.name !== "Graduated" || this.curves.has(e.address)) continue;
+      const token = e.args.token as string;
+      if (this.tokens.has(token)) out.add(token);
+    }
+    return [...out];
+  }
+
   /** Number of addresses a generic query covers. */
   get size(): number {
     return this.tokens.size + this.pools.size + (this.feed ? 1 : 0);
+  }
+
+  /** True when `address` (lowercase) is a known token, graduated pool or the feed. */
+  has(address: string): boolean {
+    return this.tokens.has(address) || this.pools.has(address) || address === this.feed;
   }
 
   /** Every address of the generic queries: tokens, graduated pools, the feed. */

@@ -11,7 +11,15 @@ import {
   toHeader,
   toQuantity,
 } from "../rpc/rpc-client.js";
-import { type EmitterSet, emitterFilters, type LogFilter, platformFilter } from "./log-filter.js";
+import {
+  type EmitterSet,
+  type EmitterToken,
+  emitterFilters,
+  genericTopicFilter,
+  type LogFilter,
+  platformFilter,
+} from "./log-filter.js";
+import { LogQueryPlanner, type LogQuerySetting, type LogQueryStrategy } from "./log-strategy.js";
 
 /** The chain no longer matches what was fetched or indexed: the reconciler must find the common ancestor. */
 export class ChainMismatchError extends Error {
@@ -26,8 +34,10 @@ export interface FetchedRange {
   headers: BlockHeader[];
   /** Decoded logs in chain order (logs of unknown signatures and removed logs dropped). */
   events: DecodedEvent[];
-  /** Raw logs returned by the node. */
+  /** Raw logs returned by the node (with the chain's unrelated ones under the `topics` strategy). */
   logCount: number;
+  /** How the generic events were queried (docs/indexer.md, "Log filter"). */
+  strategy: LogQueryStrategy;
   /** `eth_getLogs` requests sent (after range splits). */
   logRequests: number;
   /** transaction hash → sender (`from`), for the transactions of the range's pool `Swap`s. */
@@ -53,7 +63,8 @@ export interface RangeFetcher {
   /**
    * Fetches `[from, to]`: platform logs, then (after the previous range's discoveries) the generic
    * logs of `emitters` grown by this range's own, the headers (every block when `inReorgWindow`), the
-   * senders of pool swaps and the labels of launched tokens.
+   * senders of pool swaps and the labels of launched tokens. Headers in `known` (e.g. the head
+   * just polled) are not fetched again.
    * @throws RpcError (after the client's retries), ChainMismatchError (a block vanished).
    */
   fetchRange(
@@ -62,6 +73,7 @@ export interface RangeFetcher {
     inReorgWindow: boolean,
     emitters: EmitterSet,
     link: DiscoveryLink,
+    known?: readonly BlockHeader[],
   ): Promise<FetchedRange>;
   /** A header by number or tag (null when the node does not have it). */
   header(tag: number | "latest" | "finalized"): Promise<BlockHeader | null>;
@@ -71,6 +83,8 @@ export interface RangeFetcher {
   currentSpan(): number;
   /** Reads since start (historical answers / latest-block fallbacks). */
   readonly reads: ImmutableReadStats;
+  /** The generic-log query planner (strategy per range, measured costs). */
+  readonly planner: LogQueryPlanner;
 }
 
 /** Options of {@link createRangeFetcher}. */
@@ -82,6 +96,13 @@ export interface RangeFetcherOptions {
   maxSpan: number;
   targetLogs: number;
   addressChunk: number;
+  /** `LOG_QUERY_STRATEGY` (default `auto`). */
+  strategy?: LogQuerySetting;
+  /**
+   * Curve and pool of indexed tokens the emitter set knows by address only (a graduation of such
+   * a token adds its pool). Without it such graduations are not followed.
+   */
+  lookupEmitters?: (tokens: string[]) => Promise<EmitterToken[]>;
 }
 
 /**
@@ -98,6 +119,17 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
     targetLogs: options.targetLogs,
   });
   const reads: ImmutableReadStats = { historical: 0, latestFallbacks: 0 };
+  const planner = new LogQueryPlanner({
+    setting: options.strategy ?? "auto",
+    addressChunk: options.addressChunk,
+    targetLogs: options.targetLogs,
+  });
+  // Topic queries return the whole chain's Transfers and Swaps: their spans adapt on their own
+  // (under the same target and the providers' caps), so they never narrow the historical ranges.
+  const topicRange = new BlockRangeController(1, {
+    maxSpan: options.maxSpan,
+    targetLogs: options.targetLogs,
+  });
 
   async function header(tag: number | "latest" | "finalized"): Promise<BlockHeader | null> {
     const block = await rpc.request<RpcBlock | null>("eth_getBlockByNumber", [
@@ -108,6 +140,7 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
   }
 
   async function headers(numbers: number[]): Promise<BlockHeader[]> {
+    if (numbers.length === 0) return [];
     if (numbers.length === 1) {
       const h = await header(numbers[0]!);
       if (!h) throw new ChainMismatchError(`block ${numbers[0]} not available`);
@@ -124,23 +157,31 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
   }
 
   /** `eth_getLogs` over [from, to] with `filter`, split further on provider range errors. */
-  async function getLogs(from: number, to: number, filter: LogFilter, count: { requests: number }) {
+  async function getLogs(
+    from: number,
+    to: number,
+    filter: LogFilter,
+    count: { requests: number },
+    spans: BlockRangeController = range,
+  ) {
     const out: RpcLog[] = [];
     let start = from;
     while (start <= to) {
-      const span = Math.min(range.current(), to - start + 1);
+      const span = Math.min(spans.current(), to - start + 1);
       const end = start + span - 1;
       try {
         count.requests++;
+        const sent = performance.now();
         const logs = await rpc.request<RpcLog[]>("eth_getLogs", [
           { ...filter, fromBlock: toQuantity(start), toBlock: toQuantity(end) },
         ]);
-        range.onSuccess(span, logs.length);
+        planner.observeRequest(performance.now() - sent, logs.length);
+        spans.onSuccess(span, logs.length);
         for (const l of logs) out.push(l);
         start = end + 1;
       } catch (error) {
         if (error instanceof RpcError && error.rangeError && span > 1) {
-          const next = range.onRangeError(span, suggestedSpan(error.message));
+          const next = spans.onRangeError(span, suggestedSpan(error.message));
           logger.debug(
             {
               chain_id: options.chainId,
@@ -189,10 +230,11 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
 
   return {
     reads,
+    planner,
     header,
     headers,
     currentSpan: () => range.current(),
-    async fetchRange(from, to, inReorgWindow, emitters, link) {
+    async fetchRange(from, to, inReorgWindow, emitters, link, known = []) {
       const started = performance.now();
       const count = { requests: 0 };
       const numbers = inReorgWindow
@@ -200,7 +242,11 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
         : from === to
           ? [from]
           : [from, to];
-      const headersPromise = headers(numbers);
+      const given = new Map(known.map((h) => [h.number, h]));
+      const headersPromise = headers(numbers.filter((n) => !given.has(n))).then((fetched) => [
+        ...numbers.flatMap((n) => given.get(n) ?? []),
+        ...fetched,
+      ]);
       headersPromise.catch(() => {});
       let decodeMs = 0;
       let platform: DecodedEvent[];
@@ -212,15 +258,31 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
         decodeMs += performance.now() - t;
         // The generic query needs every address discovered before this range and in it.
         await link.previous;
+        const unresolved = options.lookupEmitters ? emitters.unresolved(platform) : [];
+        if (unresolved.length > 0) for (const t of await options.lookupEmitters!(unresolved)) emitters.add(t);
         emitters.discover(platform);
       } finally {
         link.done();
       }
-      const generic = (
-        await Promise.all(
-          emitterFilters(emitters.addresses(), options.addressChunk).map((f) => getLogs(from, to, f, count)),
-        )
-      ).flat();
+      const strategy = planner.choose(to - from + 1, emitters.size);
+      let generic: RpcLog[];
+      let rawGeneric: number;
+      if (strategy === "topics") {
+        const all = await getLogs(from, to, genericTopicFilter(), count, topicRange);
+        planner.observeDensity(to - from + 1, all.length);
+        rawGeneric = all.length;
+        generic = [];
+        for (const l of all) if (emitters.has(l.address.toLowerCase())) generic.push(l);
+      } else {
+        generic = (
+          await Promise.all(
+            emitterFilters(emitters.addresses(), options.addressChunk).map((f) =>
+              getLogs(from, to, f, count),
+            ),
+          )
+        ).flat();
+        rawGeneric = generic.length;
+      }
       let t = performance.now();
       const events = platform.concat(await decodeAll(generic));
       events.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
@@ -232,7 +294,7 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
       for (const e of events) {
         if (e.name === "Swap" && emitters.pools.has(e.address)) swapTxs.add(e.transactionHash);
         else if (e.name === "TokenLaunchedV3" && e.address === emitters.factory)
-          launched.push({ token: e.args.token, block: e.blockNumber });
+          launched.push({ token: e.args.token as string, block: e.blockNumber });
       }
       // Nodes that return logs without `blockTimestamp` (older geth): the headers of those blocks.
       const numberSet = new Set(numbers);
@@ -254,7 +316,8 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
         to,
         headers: fetchedHeaders,
         events,
-        logCount: platformLogs.length + generic.length,
+        logCount: platformLogs.length + rawGeneric,
+        strategy,
         logRequests: count.requests,
         senders,
         labels,

@@ -4,10 +4,12 @@ import type { IndexerConfig } from "../config.js";
 import { type DecodedEvent, TOPIC0 } from "../decode/event-decoder.js";
 import type { IndexerMetrics } from "../metrics.js";
 import { type BlockHeader, type RpcClient, RpcError } from "../rpc/rpc-client.js";
+import { loadEmitterTokens } from "../store/known-state-loader.js";
 import { refreshTrending } from "../store/trending.js";
 import type { ChainContracts } from "./chain-contracts.js";
 import { findFirstFailing, isDataError, logKey } from "./failed-log-isolation.js";
 import { createHeadClock, type HeadState } from "./head-clock.js";
+import { HeadPacer } from "./head-pacer.js";
 import type { IndexingCore, PreparedRange, RangeInput } from "./indexing-core.js";
 import { EmitterSet } from "./log-filter.js";
 import {
@@ -57,11 +59,20 @@ export interface EngineStats {
   blocks: number;
   batches: number;
   logRequests: number;
+  /** Ranges whose generic events were queried by emitter chunks / by topic alone. */
+  emitterRanges: number;
+  topicRanges: number;
   rawLogs: number;
   fetchMs: number;
   decodeMs: number;
   buildMs: number;
   dbMs: number;
+  /** Loads of every indexed token's addresses (1: at start only). */
+  fullLoads: number;
+  /** Times the token state in memory was forgotten (failed steps, reorgs). */
+  stateInvalidations: number;
+  /** Tokens whose state was read on demand. */
+  tokenReads: number;
   reorgs: number;
   skippedLogs: number;
 }
@@ -125,11 +136,16 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     blocks: 0,
     batches: 0,
     logRequests: 0,
+    emitterRanges: 0,
+    topicRanges: 0,
     rawLogs: 0,
     fetchMs: 0,
     decodeMs: 0,
     buildMs: 0,
     dbMs: 0,
+    fullLoads: 0,
+    stateInvalidations: 0,
+    tokenReads: 0,
     reorgs: 0,
     skippedLogs: 0,
   };
@@ -141,6 +157,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     maxSpan: config.MAX_LOG_BATCH_BLOCKS,
     targetLogs: config.TARGET_LOGS_PER_REQUEST,
     addressChunk: config.LOG_ADDRESS_CHUNK,
+    strategy: config.LOG_QUERY_STRATEGY,
+    lookupEmitters: (tokens) => loadEmitterTokens(pool, tokens),
   });
   let writer: PoolClient | null = null;
   const reconciler = createReorgReconciler({
@@ -153,6 +171,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     rollback: core.rollback,
   });
   let tip: Tip = { number: -1, hash: null, timestamp: 0 };
+  const pacer = new HeadPacer();
+  let seenHead = { hash: "", at: 0 };
   const clock = createHeadClock({ staleAfterMs: config.HEAD_STALE_MS });
   let heartbeatAt = 0;
   let heartbeat: Promise<void> | null = null;
@@ -161,9 +181,10 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   let caughtUp = false;
   let wake: (() => void) | null = null;
   /**
-   * The log filter's emitter set: seeded from `tokens` by `reload()` and grown by every fetched
-   * range in dispatch order (so it may run ahead of the committed data: a superset is harmless, and
-   * any failure or reorg reloads it from the database).
+   * The log filter's emitter set: seeded from `tokens` at start (addresses only) and grown by every
+   * fetched range in dispatch order, so it may run ahead of the committed data. It is never
+   * reloaded: after a failure or a reorg it still holds every indexed token plus possibly some
+   * that are not (orphaned launches, ranges not committed) — a superset, which selection ignores.
    */
   let emitters = new EmitterSet(contracts.factory, contracts.feedEmitter);
   /** Logs to leave out (block hash:log index), from `skipped_logs`. */
@@ -212,8 +233,47 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
       : { number: config.START_BLOCK - 1, hash: null, timestamp: 0 };
   }
 
-  /** Loads the checkpoint, the skipped logs and the known tokens from the database. */
-  async function reload(): Promise<void> {
+  /**
+   * At start: the checkpoint, the skipped logs and what the log filter needs of every indexed
+   * token (addresses; the token state itself is read on demand by the core).
+   */
+  async function start(): Promise<void> {
+    const started = performance.now();
+    const cpuStarted = process.cpuUsage();
+    await resync();
+    emitters = new EmitterSet(contracts.factory, contracts.feedEmitter);
+    const seed = await core.load(pool);
+    emitters.seed(seed.tokens, seed.pools);
+    stats.fullLoads++;
+    metrics.knownTokens.set(emitters.tokens.size);
+    log(
+      "info",
+      "known_state_loaded",
+      {
+        tokens: seed.tokens.length,
+        pools: seed.pools.length,
+        ms: Math.round(performance.now() - started),
+        cpu_ms: Math.round(cpuMs(process.cpuUsage(cpuStarted))),
+        rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
+      },
+      "known tokens loaded",
+    );
+  }
+
+  /**
+   * After a failed step or a reorg: the checkpoint and the skipped logs again, and the token
+   * state in memory forgotten (it may be ahead of the database); the ranges that follow read only
+   * the tokens they touch. No reload of the known tokens.
+   */
+  async function forget(): Promise<void> {
+    await resync();
+    const dropped = core.invalidate();
+    stats.stateInvalidations++;
+    log("debug", "known_state_invalidated", { dropped }, "token state in memory forgotten");
+  }
+
+  /** Loads the checkpoint and the skipped logs from the database. */
+  async function resync(): Promise<void> {
     await reloadCheckpoint();
     const skippedRows = await pool.query<{ block_hash: string; log_index: number }>(
       "SELECT block_hash, log_index FROM skipped_logs WHERE block_number > $1",
@@ -221,10 +281,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     );
     skipped.clear();
     for (const r of skippedRows.rows) skipped.add(`${r.block_hash}:${r.log_index}`);
-    emitters = new EmitterSet(contracts.factory, contracts.feedEmitter);
-    for (const t of await core.load(pool)) emitters.add(t);
     metrics.indexed.set(tip.number);
-    metrics.knownTokens.set(emitters.tokens.size);
     metrics.latestFallbacks.set(fetcher.reads.latestFallbacks);
   }
 
@@ -274,13 +331,23 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   }
 
   async function waitForNewHead(current: BlockHeader): Promise<BlockHeader> {
+    pacer.observe(current);
+    // Quiet time counted from when this head was seen (its range was indexed since).
+    const since = current.hash === seenHead.hash ? performance.now() - seenHead.at : 0;
+    // Never so long that the head would look stale (HEAD_STALE_MS) between two reads.
+    const quiet = Math.min(pacer.quietMs(config.POLL_INTERVAL_MS), config.HEAD_STALE_MS / 2);
+    let wait = Math.max(config.POLL_INTERVAL_MS, quiet - since);
     for (;;) {
       if (stopped) return current;
-      await pause(config.POLL_INTERVAL_MS);
+      await pause(wait);
+      wait = config.POLL_INTERVAL_MS;
       if (stopped) return current;
       const head = await latestHead();
       updateLag();
-      if (head.hash !== current.hash) return head;
+      if (head.hash !== current.hash) {
+        seenHead = { hash: head.hash, at: performance.now() };
+        return head;
+      }
     }
   }
 
@@ -292,14 +359,14 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   }
 
   async function handleReorg(reason: string): Promise<void> {
-    await reloadCheckpoint(); // the tokens are reloaded once, after the rollback
+    await reloadCheckpoint(); // the token state is forgotten once, after the rollback
     await settle(); // no trending snapshot of orphaned data
     const depth = await reconciler.reconcile(tip, reason, writer ?? undefined);
     if (depth > 0) {
       stats.reorgs++;
       lastTrendingBlock = -1;
     }
-    await reload();
+    await forget();
   }
 
   /** Checks that a fetched range continues `tipHash` and is internally consistent; returns its end hash. */
@@ -423,9 +490,9 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     const records: SkipRecord[] = [];
     let events = fetched.events.filter((e) => !skipped.has(logKey(e)));
     for (;;) {
-      await reload();
+      await forget();
       const attempt = async (subset: readonly DecodedEvent[]) => {
-        await reload();
+        await forget();
         const prepared = await core.prepare(rangeInput(fetched, [...subset]));
         const client = writer!;
         await client.query("BEGIN");
@@ -465,7 +532,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
       records.push({ event, reason });
       events = events.filter((_, i) => i !== found.index);
     }
-    await reload();
+    await forget();
     const input = rangeInput(fetched, events);
     const prepared = await core.prepare(input);
     await commit(input, prepared, records);
@@ -476,8 +543,11 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
 
   // ------------------------------------------------------------------ sync
 
-  /** Indexes from the checkpoint to `target`: a prefetching pipeline with one write at a time. */
-  async function syncTo(target: number, isolate: boolean): Promise<void> {
+  /**
+   * Indexes from the checkpoint to `target`: a prefetching pipeline with one write at a time.
+   * `head` (the header just polled) is not fetched again by the range that ends there.
+   */
+  async function syncTo(target: number, isolate: boolean, head?: BlockHeader): Promise<void> {
     const reorgWindowStart = headNumber - config.REORG_DEPTH + 1;
     const inflight: { promise: Promise<FetchedRange> }[] = [];
     let next = tip.number + 1;
@@ -493,7 +563,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
         let done!: () => void;
         const own = new Promise<void>((r) => (done = r));
         const link: DiscoveryLink = { previous, done };
-        const promise = fetcher.fetchRange(next, end, end >= reorgWindowStart, emitters, link);
+        const known = head && head.number >= next && head.number <= end ? [head] : [];
+        const promise = fetcher.fetchRange(next, end, end >= reorgWindowStart, emitters, link, known);
         previous = Promise.race([
           own,
           promise.then(
@@ -514,6 +585,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
         stats.fetchMs += fetched.fetchMs;
         stats.decodeMs += fetched.decodeMs;
         stats.logRequests += fetched.logRequests;
+        if (fetched.strategy === "topics") stats.topicRanges++;
+        else stats.emitterRanges++;
         stats.rawLogs += fetched.logCount;
         metrics.logRequests.inc(fetched.logRequests);
         const buildStarted = performance.now();
@@ -531,7 +604,10 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
         stats.buildMs += performance.now() - buildStarted;
         await yieldToIo();
         await pendingWrite;
-        pendingWrite = commit(input, prepared).then(() => metrics.knownTokens.set(emitters.tokens.size));
+        pendingWrite = commit(input, prepared).then(() => {
+          metrics.knownTokens.set(emitters.tokens.size);
+          stats.tokenReads = core.reads.tokens;
+        });
         pendingWrite.catch(() => {});
       }
       await pendingWrite;
@@ -592,7 +668,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     const ticker = setInterval(updateLag, 1_000);
     ticker.unref();
     try {
-      await reload();
+      await start();
       log(
         "info",
         "start",
@@ -611,9 +687,14 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
           if (tip.number < target) {
             const isolate =
               failures >= config.RANGE_FAILURES_BEFORE_ISOLATION && failingFrom === tip.number + 1;
-            await syncTo(target, isolate);
+            const syncStarted = performance.now();
+            await syncTo(target, isolate, head);
             failures = 0;
-            head = await latestHead();
+            // A short step (live: one new block, done before the next can come) ends at the head
+            // just polled: the next poll, paced, finds the next block. After a longer one
+            // (catch-up) the head may have moved on.
+            const quiet = Math.min(pacer.quietMs(config.POLL_INTERVAL_MS), config.HEAD_STALE_MS / 2);
+            if (tip.number < target || performance.now() - syncStarted > quiet) head = await latestHead();
             continue;
           }
           if (tip.hash !== null) {
@@ -652,7 +733,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
             );
             await pause(Math.min(10_000, 250 * 2 ** Math.min(failures, 6)));
             if (stopped) break;
-            await reload();
+            await forget();
           }
           head = await latestHead().catch(() => head);
         }
@@ -687,6 +768,9 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     settle,
   };
 }
+
+/** User + system time of a `process.cpuUsage` delta (ms). */
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 
 function errorText(error: unknown): string {
   if (error instanceof Error) {

@@ -4,7 +4,7 @@ import { type Int8, prepared, type ReadDb } from "../db.js";
 import { invalidCursor } from "./route-helpers.js";
 
 // One keyset-page helper for every paged resource of query-api whose rows come from one table
-// in one index order (trades, activity, holders, and the wallet routes built on it). A resource
+// in one index order (trades, activity, holders, a wallet's trades, a token's traders). A resource
 // describes its page once as a {@link KeysetSource}; the helper writes the four statements
 // (asc/desc × first page/after a cursor), decodes and encodes the cursors, and cuts the page.
 

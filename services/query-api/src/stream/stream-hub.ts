@@ -45,6 +45,8 @@ export interface StreamSubscriber {
   ip: string;
   /** Lowercase token addresses, or null for every token. */
   tokens: Set<string> | null;
+  /** Lowercase wallet addresses: `trade` events only of these traders; null for every trader. */
+  wallets?: Set<string> | null;
   events: Set<DataEventName>;
   interval: CandleInterval;
   /** Frames held back while a resume is being re-read from the database. */
@@ -678,11 +680,13 @@ export class StreamHub {
 /** Signature of a subscriber's filters: subscribers with equal keys receive identical bytes. */
 export function subscriberKey(filters: {
   tokens: Set<string> | null;
+  wallets?: Set<string> | null;
   events: Set<string>;
   interval: string;
 }): string {
   const tokens = filters.tokens ? [...filters.tokens].sort().join(",") : "*";
-  return `${filters.interval}|${[...filters.events].sort().join(",")}|${tokens}`;
+  const wallets = filters.wallets ? `|${[...filters.wallets].sort().join(",")}` : "";
+  return `${filters.interval}|${[...filters.events].sort().join(",")}|${tokens}${wallets}`;
 }
 
 /** True when `sub` wants `event` (control events always). */
@@ -694,6 +698,7 @@ function matches(sub: StreamSubscriber, event: StreamEventData): boolean {
   if (!sub.events.has(event.name)) return false;
   if (event.name === "candle" && event.interval !== sub.interval) return false;
   if (sub.tokens && (event.token === null || !sub.tokens.has(event.token))) return false;
+  if (sub.wallets && event.name === "trade" && !sub.wallets.has(event.data.trader as string)) return false;
   if (sub.after && comparePositions(event.position, sub.after) <= 0) return false;
   return true;
 }

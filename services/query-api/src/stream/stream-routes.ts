@@ -15,7 +15,7 @@ export interface StreamRoutesConfig extends StreamHubConfig {
   maxConnectionsPerIp?: number;
   /** Concurrent streams of this process (`STREAM_MAX_CONNECTIONS`) [5,000]; above it 429 `rate_limited`. */
   maxConnections?: number;
-  /** At most this many addresses in `tokens=` [100]. */
+  /** At most this many addresses in `tokens=` and in `wallets=` [100]. */
   maxTokens?: number;
   /** Start listening when the app is ready instead of at the first subscriber [false]. */
   eager?: boolean;
@@ -46,6 +46,13 @@ const querySchema = z.object({
     .max(10_000)
     .optional()
     .describe("comma-separated token addresses (default: every token)"),
+  wallets: z
+    .string()
+    .max(10_000)
+    .optional()
+    .describe(
+      "comma-separated wallet addresses (at most 100): `trade` events only of these traders (default: every trader)",
+    ),
   events: z
     .string()
     .max(200)
@@ -120,7 +127,8 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const tokens = parseTokens(request.query.tokens, maxTokens);
+        const tokens = parseAddressList(request.query.tokens, maxTokens, "tokens");
+        const wallets = parseAddressList(request.query.wallets, maxTokens, "wallets");
         const events = parseEvents(request.query.events);
         const interval = parseInterval(request.query.interval);
         const header = request.headers["last-event-id"];
@@ -174,10 +182,11 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
           res,
           ip,
           tokens,
+          wallets,
           events,
           interval,
           queue: null,
-          key: subscriberKey({ tokens, events, interval }),
+          key: subscriberKey({ tokens, wallets, events, interval }),
           after: null,
           closed: false,
         };
@@ -212,18 +221,19 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
   };
 }
 
-function parseTokens(value: string | undefined, max: number): Set<string> | null {
+/** A comma-separated address filter (`tokens`, `wallets`): null when absent or blank. */
+function parseAddressList(value: string | undefined, max: number, field: string): Set<string> | null {
   if (value === undefined || value.trim() === "") return null;
   const list = value
     .split(",")
     .map((t) => t.trim())
     .filter((t) => t.length > 0);
   if (list.length > max) {
-    throw new AppError("invalid_request", `at most ${max} tokens per stream`, {
-      details: [{ field: "tokens", reason: `more than ${max} addresses` }],
+    throw new AppError("invalid_request", `at most ${max} ${field} per stream`, {
+      details: [{ field, reason: `more than ${max} addresses` }],
     });
   }
-  return new Set(list.map((t) => parseAddress(t, "tokens")));
+  return new Set(list.map((t) => parseAddress(t, field)));
 }
 
 function parseEvents(value: string | undefined): Set<DataEventName> {

@@ -370,6 +370,46 @@ describe("GET /api/v1/stream", () => {
     expect(sse.events[1]?.data).toEqual({ from_block: Number(b), to_block: Number(b), depth: 1 });
   });
 
+  it("behavior: wallets= keeps the trades of those traders only, of any token", async () => {
+    const { url } = await startApp();
+    const mine = await connect(
+      `${url}?wallets=${alice.toUpperCase().replace("0X", "0x")},${carol}&events=trade`,
+    );
+    const all = await connect(`${url}?events=trade`);
+    const b = await nextBlock(async (c, b, ts) => {
+      await insertTrade(c, {
+        token: tokenA,
+        trader: alice,
+        block: b,
+        logIndex: 0,
+        timestamp: ts,
+        reserve: 901n,
+      });
+      await insertTrade(c, {
+        token: tokenB,
+        trader: bob,
+        block: b,
+        logIndex: 1,
+        timestamp: ts,
+        reserve: 902n,
+      });
+      await insertTrade(c, {
+        token: tokenB,
+        trader: carol,
+        block: b,
+        logIndex: 2,
+        timestamp: ts,
+        reserve: 903n,
+      });
+    });
+    await all.waitFor((events) => events.filter((e) => e.data.block_number === Number(b)).length === 3);
+    await mine.waitFor((events) => events.some((e) => e.data.reserve_amount === "903"));
+    expect(mine.events.map((e) => [e.data.trader, e.data.reserve_amount])).toEqual([
+      [alice, "901"],
+      [carol, "903"],
+    ]);
+  });
+
   it("behavior: closing the app ends open streams and frees the listener", async () => {
     const { url, app, hub } = await startApp();
     const sse = await connect(url);
@@ -410,6 +450,18 @@ describe("GET /api/v1/stream", () => {
     const badToken = await app.inject({ url: "/api/v1/stream?tokens=0x1234" });
     expect(badToken.statusCode).toBe(400);
     expect(badToken.json()).toMatchObject({ error: { code: "invalid_address" } });
+    const badWallet = await app.inject({ url: `/api/v1/stream?wallets=${alice},0x12` });
+    expect(badWallet.statusCode).toBe(400);
+    expect(badWallet.json()).toMatchObject({
+      error: { code: "invalid_address", details: [{ field: "wallets" }] },
+    });
+    const tooMany = await app.inject({
+      url: `/api/v1/stream?wallets=${Array.from({ length: 101 }, (_, i) => testAddress(i + 1, "e")).join(",")}`,
+    });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json()).toMatchObject({
+      error: { code: "invalid_request", details: [{ field: "wallets" }] },
+    });
     const badEvent = await app.inject({ url: "/api/v1/stream?events=trade,swap" });
     expect(badEvent.statusCode).toBe(400);
     expect(badEvent.json()).toMatchObject({

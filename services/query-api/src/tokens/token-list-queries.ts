@@ -371,7 +371,9 @@ export async function twoPartPage(
       order: sort.rest,
       filters,
       after: restAfter,
-      take: limit - rows.length + 1,
+      // Always a page's worth (the boundary page builds a few more items than it shows): one
+      // prepared statement per page size, not one per split between the parts.
+      take: limit + 1,
       notInSnapshot: snapshotId,
     });
     for (const row of rest) rows.push({ row, key: sort.rest.key });

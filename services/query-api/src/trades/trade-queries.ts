@@ -23,6 +23,31 @@ export const TOKEN_TRADES: KeysetSource = {
   parent: { from: "tokens t", where: "t.address = $1" },
 };
 
+/**
+ * A token's trades by one trader (`$1` token, `$2` trader: the `trader=` filter), same order and
+ * cursors as {@link TOKEN_TRADES}, over `trades_trader_position_idx` (the trader's trades in chain
+ * order, filtered by token: the cost is bounded by the trader's trades, not the token's).
+ */
+export const TOKEN_TRADER_TRADES: KeysetSource = {
+  ...TOKEN_TRADES,
+  name: "trader_trades",
+  where: "r.token_address = $1 AND r.trader = $2",
+};
+
+/**
+ * A wallet's trades across all tokens (`$1` wallet), by chain position over
+ * `trades_trader_position_idx`; with `source`, `$2` is the trade source.
+ */
+export function walletTradesSource(bySource: boolean): KeysetSource {
+  return {
+    name: bySource ? "wallet_trades_source" : "wallet_trades",
+    select: TRADE_COLUMNS,
+    from: "trades r",
+    where: bySource ? "r.trader = $1 AND r.source = $2" : "r.trader = $1",
+    key: CHAIN_POSITION_KEY,
+  };
+}
+
 /** The trade's token is visible to discovery: neither it nor its creator is excluded (docs/api.md "Lists, search and exclusions"). */
 const VISIBLE_TRADE = `NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'token' AND x.address = r.token_address)
     AND NOT EXISTS (SELECT 1 FROM tokens xt JOIN excluded_addresses x ON x.kind = 'creator' AND x.address = xt.creator

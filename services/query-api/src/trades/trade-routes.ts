@@ -13,11 +13,20 @@ import {
 import {
   MARKET_TRADES,
   MARKET_TRADES_BY_SOURCE,
+  TOKEN_TRADER_TRADES,
   TOKEN_TRADES,
   type TradeRow,
   tradeOf,
 } from "./trade-queries.js";
 import { tradePageSchema } from "./trade-schemas.js";
+
+/** Query of a token's trades: the event page plus `trader` (addition). */
+const tokenTradesQuery = eventPageQuery.extend({
+  trader: z.string().optional().meta({
+    description:
+      "only the trades of this wallet (0x address, any letter case; malformed: 400 invalid_address)",
+  }),
+});
 
 /** Trades routes (docs/api.md "Trades and activity"). */
 export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
@@ -29,22 +38,24 @@ export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
         tags: ["tokens"],
         summary: "Trades page",
         description:
-          "Ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first).",
+          "Ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first). `trader` keeps the trades of one wallet (same order and cursors).",
         params: addressParams,
-        querystring: eventPageQuery,
+        querystring: tokenTradesQuery,
         response: { 200: tradePageSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
       const address = parseAddress(request.params.address, "address");
       const { order, limit, cursor } = request.query;
-      const page = await readKeysetPage<TradeRow>(ctx.db, TOKEN_TRADES, {
-        filters: [address],
+      const trader =
+        request.query.trader === undefined ? undefined : parseAddress(request.query.trader, "trader");
+      const page = await readKeysetPage<TradeRow>(ctx.db, trader ? TOKEN_TRADER_TRADES : TOKEN_TRADES, {
+        filters: trader ? [address, trader] : [address],
         order,
         limit,
         cursor,
         cursors: ctx.cursors,
-        route: `tokens.trades:${address}:${order}`,
+        route: trader ? `tokens.trades:${address}:${order}:${trader}` : `tokens.trades:${address}:${order}`,
       });
       if (page === null) throw new AppError("not_found", `no canonical token ${address}`);
       cacheData(reply);
