@@ -19,6 +19,7 @@ COPY packages/shared/package.json packages/shared/
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/devnet/package.json packages/devnet/
 COPY packages/testkit/package.json packages/testkit/
+COPY packages/client/package.json packages/client/
 COPY prisma/package.json prisma/
 COPY services/indexer/package.json services/indexer/
 COPY services/query-api/package.json services/query-api/
