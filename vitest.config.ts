@@ -36,7 +36,7 @@ export default defineConfig({
           include: ["**/*.int.test.ts"],
           exclude,
           globalSetup: [here("./packages/testkit/src/global-setup.ts")],
-          testTimeout: 120_000,
+          testTimeout: 300_000,
           hookTimeout: 180_000,
           maxWorkers: 2,
           minWorkers: 1,

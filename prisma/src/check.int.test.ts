@@ -18,12 +18,13 @@ describe("checkSchemaDrift", () => {
     expect(report.scratchDatabase).toMatch(/^tmi_test_/);
     // Not vacuous: the comparison covers the whole schema.
     const shape = expected();
-    expect(shape.size).toBe(17);
+    expect(shape.size).toBe(18);
     expect(shape.get("tokens")?.columns.size).toBe(51);
     expect([...(shape.get("tokens")?.indexes.keys() ?? [])].sort()).toEqual([
       "tokens_address_prefix_idx",
       "tokens_creator_newest_idx",
       "tokens_curve_address_key",
+      "tokens_holders_idx",
       "tokens_newest_idx",
       "tokens_pkey",
       "tokens_pool_address_key",

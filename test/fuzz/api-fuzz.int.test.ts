@@ -27,6 +27,7 @@ import {
   ethUsdSchema,
   finalizeResponseSchema,
   holderPageSchema,
+  holdingPageSchema,
   indexingStatusSchema,
   metadataDraftSchema,
   pricingSchema,
@@ -34,6 +35,9 @@ import {
   tokenPageSchema,
   tokenSchema,
   tradePageSchema,
+  traderPageSchema,
+  usdChartSchema,
+  walletSummarySchema,
 } from "../src/platform-schemas.js";
 import { type System, startSystem } from "../src/system.js";
 
@@ -66,11 +70,16 @@ const SUCCESS: Record<string, z.ZodType | null> = {
   "/api/v1/trending": tokenPageSchema,
   "/api/v1/tokens/{address}": tokenSchema,
   "/api/v1/tokens/{address}/pricing": pricingSchema,
-  "/api/v1/tokens/{address}/chart": chartSchema,
+  // `currency=usd` answers the USD chart, any other currency the wei chart.
+  "/api/v1/tokens/{address}/chart": z.union([usdChartSchema, chartSchema]),
   "/api/v1/tokens/{address}/trades": tradePageSchema,
   "/api/v1/trades": tradePageSchema,
   "/api/v1/tokens/{address}/activity": activityPageSchema,
   "/api/v1/tokens/{address}/holders": holderPageSchema,
+  "/api/v1/tokens/{address}/traders": traderPageSchema,
+  "/api/v1/wallets/{address}": walletSummarySchema,
+  "/api/v1/wallets/{address}/holdings": holdingPageSchema,
+  "/api/v1/wallets/{address}/trades": tradePageSchema,
   "/api/v1/creators/{address}": creatorProfileSchema,
   "/api/v1/creators/{address}/tokens": tokenPageSchema,
   "/api/v1/status": indexingStatusSchema,

@@ -93,7 +93,7 @@ export function startIndexer(options: StartIndexerOptions): IndexerProcess {
   return {
     ...proc,
     indexedBlock,
-    async waitForBlock(n, timeoutMs = 30_000) {
+    async waitForBlock(n, timeoutMs = 90_000) {
       const target = Number(n);
       await waitFor(
         async () => {
@@ -141,7 +141,7 @@ export async function indexToHead(
 ): Promise<IndexerProcess> {
   const indexer = startIndexer(options);
   try {
-    await indexer.waitForBlock(await chainHead(options.rpcUrl), options.timeoutMs ?? 60_000);
+    await indexer.waitForBlock(await chainHead(options.rpcUrl), options.timeoutMs ?? 180_000);
   } catch (error) {
     await indexer.kill();
     throw error;
