@@ -170,10 +170,14 @@ for (const [route, run] of cases) {
     // The generic plan (plan_cache_mode above), as a prepared statement runs it.
     const name = `plan_${++planCount}`;
     await client.query({ name, text, values });
-    const args = values.length === 0 ? "" : `(${values.map((_, i) => `$${i + 1}`).join(", ")})`;
+    // EXECUTE takes literals (parameters of the EXPLAIN itself do not reach it).
+    const literal = (v: unknown) =>
+      Array.isArray(v)
+        ? client.escapeLiteral(`{${v.map((x) => `"${String(x)}"`).join(",")}}`)
+        : client.escapeLiteral(String(v));
+    const args = values.length === 0 ? "" : `(${values.map(literal).join(", ")})`;
     const explained = await client.query(
       `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE ${name}${args}`,
-      values,
     );
     const lines = explained.rows.map((r) => r["QUERY PLAN"] as string);
     for (const line of lines) {
