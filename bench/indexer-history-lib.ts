@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import os from "node:os";
 import { join } from "node:path";
 import { type Deployment, type LoadHistoryResult, loadHistory, startAnvil, startDevnet } from "@tmi/devnet";
+import { startIndexer } from "@tmi/testkit";
 import pg from "pg";
 
 /** Trades of the history (BENCH_INDEXER_TRADES, default 70,000 ≈ 210k+ indexed events). */
@@ -165,4 +166,39 @@ export async function sampleProcess(pids: () => number[], databaseUrl: string) {
       return stopped;
     },
   };
+}
+
+/**
+ * Starts the indexer process on `devnet` into the database of `databaseUrl`, as `pnpm --filter
+ * @tmi/indexer start` runs it: 256 MB old space, 64 MB semi-spaces (a batch's objects die young
+ * instead of being promoted; docs/benchmarks.md, Indexer), info logs, 250 ms head polls.
+ * @param nodeOptions extra Node options (a CPU profiler preload)
+ * @param env extra settings
+ */
+export function startBenchIndexer(
+  devnet: HistoryDevnet,
+  databaseUrl: string,
+  options: { nodeOptions?: string[]; env?: Record<string, string> } = {},
+) {
+  return startIndexer({
+    databaseUrl,
+    rpcUrl: devnet.rpcUrl,
+    chainId: devnet.chainId,
+    factoryAddress: devnet.deployment.contracts.factory,
+    startBlock: devnet.deployment.startBlock,
+    ethUsdFeedAddress: devnet.deployment.contracts.ethUsdFeed,
+    env: {
+      LOG_LEVEL: "info",
+      POLL_INTERVAL_MS: "250",
+      NODE_OPTIONS: [
+        process.env.NODE_OPTIONS,
+        "--max-old-space-size=256",
+        "--max-semi-space-size=64",
+        ...(options.nodeOptions ?? []),
+      ]
+        .filter(Boolean)
+        .join(" "),
+      ...options.env,
+    },
+  });
 }

@@ -12,10 +12,10 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { createTrader, rpc } from "@tmi/devnet";
-import { chainHead, createTestDatabase, startIndexer } from "@tmi/testkit";
+import { chainHead, createTestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { parseEther } from "viem";
-import { loadAverage, openCachedHistory, sampleProcess } from "./indexer-history-lib.js";
+import { loadAverage, openCachedHistory, sampleProcess, startBenchIndexer } from "./indexer-history-lib.js";
 
 const LIVE_TRADES =
   process.env.BENCH_INDEXER_SKIP_LIVE === "1" ? 0 : Number(process.env.BENCH_INDEXER_LIVE_TRADES ?? 40);
@@ -30,35 +30,15 @@ const log = (m: string) => process.stderr.write(`[bench indexer] ${m}\n`);
 
 const devnet = await openCachedHistory(log);
 const db = await createTestDatabase();
-let indexer: ReturnType<typeof startIndexer> | null = null;
+let indexer: ReturnType<typeof startBenchIndexer> | null = null;
 try {
   const head = await chainHead(devnet.rpcUrl);
 
   // ---------------------------------------------------------------- historical
   const started = performance.now();
-  indexer = startIndexer({
-    databaseUrl: db.url,
-    rpcUrl: devnet.rpcUrl,
-    chainId: devnet.chainId,
-    factoryAddress: devnet.deployment.contracts.factory,
-    startBlock: devnet.deployment.startBlock,
-    ethUsdFeedAddress: devnet.deployment.contracts.ethUsdFeed,
-    env: {
-      LOG_LEVEL: "info",
-      POLL_INTERVAL_MS: "250",
-      TRENDING_REFRESH_MS: "2000",
-      // As `pnpm --filter @tmi/indexer start`: 256 MB old space, 64 MB semi-spaces (a batch's
-      // objects die young instead of being promoted; see docs/benchmarks.md, Indexer).
-      NODE_OPTIONS: [
-        process.env.NODE_OPTIONS,
-        "--max-old-space-size=256",
-        "--max-semi-space-size=64",
-        ...(CPU_PROF ? [`--import=${new URL("./_cpu-prof-preload.mjs", import.meta.url).href}`] : []),
-      ]
-        .filter(Boolean)
-        .join(" "),
-      ...(CPU_PROF ? { TMI_CPU_PROF_DIR: CPU_PROF } : {}),
-    },
+  indexer = startBenchIndexer(devnet, db.url, {
+    nodeOptions: CPU_PROF ? [`--import=${new URL("./_cpu-prof-preload.mjs", import.meta.url).href}`] : [],
+    env: { TRENDING_REFRESH_MS: "2000", ...(CPU_PROF ? { TMI_CPU_PROF_DIR: CPU_PROF } : {}) },
   });
   const pid = indexer.child.pid!;
   const sampler = await sampleProcess(() => [pid], db.url);

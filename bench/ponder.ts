@@ -16,7 +16,7 @@ import { createServer } from "node:net";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { rpc } from "@tmi/devnet";
-import { chainHead, createTestDatabase, startIndexer } from "@tmi/testkit";
+import { chainHead, createTestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import {
   HISTORY_GRADUATIONS,
@@ -24,6 +24,7 @@ import {
   openCachedHistory,
   type ProcessFigures,
   sampleProcess,
+  startBenchIndexer,
 } from "./indexer-history-lib.js";
 
 const log = (m: string) => process.stderr.write(`[bench ponder] ${m}\n`);
@@ -82,19 +83,7 @@ try {
     const db = await createTestDatabase();
     const loadBefore = loadAverage();
     const started = performance.now();
-    const indexer = startIndexer({
-      databaseUrl: db.url,
-      rpcUrl: devnet.rpcUrl,
-      chainId: devnet.chainId,
-      factoryAddress: devnet.deployment.contracts.factory,
-      startBlock: devnet.deployment.startBlock,
-      ethUsdFeedAddress: devnet.deployment.contracts.ethUsdFeed,
-      env: {
-        LOG_LEVEL: "info",
-        POLL_INTERVAL_MS: "250",
-        NODE_OPTIONS: "--max-old-space-size=256 --max-semi-space-size=64",
-      },
-    });
+    const indexer = startBenchIndexer(devnet, db.url);
     const pid = indexer.child.pid!;
     const sampler = await sampleProcess(() => [pid], db.url);
     try {

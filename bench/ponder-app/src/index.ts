@@ -76,65 +76,84 @@ ponder.on("Factory:TokenLaunchedV3", async ({ event, context }) => {
   });
 });
 
-ponder.on("Curve:TokensBought", async ({ event, context }) => {
-  const token = await context.db.find(tokens, { address: event.args.token });
+type CurveTradeEvent = {
+  id: string;
+  block: { number: bigint; timestamp: bigint };
+  log: { logIndex: number };
+  transaction: { hash: `0x${string}` };
+};
+
+/**
+ * One curve trade: the token's curve state moves by `soldDelta` tokens and `reserveDelta` wei, its
+ * price is the curve's spot price after the trade, and the trade row and candle are written.
+ */
+async function applyCurveTrade(
+  db: Db,
+  event: CurveTradeEvent,
+  trade: {
+    token: `0x${string}`;
+    trader: `0x${string}`;
+    side: "buy" | "sell";
+    soldDelta: bigint;
+    reserveDelta: bigint;
+    tokenAmount: bigint;
+    reserveAmount: bigint;
+    curveValue: bigint;
+  },
+) {
+  const token = await db.find(tokens, { address: trade.token });
   if (!token) return;
-  const soldSupply = token.soldSupply + event.args.tokensOut;
-  const reserveCoordinate = token.reserveCoordinate + event.args.netCurveInput;
+  const soldSupply = token.soldSupply + trade.soldDelta;
+  const reserveCoordinate = token.reserveCoordinate + trade.reserveDelta;
   const price = spotPrice(soldSupply, reserveCoordinate);
-  await context.db.update(tokens, { address: token.address }).set({
+  await db.update(tokens, { address: token.address }).set({
     soldSupply,
     reserveCoordinate,
     currentPrice: price,
     tradeCount: token.tradeCount + 1,
-    volume: token.volume + event.args.netCurveInput,
+    volume: token.volume + trade.curveValue,
     latestTradeAt: event.block.timestamp,
   });
-  await recordTrade(context.db, {
+  await recordTrade(db, {
     id: event.id,
     token: token.address,
-    trader: event.args.buyer,
-    side: "buy",
+    trader: trade.trader,
+    side: trade.side,
     source: "curve",
-    tokenAmount: event.args.tokensOut,
-    reserveAmount: event.args.acceptedGross,
-    curveValue: event.args.netCurveInput,
+    tokenAmount: trade.tokenAmount,
+    reserveAmount: trade.reserveAmount,
+    curveValue: trade.curveValue,
     price,
     blockNumber: event.block.number,
     logIndex: event.log.logIndex,
     timestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,
+  });
+}
+
+ponder.on("Curve:TokensBought", async ({ event, context }) => {
+  await applyCurveTrade(context.db, event, {
+    token: event.args.token,
+    trader: event.args.buyer,
+    side: "buy",
+    soldDelta: event.args.tokensOut,
+    reserveDelta: event.args.netCurveInput,
+    tokenAmount: event.args.tokensOut,
+    reserveAmount: event.args.acceptedGross,
+    curveValue: event.args.netCurveInput,
   });
 });
 
 ponder.on("Curve:TokensSold", async ({ event, context }) => {
-  const token = await context.db.find(tokens, { address: event.args.token });
-  if (!token) return;
-  const soldSupply = token.soldSupply - event.args.tokensIn;
-  const reserveCoordinate = token.reserveCoordinate - event.args.grossCurveOutput;
-  const price = spotPrice(soldSupply, reserveCoordinate);
-  await context.db.update(tokens, { address: token.address }).set({
-    soldSupply,
-    reserveCoordinate,
-    currentPrice: price,
-    tradeCount: token.tradeCount + 1,
-    volume: token.volume + event.args.grossCurveOutput,
-    latestTradeAt: event.block.timestamp,
-  });
-  await recordTrade(context.db, {
-    id: event.id,
-    token: token.address,
+  await applyCurveTrade(context.db, event, {
+    token: event.args.token,
     trader: event.args.seller,
     side: "sell",
-    source: "curve",
+    soldDelta: -event.args.tokensIn,
+    reserveDelta: -event.args.grossCurveOutput,
     tokenAmount: event.args.tokensIn,
     reserveAmount: event.args.netSellerOutput,
     curveValue: event.args.grossCurveOutput,
-    price,
-    blockNumber: event.block.number,
-    logIndex: event.log.logIndex,
-    timestamp: event.block.timestamp,
-    transactionHash: event.transaction.hash,
   });
 });
 
