@@ -58,7 +58,7 @@ describe("createDb", () => {
     expect(decimalToBigInt(row.reserveBalance)).toBe(MAX_UINT256);
     expect(row.reserveBalance.toFixed()).toBe(MAX_UINT256.toString());
     expect(row.createdBlockNumber).toBe(12n);
-    expect(row.state).toBe("curve");
+    expect(row.lifecycle).toBe("active");
     expect(decimalToBigInt(row.volume)).toBe(0n);
     expect(decimalToBigInt(row.currentPrice)).toBeNull();
   });

@@ -119,6 +119,14 @@ describe("indexer lag while the node hangs", () => {
       });
       expect((await row()).age).toBeLessThan(3);
 
+      // The block-interval estimate behind indexer_lag_blocks needs two heads seen (the indexer
+      // may have caught up on its first): wait for the next head before the node hangs.
+      const seen = gauge(await metrics(), "indexer_head_block");
+      await waitFor(async () => gauge(await metrics(), "indexer_head_block") > seen, {
+        timeoutMs: 60_000,
+        message: "no second head seen",
+      });
+
       // The node hangs: the chain goes on (1 s blocks), the indexer hears nothing.
       proxy.hold(true);
       const heldAt = await chainHead(devnet.rpcUrl);
