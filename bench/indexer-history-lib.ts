@@ -29,14 +29,21 @@ export interface HistoryDevnet {
 /**
  * Starts anvil on the cached history, loading it into a fresh devnet first when the cache is empty.
  * @param log progress lines (stderr)
+ * @param options another history than `pnpm bench indexer`'s: trades, graduations and its cache folder
  */
-export async function openCachedHistory(log: (m: string) => void): Promise<HistoryDevnet> {
-  const stateFile = join(CACHE_DIR, "anvil-state.json");
-  const deploymentFile = join(CACHE_DIR, "deployment.json");
-  const historyFile = join(CACHE_DIR, "history.json");
+export async function openCachedHistory(
+  log: (m: string) => void,
+  options: { trades?: number; graduations?: number; cacheDir?: string } = {},
+): Promise<HistoryDevnet> {
+  const trades = options.trades ?? HISTORY_TRADES;
+  const graduations = options.graduations ?? HISTORY_GRADUATIONS;
+  const cacheDir = options.cacheDir ?? CACHE_DIR;
+  const stateFile = join(cacheDir, "anvil-state.json");
+  const deploymentFile = join(cacheDir, "deployment.json");
+  const historyFile = join(cacheDir, "history.json");
   if (!existsSync(historyFile)) {
-    mkdirSync(CACHE_DIR, { recursive: true });
-    const building = join(CACHE_DIR, "anvil-state.building.json");
+    mkdirSync(cacheDir, { recursive: true });
+    const building = join(cacheDir, "anvil-state.building.json");
     const loading = await startDevnet({
       port: 0,
       blockTime: "automine",
@@ -44,14 +51,12 @@ export async function openCachedHistory(log: (m: string) => void): Promise<Histo
       stateInterval: 1_000_000,
       deploymentFile,
     });
-    log(
-      `loading ${HISTORY_TRADES} trades (${HISTORY_GRADUATIONS} graduations) into the devnet (cache ${CACHE_DIR})…`,
-    );
+    log(`loading ${trades} trades (${graduations} graduations) into the devnet (cache ${cacheDir})…`);
     const loaded = await loadHistory({
       rpcUrl: loading.rpcUrl,
       deployment: loading.deployment,
-      trades: HISTORY_TRADES,
-      graduations: HISTORY_GRADUATIONS,
+      trades,
+      graduations,
       logger: { info: log },
     });
     await loading.stop();
@@ -63,7 +68,7 @@ export async function openCachedHistory(log: (m: string) => void): Promise<Histo
   const anvil = await startAnvil({ port: 0, args: ["--load-state", stateFile], startTimeoutMs: 600_000 });
   const saved = JSON.parse(readFileSync(deploymentFile, "utf8")) as Deployment;
   log(
-    `history: ${history.trades} trades, ${history.events} logs in ${history.blocks} blocks (loaded in ${history.seconds.toFixed(1)} s; from ${CACHE_DIR})`,
+    `history: ${history.trades} trades, ${history.events} logs in ${history.blocks} blocks (loaded in ${history.seconds.toFixed(1)} s; from ${cacheDir})`,
   );
   return {
     rpcUrl: anvil.rpcUrl,

@@ -10,16 +10,15 @@
 // BENCH_LOG_FILTER_SPAN (blocks per range, default 10: ~6,500 logs per range on this history),
 // BENCH_LOG_FILTER_CACHE_DIR (default $TMPDIR/tmi-bench-log-filter-<trades>): the loaded devnet is
 // kept there and later runs start anvil from it.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { type Deployment, type LoadHistoryResult, loadHistory, startAnvil, startDevnet } from "@tmi/devnet";
 import { chainHead, createTestDatabase, insertSyntheticTokens } from "@tmi/testkit";
 import pg from "pg";
 import { createRpcClient } from "../services/indexer/src/rpc/rpc-client.js";
 import { createIndexingCore } from "../services/indexer/src/sync/indexing-core.js";
 import { EmitterSet } from "../services/indexer/src/sync/log-filter.js";
 import { createRangeFetcher } from "../services/indexer/src/sync/range-fetcher.js";
+import { openCachedHistory } from "./indexer-history-lib.js";
 
 const TRADES = Number(process.env.BENCH_LOG_FILTER_TRADES ?? 20_000);
 const COUNTS = (process.env.BENCH_LOG_FILTER_TOKENS ?? "1000,10000,100000").split(",").map(Number);
@@ -29,34 +28,8 @@ const CACHE_DIR =
   process.env.BENCH_LOG_FILTER_CACHE_DIR ?? join(os.tmpdir(), `tmi-bench-log-filter-${TRADES}`);
 const log = (m: string) => process.stderr.write(`[bench log-filter] ${m}\n`);
 
-const stateFile = join(CACHE_DIR, "anvil-state.json");
-const deploymentFile = join(CACHE_DIR, "deployment.json");
-const historyFile = join(CACHE_DIR, "history.json");
-if (!existsSync(historyFile)) {
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const building = join(CACHE_DIR, "anvil-state.building.json");
-  const loading = await startDevnet({
-    port: 0,
-    blockTime: "automine",
-    stateFile: building,
-    stateInterval: 1_000_000,
-    deploymentFile,
-  });
-  log(`loading ${TRADES} trades into a devnet (cache ${CACHE_DIR})…`);
-  const loaded = await loadHistory({
-    rpcUrl: loading.rpcUrl,
-    deployment: loading.deployment,
-    trades: TRADES,
-    graduations: 5,
-    logger: { info: log },
-  });
-  await loading.stop();
-  renameSync(building, stateFile);
-  writeFileSync(historyFile, JSON.stringify(loaded));
-}
-const history = JSON.parse(readFileSync(historyFile, "utf8")) as LoadHistoryResult;
-const deployment = JSON.parse(readFileSync(deploymentFile, "utf8")) as Deployment;
-const anvil = await startAnvil({ port: 0, args: ["--load-state", stateFile] });
+const anvil = await openCachedHistory(log, { trades: TRADES, graduations: 5, cacheDir: CACHE_DIR });
+const { history, deployment } = anvil;
 // The fetcher logs range shrinks at debug level only.
 const quiet = () => {};
 const logger = { debug: quiet, info: quiet, warn: quiet, error: quiet } as unknown as Parameters<
