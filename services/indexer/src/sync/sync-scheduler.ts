@@ -323,20 +323,33 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
       });
   }
 
-  /** Reads the latest head; a successful read is what keeps the head clock fresh. */
+  /**
+   * Reads the latest head; a successful read is what keeps the head clock fresh. Remembers when
+   * each head was first seen: the polls after it are timed from then (see {@link HeadPacer}).
+   */
   async function latestHead(): Promise<BlockHeader> {
     const head = await requireHeader("latest");
     clock.observe(head);
+    if (head.hash !== seenHead.hash) seenHead = { hash: head.hash, at: performance.now() };
     return head;
+  }
+
+  /** Time after a head was first seen before the next poll is due (ms; see {@link HeadPacer}). */
+  function quietMs(): number {
+    // Never so long that the head would look stale (HEAD_STALE_MS) between two reads.
+    return Math.min(pacer.quietMs(config.POLL_INTERVAL_MS), config.HEAD_STALE_MS / 2);
+  }
+
+  /** Milliseconds since `head` was first seen (0 when it is not the last head read). */
+  function sinceSeen(head: BlockHeader): number {
+    return head.hash === seenHead.hash ? performance.now() - seenHead.at : 0;
   }
 
   async function waitForNewHead(current: BlockHeader): Promise<BlockHeader> {
     pacer.observe(current);
-    // Quiet time counted from when this head was seen (its range was indexed since).
-    const since = current.hash === seenHead.hash ? performance.now() - seenHead.at : 0;
-    // Never so long that the head would look stale (HEAD_STALE_MS) between two reads.
-    const quiet = Math.min(pacer.quietMs(config.POLL_INTERVAL_MS), config.HEAD_STALE_MS / 2);
-    let wait = Math.max(config.POLL_INTERVAL_MS, quiet - since);
+    // The first poll is due `quiet` after this head was first seen, whatever its indexing took;
+    // a poll made at the end of that indexing (when it was due) counts: then one interval on.
+    let wait = Math.max(config.POLL_INTERVAL_MS, quietMs() - sinceSeen(current));
     for (;;) {
       if (stopped) return current;
       await pause(wait);
@@ -344,10 +357,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
       if (stopped) return current;
       const head = await latestHead();
       updateLag();
-      if (head.hash !== current.hash) {
-        seenHead = { hash: head.hash, at: performance.now() };
-        return head;
-      }
+      if (head.hash !== current.hash) return head;
     }
   }
 
@@ -687,14 +697,12 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
           if (tip.number < target) {
             const isolate =
               failures >= config.RANGE_FAILURES_BEFORE_ISOLATION && failingFrom === tip.number + 1;
-            const syncStarted = performance.now();
             await syncTo(target, isolate, head);
             failures = 0;
-            // A short step (live: one new block, done before the next can come) ends at the head
-            // just polled: the next poll, paced, finds the next block. After a longer one
-            // (catch-up) the head may have moved on.
-            const quiet = Math.min(pacer.quietMs(config.POLL_INTERVAL_MS), config.HEAD_STALE_MS / 2);
-            if (tip.number < target || performance.now() - syncStarted > quiet) head = await latestHead();
+            // Live, a step (one new block) usually ends before the next poll is due (timed from
+            // when the head was first seen): the paced wait makes it. When the step outlasted
+            // that (catch-up, a slow commit) the poll due is made now, and counts as that poll.
+            if (tip.number < target || sinceSeen(head) > quietMs()) head = await latestHead();
             continue;
           }
           if (tip.hash !== null) {
