@@ -73,6 +73,8 @@ export interface EngineStats {
   stateInvalidations: number;
   /** Tokens whose state was read on demand. */
   tokenReads: number;
+  /** Tokens whose state was forgotten to keep the cache within `KNOWN_TOKENS_CACHE`. */
+  tokenEvictions: number;
   reorgs: number;
   skippedLogs: number;
 }
@@ -146,6 +148,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     fullLoads: 0,
     stateInvalidations: 0,
     tokenReads: 0,
+    tokenEvictions: 0,
     reorgs: 0,
     skippedLogs: 0,
   };
@@ -261,15 +264,32 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   }
 
   /**
-   * After a failed step or a reorg: the checkpoint and the skipped logs again, and the token
-   * state in memory forgotten (it may be ahead of the database); the ranges that follow read only
-   * the tokens they touch. No reload of the known tokens.
+   * After a failed step or a reorg: the checkpoint and the skipped logs again, and the state of
+   * the tokens named by ranges above the checkpoint (not committed, or reverted) forgotten; the
+   * others keep theirs, the ranges that follow read again only the dropped tokens they name. No
+   * reload of the known tokens.
    */
   async function forget(): Promise<void> {
     await resync();
-    const dropped = core.invalidate();
+    const dropped = core.invalidate(tip.number);
     stats.stateInvalidations++;
-    log("debug", "known_state_invalidated", { dropped }, "token state in memory forgotten");
+    syncTokenMetrics();
+    log(
+      "info",
+      "known_state_invalidated",
+      { above_block: tip.number, dropped, kept: core.reads.cached },
+      "token state above the checkpoint forgotten",
+    );
+  }
+
+  /** The token cache's gauges and counters from the core's. */
+  function syncTokenMetrics(): void {
+    const r = core.reads;
+    metrics.cachedTokens.set(r.cached);
+    if (r.tokens > stats.tokenReads) metrics.tokenReads.inc(r.tokens - stats.tokenReads);
+    if (r.evicted > stats.tokenEvictions) metrics.tokenEvictions.inc(r.evicted - stats.tokenEvictions);
+    stats.tokenReads = r.tokens;
+    stats.tokenEvictions = r.evicted;
   }
 
   /** Loads the checkpoint and the skipped logs from the database. */
@@ -616,7 +636,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
         await pendingWrite;
         pendingWrite = commit(input, prepared).then(() => {
           metrics.knownTokens.set(emitters.tokens.size);
-          stats.tokenReads = core.reads.tokens;
+          syncTokenMetrics();
         });
         pendingWrite.catch(() => {});
       }
