@@ -39,6 +39,7 @@ describe("loadIndexerConfig", () => {
       RPC_URL: "http://127.0.0.1:9999",
       CHAIN_ID: "8453",
       FACTORY_ADDRESS: "0x00000000000000000000000000000000000000aa",
+      START_BLOCK: "1",
     };
     expect(loadIndexerConfig({ ...base, KNOWN_TOKENS_CACHE: "2000" }).KNOWN_TOKENS_CACHE).toBe(2_000);
     expect(() => loadIndexerConfig({ ...base, KNOWN_TOKENS_CACHE: "0" })).toThrow();
