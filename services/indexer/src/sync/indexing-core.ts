@@ -5,7 +5,7 @@ import { KnownState, selectEvents } from "../model/known-state.js";
 import type { TokenLabel } from "../rpc/contract-reads.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 import { executeWrite, type PreparedWrite, prepareWrite } from "../store/batch-writer.js";
-import { loadEmitterSeed, loadTokenInfos } from "../store/known-state-loader.js";
+import { type EmitterSeed, loadEmitterSeed, loadTokenInfos } from "../store/known-state-loader.js";
 import { revertTo } from "../store/reorg-journal.js";
 import type { RollbackFn } from "./reorg-reconciler.js";
 
@@ -42,9 +42,10 @@ export interface PreparedRange {
 export interface IndexingCore {
   /**
    * Starts on `pool`'s database (once, at start): the token state is read on demand from then on;
-   * returns what the log filter needs of every indexed token (addresses, graduated pools).
+   * returns what the log filter needs of the indexed tokens (addresses, graduated pools): all of
+   * them, or with `seedLimit` at most that many + 1 addresses (see {@link loadEmitterSeed}).
    */
-  load(pool: Pool): Promise<{ tokens: string[]; pools: string[] }>;
+  load(pool: Pool, options?: { seedLimit?: number }): Promise<EmitterSeed>;
   /**
    * Forgets the token state held in memory that may be ahead of the database: the tokens named by
    * a range ending above `aboveBlock` (a range not committed, or reverted by a reorg to
@@ -203,12 +204,12 @@ export function createIndexingCore(options: IndexingCoreOptions): IndexingCore {
 
   return {
     reads,
-    async load(pool) {
+    async load(pool, loadOptions) {
       db = pool;
       state.clear();
       named.clear();
       reads.cached = 0;
-      return loadEmitterSeed(pool);
+      return loadEmitterSeed(pool, loadOptions?.seedLimit);
     },
     invalidate(aboveBlock) {
       let dropped = 0;

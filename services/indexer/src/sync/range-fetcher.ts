@@ -103,6 +103,16 @@ export interface RangeFetcherOptions {
    * a token adds its pool). Without it such graduations are not followed.
    */
   lookupEmitters?: (tokens: string[]) => Promise<EmitterToken[]>;
+  /**
+   * Which of the addresses met in a topic query are indexed tokens or graduated pools, for an
+   * emitter set that holds only part of them ({@link EmitterSet.complete} false). Required then.
+   */
+  lookupMembers?: (addresses: string[]) => Promise<{ tokens: string[]; pools: string[] }>;
+  /**
+   * Completes an incomplete emitter set (every indexed address), when a range's emitter queries
+   * cost less than its topic query (long historical ranges). Without it such ranges go by topic.
+   */
+  completeEmitters?: (emitters: EmitterSet) => Promise<void>;
 }
 
 /**
@@ -264,13 +274,22 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
       } finally {
         link.done();
       }
-      const strategy = planner.choose(to - from + 1, emitters.size);
+      let strategy = planner.choose(to - from + 1, emitters.size);
+      if (strategy === "emitters" && !emitters.complete) {
+        if (options.completeEmitters) await options.completeEmitters(emitters);
+        else strategy = "topics";
+      }
       let generic: RpcLog[];
       let rawGeneric: number;
       if (strategy === "topics") {
         const all = await getLogs(from, to, genericTopicFilter(), count, topicRange);
         planner.observeDensity(to - from + 1, all.length);
         rawGeneric = all.length;
+        if (!emitters.complete && options.lookupMembers) {
+          const met = new Set<string>();
+          for (const l of all) met.add(l.address.toLowerCase());
+          await emitters.resolve(met, options.lookupMembers);
+        }
         generic = [];
         for (const l of all) if (emitters.has(l.address.toLowerCase())) generic.push(l);
       } else {

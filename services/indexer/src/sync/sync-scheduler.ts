@@ -4,7 +4,7 @@ import type { IndexerConfig } from "../config.js";
 import { type DecodedEvent, TOPIC0 } from "../decode/event-decoder.js";
 import type { IndexerMetrics } from "../metrics.js";
 import { type BlockHeader, type RpcClient, RpcError } from "../rpc/rpc-client.js";
-import { loadEmitterTokens } from "../store/known-state-loader.js";
+import { loadEmitterSeed, loadEmitterTokens, lookupEmitterMembers } from "../store/known-state-loader.js";
 import { refreshTrending } from "../store/trending.js";
 import type { ChainContracts } from "./chain-contracts.js";
 import { findFirstFailing, isDataError, logKey } from "./failed-log-isolation.js";
@@ -67,7 +67,7 @@ export interface EngineStats {
   decodeMs: number;
   buildMs: number;
   dbMs: number;
-  /** Loads of every indexed token's addresses (1: at start only). */
+  /** Loads of every indexed token's address (at start when few, else when an emitter query first needs them). */
   fullLoads: number;
   /** Times the token state in memory was forgotten (failed steps, reorgs). */
   stateInvalidations: number;
@@ -152,6 +152,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     reorgs: 0,
     skippedLogs: 0,
   };
+  /** The one load of every indexed address, when an emitter query first needs them. */
+  let completing: Promise<void> | null = null;
   const fetcher = createRangeFetcher({
     rpc,
     logger,
@@ -162,7 +164,13 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     addressChunk: config.LOG_ADDRESS_CHUNK,
     strategy: config.LOG_QUERY_STRATEGY,
     lookupEmitters: (tokens) => loadEmitterTokens(pool, tokens),
+    lookupMembers: (addresses) => lookupEmitterMembers(pool, addresses),
+    completeEmitters: (set) => {
+      completing ??= completeEmitterSet(set);
+      return completing;
+    },
   });
+
   let writer: PoolClient | null = null;
   const reconciler = createReorgReconciler({
     pool,
@@ -237,29 +245,61 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   }
 
   /**
-   * At start: the checkpoint, the skipped logs and what the log filter needs of every indexed
-   * token (addresses; the token state itself is read on demand by the core).
+   * At start: the checkpoint, the skipped logs and the log filter's seed: every indexed token's
+   * address when there are at most {@link seedLimit}, else that many (one index range): the
+   * addresses met in topic queries are then looked up in `tokens`, and the whole set is read only
+   * if an emitter query ever costs less (long historical ranges). Nothing at start reads every
+   * token; the token state itself is read on demand by the core.
    */
   async function start(): Promise<void> {
     const started = performance.now();
     const cpuStarted = process.cpuUsage();
     await resync();
     emitters = new EmitterSet(contracts.factory, contracts.feedEmitter);
-    const seed = await core.load(pool);
+    completing = null;
+    const seed = await core.load(pool, {
+      seedLimit: config.LOG_QUERY_STRATEGY === "emitters" ? undefined : seedLimit(),
+    });
     emitters.seed(seed.tokens, seed.pools);
-    stats.fullLoads++;
-    metrics.knownTokens.set(emitters.tokens.size);
+    if (!seed.complete) emitters.partial(seed.count);
+    else stats.fullLoads++;
+    metrics.knownTokens.set(emitters.tokenCount);
     log(
       "info",
       "known_state_loaded",
       {
-        tokens: seed.tokens.length,
+        tokens: seed.count,
+        addresses_read: seed.tokens.length,
+        complete: seed.complete,
         pools: seed.pools.length,
         ms: Math.round(performance.now() - started),
         cpu_ms: Math.round(cpuMs(process.cpuUsage(cpuStarted))),
         rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
       },
       "known tokens loaded",
+    );
+  }
+
+  /**
+   * Addresses read at start at most (10 address chunks, at least 10,000): a set this small is
+   * read whole; a larger one is resolved address by address as topic queries meet them.
+   */
+  function seedLimit(): number {
+    return Math.max(10_000, 10 * config.LOG_ADDRESS_CHUNK);
+  }
+
+  /** Reads every indexed token and graduated pool into `set` (see `completeEmitters`). */
+  async function completeEmitterSet(set: EmitterSet): Promise<void> {
+    const started = performance.now();
+    const seed = await loadEmitterSeed(pool);
+    set.seed(seed.tokens, seed.pools);
+    set.complete = true;
+    stats.fullLoads++;
+    log(
+      "info",
+      "emitter_set_completed",
+      { tokens: seed.tokens.length, pools: seed.pools.length, ms: Math.round(performance.now() - started) },
+      "every indexed address read for emitter queries",
     );
   }
 
@@ -635,7 +675,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
         await yieldToIo();
         await pendingWrite;
         pendingWrite = commit(input, prepared).then(() => {
-          metrics.knownTokens.set(emitters.tokens.size);
+          metrics.knownTokens.set(emitters.tokenCount);
           syncTokenMetrics();
         });
         pendingWrite.catch(() => {});
@@ -702,7 +742,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
       log(
         "info",
         "start",
-        { from_block: tip.number + 1, factory: config.FACTORY_ADDRESS, known_tokens: emitters.tokens.size },
+        { from_block: tip.number + 1, factory: config.FACTORY_ADDRESS, known_tokens: emitters.tokenCount },
         "indexer starting",
       );
       if (tip.hash !== null) await checkTip();
