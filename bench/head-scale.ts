@@ -124,9 +124,12 @@ try {
           .output()
           .split("\n")
           .filter((l) => l.includes(`"action":"${action}"`))
-          .map((l) => JSON.parse(l) as Record<string, number>);
+          .map((l) => {
+            const o = JSON.parse(l) as Record<string, number> & { time?: string };
+            return { ...o, at: Date.parse(o.time ?? "") };
+          });
       const startup = line("known_state_loaded")[0] ?? { ms: -1, cpu_ms: -1 };
-      const startedAt = line("start")[0]?.time ?? spawnedAt - 1;
+      const startedAt = line("start")[0]?.at ?? spawnedAt - 1;
       // Measure from the next block on.
       let seen = await head();
       await waitFor(async () => ((await indexer.indexedBlock()) ?? -1) >= seen, {

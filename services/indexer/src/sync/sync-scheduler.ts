@@ -390,6 +390,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   async function latestHead(): Promise<BlockHeader> {
     const head = await requireHeader("latest");
     clock.observe(head);
+    pacer.observe(head);
     if (head.hash !== seenHead.hash) seenHead = { hash: head.hash, at: performance.now() };
     return head;
   }
@@ -406,7 +407,6 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   }
 
   async function waitForNewHead(current: BlockHeader): Promise<BlockHeader> {
-    pacer.observe(current);
     // The first poll is due `quiet` after this head was first seen, whatever its indexing took;
     // a poll made at the end of that indexing (when it was due) counts: then one interval on.
     let wait = Math.max(config.POLL_INTERVAL_MS, quietMs() - sinceSeen(current));
