@@ -115,6 +115,9 @@ export interface RangeFetcherOptions {
   completeEmitters?: (emitters: EmitterSet) => Promise<void>;
 }
 
+/** A partial emitter set is completed for an emitter query only over a range this long (blocks). */
+export const COMPLETE_SET_MIN_BLOCKS = 1_000;
+
 /**
  * Lets pending I/O callbacks run between chunks of CPU work (the previous range's write is a
  * sequence of round trips answered on this thread).
@@ -276,7 +279,10 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
       }
       let strategy = planner.choose(to - from + 1, emitters.size);
       if (strategy === "emitters" && !emitters.complete) {
-        if (options.completeEmitters) await options.completeEmitters(emitters);
+        // Reading every address costs about what a range's emitter queries save only over long
+        // historical ranges: shorter ones go by topic, resolving the addresses they meet.
+        if (options.completeEmitters && to - from + 1 >= COMPLETE_SET_MIN_BLOCKS)
+          await options.completeEmitters(emitters);
         else strategy = "topics";
       }
       let generic: RpcLog[];
