@@ -6,7 +6,6 @@ import { join } from "node:path";
 import {
   devnetAggregatorAbi,
   quoterV2Abi,
-  swapRouter02Abi,
   uniswapV3FactoryAbi,
   uniswapV3FactoryBytecode,
   uniswapV3PoolAbi,
@@ -26,7 +25,6 @@ import {
 import {
   encodeAbiParameters,
   encodeEventTopics,
-  encodeFunctionData,
   erc20Abi,
   getCreate2Address,
   keccak256,
@@ -42,7 +40,7 @@ import {
   relocateSelfImmutables,
   UNISWAP_V3_FEE_TIERS,
 } from "./canonical.js";
-import { localPublicClient, localWalletClient, rpc, waitForReceipt } from "./clients.js";
+import { localPublicClient, rpc } from "./clients.js";
 import { BASE_QUOTER_V2, BASE_SWAP_ROUTER02 } from "./deploy.js";
 import { type Devnet, startDevnet } from "./devnet.js";
 import { setEthUsdRound, setSequencerStatus } from "./feeds.js";
@@ -255,86 +253,24 @@ describe("devnet", () => {
       ).toLowerCase(),
     ).toBe(pool.toLowerCase());
 
-    const wallet = localWalletClient(devnet.rpcUrl, 6, 8453);
-    const quote = async (tokenIn: `0x${string}`, tokenOut: `0x${string}`, amountIn: bigint) => {
-      const { result } = await client.simulateContract({
-        address: quoterV2,
-        abi: quoterV2Abi,
-        functionName: "quoteExactInputSingle",
-        args: [{ tokenIn, tokenOut, amountIn, fee, sqrtPriceLimitX96: 0n }],
-      });
-      return result[0];
-    };
-    /** SwapRouter02 `multicall(deadline, calls)` with `value`, as the panel sends it. */
-    const multicall = async (calls: `0x${string}`[], value = 0n) => {
-      const deadline = (await client.getBlock()).timestamp + 300n;
-      return waitForReceipt(
-        client,
-        await wallet.sendTransaction({
-          to: swapRouter02,
-          data: encodeFunctionData({
-            abi: swapRouter02Abi,
-            functionName: "multicall",
-            args: [deadline, calls],
-          }),
-          value,
-        }),
-      );
-    };
-    const exactInputSingle = (
-      tokenIn: `0x${string}`,
-      tokenOut: `0x${string}`,
-      amountIn: bigint,
-      recipient: `0x${string}`,
-      amountOutMinimum: bigint,
-    ) =>
-      encodeFunctionData({
-        abi: swapRouter02Abi,
-        functionName: "exactInputSingle",
-        args: [{ tokenIn, tokenOut, fee, recipient, amountIn, amountOutMinimum, sqrtPriceLimitX96: 0n }],
-      });
-
     // Buy 0.05 ETH: wrapETH into the router, then exactInputSingle of the router's whole WETH
     // (amountIn 0 = CONTRACT_BALANCE) to the trader.
     const amountIn = parseEther("0.05");
-    const quotedOut = await quote(weth, token, amountIn);
+    const quotedOut = await trader.quotePoolSwap(token, "buy", amountIn);
     expect(quotedOut).toBeGreaterThan(0n);
     const before = await trader.balanceOf(token);
-    const bought = await multicall(
-      [
-        encodeFunctionData({ abi: swapRouter02Abi, functionName: "wrapETH", args: [amountIn] }),
-        exactInputSingle(weth, token, 0n, trader.address, quotedOut),
-      ],
-      amountIn,
-    );
-    expect(bought.status).toBe("success");
+    const { receipt: bought } = await trader.buyWithSwapRouter02(token, amountIn, quotedOut);
     expect((await trader.balanceOf(token)) - before).toBe(quotedOut);
 
     // Sell half: approve the router, exactInputSingle to the router, unwrapWETH9 to the trader (ETH).
     const sellAmount = quotedOut / 2n;
-    const quotedEth = await quote(token, weth, sellAmount);
+    const quotedEth = await trader.quotePoolSwap(token, "sell", sellAmount);
     expect(quotedEth).toBeGreaterThan(0n);
-    await waitForReceipt(
-      client,
-      await wallet.writeContract({
-        address: token,
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [swapRouter02, sellAmount],
-      }),
-    );
-    const ethBefore = await client.getBalance({ address: trader.address });
-    const sold = await multicall([
-      exactInputSingle(token, weth, sellAmount, swapRouter02, quotedEth),
-      encodeFunctionData({
-        abi: swapRouter02Abi,
-        functionName: "unwrapWETH9",
-        args: [quotedEth, trader.address],
-      }),
-    ]);
-    expect(sold.status).toBe("success");
-    const gas = sold.gasUsed * sold.effectiveGasPrice;
-    expect((await client.getBalance({ address: trader.address })) - ethBefore + gas).toBe(quotedEth);
+    const ethBefore = await trader.ethBalance();
+    const { receipt: sold, approval } = await trader.sellWithSwapRouter02(token, sellAmount, quotedEth);
+    expect(approval?.receipt.status).toBe("success");
+    const gas = [sold, approval!.receipt].reduce((sum, r) => sum + r.gasUsed * r.effectiveGasPrice, 0n);
+    expect((await trader.ethBalance()) - ethBefore + gas).toBe(quotedEth);
     // Both are the canonical pool's Swap logs.
     const swaps = [bought, sold].map(
       (receipt) => parseEventLogs({ abi: uniswapV3PoolAbi, eventName: "Swap", logs: receipt.logs })[0]!,
