@@ -410,6 +410,36 @@ describe("devnet", () => {
     expect(JSON.parse(readFileSync(deploymentFile, "utf8")).chainId).toBe(8453);
   });
 
+  it("behavior: on 8453 a chain with Base's addresses resumes; one saved with the devnet's own WETH and factory is set aside", async () => {
+    const stateFile = join(dir, "base-state.json");
+    const deploymentFile = join(dir, "base-resume.json");
+    // A chain saved before WETH and the factory moved to Base's addresses.
+    const old = await startDevnet({
+      blockTime: "automine",
+      stateFile,
+      deploymentFile,
+      chainId: 8453,
+      baseAddresses: false,
+    });
+    expect(old.deployment.contracts.weth).not.toBe(BASE_WETH);
+    await old.stop();
+    const fresh = await startDevnet({ blockTime: "automine", stateFile, deploymentFile, chainId: 8453 });
+    expect(fresh.resumed).toBe(false);
+    expect(fresh.setAsideState).toBe(`${stateFile}.devnet-addresses`);
+    expect(existsSync(`${stateFile}.devnet-addresses`)).toBe(true);
+    expect(fresh.deployment.contracts.uniswapV3Factory).toBe(BASE_UNISWAP_V3_FACTORY);
+    await fresh.stop();
+    const resumed = await boot({ blockTime: "automine", stateFile, deploymentFile, chainId: 8453 });
+    expect(resumed.resumed).toBe(true);
+    expect(resumed.setAsideState).toBeUndefined();
+    expect(resumed.deployment.contracts).toEqual(fresh.deployment.contracts);
+    const trader = createTrader({ rpcUrl: resumed.rpcUrl, deployment: resumed.deployment, account: 4 });
+    const { token } = await trader.createToken("Resumed Base", "RBASE");
+    await trader.graduate(token);
+    const { receipt } = await trader.buyWithSwapRouter02(token, parseEther("0.01"));
+    expect(receipt.status).toBe("success");
+  });
+
   it("behavior: a trader launches, buys, sells, graduates (exact gross, refund) and swaps both ways", async () => {
     const devnet = await boot({ blockTime: "automine" });
     const client = localPublicClient(devnet.rpcUrl);
