@@ -12,7 +12,8 @@ export const DEV_CURSOR_SECRET = "tmi-dev-cursor-secret-not-for-production";
  * (`*` or a comma-separated list of origins, default `*`), `DB_POOL_MAX` (default 10),
  * `TRUST_PROXY` (see {@link parseTrustProxy}; default `false`), `READ_REPLICA_MAX_LAG_S` (30),
  * `READ_FALLBACK_TO_PRIMARY` (false), `READ_MIN_BLOCK_WAIT_MS` (1,000), `STREAM_READ_WAIT_MS` (2,000),
- * `STREAM_MAX_PER_CLIENT` (10), `STREAM_MAX_CONNECTIONS` (5,000), `STREAM_IDLE_STOP_MS` (30,000).
+ * `STREAM_MAX_PER_CLIENT` (10), `STREAM_MAX_CONNECTIONS` (5,000), `STREAM_IDLE_STOP_MS` (30,000),
+ * `TRADERS_PNL_CACHE_POSITIONS` (200,000).
  */
 export const queryApiEnvSchema = baseEnvSchema
   .extend({
@@ -32,6 +33,7 @@ export const queryApiEnvSchema = baseEnvSchema
     STREAM_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(5_000),
     STREAM_IDLE_STOP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     STREAM_READ_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+    TRADERS_PNL_CACHE_POSITIONS: z.coerce.number().int().min(0).max(10_000_000).default(200_000),
     TRUST_PROXY: z
       .string()
       .default("false")
@@ -61,6 +63,11 @@ export interface QueryApiConfig {
    * IP (`request.ip`, used by the stream's per-IP cap). See {@link parseTrustProxy}.
    */
   trustProxy?: TrustProxy;
+  /**
+   * Positions held by the per-process pnl rankings of `GET /api/v1/tokens/{address}/traders?sort=pnl`
+   * (`TRADERS_PNL_CACHE_POSITIONS`, 200,000, about 25 MB; 0: every page ranks the token in SQL).
+   */
+  tradersPnlCachePositions?: number;
 }
 
 /** Fastify `trustProxy` values accepted by query-api: off, on, or trusted proxy addresses/CIDRs. */
@@ -159,5 +166,6 @@ export function loadQueryApiSettings(
     cursorSecretIsDefault: env.CURSOR_SECRET === undefined,
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? false,
+    tradersPnlCachePositions: env.TRADERS_PNL_CACHE_POSITIONS,
   });
 }
