@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { activityRoutes } from "./activity/activity-routes.js";
 import { chartRoutes } from "./chart/chart-routes.js";
 import { JsonText, type RouteContext } from "./common/route-helpers.js";
-import type { QueryApiConfig } from "./config.js";
+import { DEFAULT_TRADERS_PNL_CACHE_POSITIONS, type QueryApiConfig } from "./config.js";
 import { creatorRoutes } from "./creators/creator-routes.js";
 import type { ReadDb } from "./db.js";
 import { createCheckpointCache } from "./freshness/checkpoint-cache.js";
@@ -133,7 +133,9 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     detailStats: { checkpoint, cache: createStatsCache() },
     pnlRankings:
       deps.pnlRankings ??
-      createPnlRankings({ maxPositions: deps.config.tradersPnlCachePositions ?? 200_000 }),
+      createPnlRankings({
+        maxPositions: deps.config.tradersPnlCachePositions ?? DEFAULT_TRADERS_PNL_CACHE_POSITIONS,
+      }),
     ...(deps.readDatabase ? { readDatabase: deps.readDatabase } : {}),
   };
   // App-wide hooks first (a plugin's routes get the hooks its parent had when it was loaded):

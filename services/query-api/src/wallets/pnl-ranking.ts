@@ -55,15 +55,23 @@ export const PNL_RANKING_SQL = `SELECT ${VERSION_SQL} AS version, r.n, r.ranking
  * The page rows of token `$1` for the traders `$2` (in that order) with the version read in the
  * same snapshot: the columns of `tokenTradersSource("pnl")` (trader, balance, sort_key, position)
  * plus `version`. One all-null row (but `version`) when no trader matched; no row for an unknown
- * token.
+ * token. Positions and balances are read by primary key, one lookup per trader: the lateral
+ * subqueries (kept apart by their `LIMIT`) leave the generic plan of the prepared statement no
+ * other way (it estimates a token's positions from the average token's and would otherwise scan
+ * a hot token's positions and balances). `ctid IS NOT NULL` (always true) keeps the balance off an
+ * index-only scan of `token_balances_rank_idx` (token, balance, holder), which the generic plan
+ * prefers and which reads the token's whole range for one holder.
  */
 export const PNL_PAGE_SQL = `SELECT ${VERSION_SQL} AS version, x.*
   FROM ${VERSION_FROM}
   LEFT JOIN LATERAL (
     SELECT u.i, p.trader, coalesce(b.balance, 0)::text AS balance, ${pnlSql()} AS sort_key, ${POSITION_COLUMNS()}
     FROM unnest($2::text[]) WITH ORDINALITY AS u(trader, i)
-    JOIN positions p ON p.token_address = t.address AND p.trader = u.trader
-    LEFT JOIN token_balances b ON b.token_address = p.token_address AND b.holder = p.trader
+    CROSS JOIN LATERAL (SELECT * FROM positions q WHERE q.token_address = $1 AND q.trader = u.trader LIMIT 1) p
+    LEFT JOIN LATERAL (
+      SELECT q.balance FROM token_balances q
+      WHERE q.token_address = $1 AND q.holder = u.trader AND q.ctid IS NOT NULL LIMIT 1
+    ) b ON true
   ) x ON true
   WHERE t.address = $1
   ORDER BY x.i`;
