@@ -217,8 +217,8 @@ describe("traders by pnl from the per-process ranking", () => {
     expect((await samePage(url(TOKEN, 1))).body).toContain(trader(5));
 
     // A reorg replaces that trade by another at the same block number and log index (another
-    // block hash), at the same price, with another position moved instead.
-    await setPosition(5, 5n * 10n ** 20n, 2n * 10n ** 14n, 0n);
+    // block hash), at the same price, which moves another trader above the first page's rows
+    // (these keep their pnl: only the version tells that the ranking is stale).
     await setPosition(9, 2n * 10n ** 22n, 10n ** 15n, 10n ** 16n);
     await setLatestTrade(300, 9, `0x${"ab".repeat(32)}`);
     await expectExact([...first, ...second, ...third]);

@@ -1,5 +1,10 @@
 import { LRUCache } from "lru-cache";
-import type { KeysetPage, KeysetPosition } from "../common/keyset-page.js";
+import {
+  CHAIN_POSITION_KEY,
+  type KeysetPage,
+  type KeysetPosition,
+  keysetOrderBy,
+} from "../common/keyset-page.js";
 import { prepared, type ReadDb } from "../db.js";
 import { POSITION_COLUMNS, type PositionColumns, pnlSql } from "./position-sql.js";
 
@@ -25,7 +30,7 @@ import { POSITION_COLUMNS, type PositionColumns, pnlSql } from "./position-sql.j
 const VERSION_FROM = `tokens t
   LEFT JOIN LATERAL (
     SELECT r.block_number, r.log_index FROM trades r WHERE r.token_address = t.address
-    ORDER BY r.block_number DESC, r.transaction_index DESC, r.log_index DESC, r.transaction_hash DESC LIMIT 1
+    ORDER BY ${keysetOrderBy(CHAIN_POSITION_KEY, "desc")} LIMIT 1
   ) l ON true
   LEFT JOIN chain_events e ON e.block_number = l.block_number AND e.log_index = l.log_index`;
 
