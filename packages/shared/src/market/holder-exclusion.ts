@@ -4,7 +4,9 @@
  * factory that launched it, and the platform's contracts of the token, all learned from the
  * chain (never listed by hand): its curve and canonical pool (`TokenLaunchedV3`), fee manager
  * (`TokenRegistered`), graduation manager (`Graduated`), LP custodian (`GraduatedV3`), residual
- * escrow (`ResidualDeposited`) and permanent LP fee vault (`PermanentLPFeesAccrued`). The
+ * escrow (`ResidualDeposited`), permanent LP fee vault (`PermanentLPFeesAccrued`), and the
+ * community and trader-rewards vaults that vault forwards the token's shares of its LP fees to
+ * (`CommunityLPFeesForwarded` / `TraderRewardsLPFeesForwarded`, which name the vault). The
  * settlement executor holds the graduation assets inside the graduation transaction only, so it
  * never ends a block with a balance and needs no entry.
  *
@@ -26,6 +28,8 @@ export interface TokenPlatformContracts {
   custodian: string | null;
   escrow: string | null;
   feeVault: string | null;
+  communityVault: string | null;
+  traderRewardsVault: string | null;
 }
 
 /** The `tokens` column of each field of {@link TokenPlatformContracts}. */
@@ -38,6 +42,8 @@ export const PLATFORM_CONTRACT_COLUMNS = Object.freeze({
   custodian: "lp_custodian_address",
   escrow: "residual_escrow_address",
   feeVault: "lp_fee_vault_address",
+  communityVault: "community_vault_address",
+  traderRewardsVault: "trader_rewards_vault_address",
 } as const satisfies Record<keyof TokenPlatformContracts, string>);
 
 /**
@@ -59,7 +65,9 @@ export function isExcludedHolder(
     holder === contracts.graduationManager ||
     holder === contracts.custodian ||
     holder === contracts.escrow ||
-    holder === contracts.feeVault
+    holder === contracts.feeVault ||
+    holder === contracts.communityVault ||
+    holder === contracts.traderRewardsVault
   );
 }
 

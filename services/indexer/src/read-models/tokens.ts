@@ -71,6 +71,10 @@ export interface TokenDelta {
   escrow: string | null;
   /** Permanent LP fee vault named by the range's `PermanentLPFeesAccrued`. */
   feeVault: string | null;
+  /** Community vault named by the range's `CommunityLPFeesForwarded`. */
+  communityVault: string | null;
+  /** Trader-rewards vault named by the range's `TraderRewardsLPFeesForwarded`. */
+  traderRewardsVault: string | null;
   lastTradeSource: TradeSource | null;
   lastTradeBlock: number | null;
   latestTradeTimestamp: number | null;
@@ -91,6 +95,8 @@ function emptyTokenDelta(block: number): TokenDelta {
     settlement: null,
     escrow: null,
     feeVault: null,
+    communityVault: null,
+    traderRewardsVault: null,
     lastTradeSource: null,
     lastTradeBlock: null,
     latestTradeTimestamp: null,
@@ -223,6 +229,8 @@ export function tokensUpdateCtes(
       settled_log_index = CASE WHEN d.settled THEN d.sli ELSE t.settled_log_index END,
       residual_escrow_address = coalesce(d.esc, t.residual_escrow_address),
       lp_fee_vault_address = coalesce(t.lp_fee_vault_address, d.vault),
+      community_vault_address = coalesce(t.community_vault_address, d.cvault),
+      trader_rewards_vault_address = coalesce(t.trader_rewards_vault_address, d.tvault),
       last_trade_source = coalesce(d.lts, t.last_trade_source),
       last_trade_block_number = coalesce(d.ltb, t.last_trade_block_number),
       latest_trade_timestamp = coalesce(d.ltt, t.latest_trade_timestamp),
@@ -334,6 +342,12 @@ export function tokensUpdateCtes(
         g((d) => d.feeVault),
         "text[]",
       )}, ${q.p(
+        g((d) => d.communityVault),
+        "text[]",
+      )}, ${q.p(
+        g((d) => d.traderRewardsVault),
+        "text[]",
+      )}, ${q.p(
         g((d) => d.lastTradeSource),
         "text[]",
       )}, ${q.p(
@@ -348,7 +362,7 @@ export function tokensUpdateCtes(
       )})
       AS d(a, tc, bc, sc, vol, fee, has_curve, sold, res, vtr, ver, price_set, pr, fdv,
            grad, gm, gta, gea, gss, gbn, gth, gli, gts, settled, cus, pid, liq, sbn, sth, sli,
-           esc, vault, lts, ltb, ltt, ub)
+           esc, vault, cvault, tvault, lts, ltb, ltt, ub)
     LEFT JOIN ${counts.newTraders} ttn ON ttn.token_address = d.a
     LEFT JOIN ${counts.holderChange} hd ON hd.token_address = d.a
     WHERE t.address = d.a)`,
