@@ -59,7 +59,7 @@ afterAll(async () => {
 });
 
 describe("holders agree with the chain", () => {
-  it("default: a graduated token with collected LP fees (vault and escrow are not holders)", async () => {
+  it("default: a graduated token with collected and forwarded LP fees (fee vault, community and trader-rewards vaults, escrow are not holders)", async () => {
     const wallet = (account: number) =>
       createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account });
     const [creator, a, b, c] = [wallet(1), wallet(2), wallet(3), wallet(4)];
