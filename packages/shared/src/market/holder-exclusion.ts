@@ -21,14 +21,23 @@ export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 export interface TokenPlatformContracts {
   /** The token itself. */
   address: string;
+  /** Its curve (`TokenLaunchedV3.curve`). */
   curve: string;
+  /** Its canonical Uniswap V3 pool (`TokenLaunchedV3.canonicalPool`). */
   pool: string | null;
+  /** Fee manager that registered the token in its launch transaction (`TokenRegistered`'s emitter). */
   feeManager: string | null;
+  /** Graduation manager named by the token's `Graduated`; null before graduation. */
   graduationManager: string | null;
+  /** LP custodian from `GraduatedV3`. */
   custodian: string | null;
+  /** Residual escrow (`ResidualDeposited`'s emitter in the graduation). */
   escrow: string | null;
+  /** Permanent LP fee vault that accrued the token's LP fees; null before the first collection. */
   feeVault: string | null;
+  /** Community vault the fee vault forwarded the token's community share to; null before the first forward. */
   communityVault: string | null;
+  /** Trader-rewards vault the fee vault forwarded the token's trader-rewards share to; null before the first forward. */
   traderRewardsVault: string | null;
 }
 

@@ -25,20 +25,7 @@ export interface TokenInfo extends TokenPlatformContracts {
   tokenIsToken0: boolean;
   initialSupply: bigint;
   graduationThreshold: bigint;
-  /** Fee manager that registered the token in its launch transaction (TokenRegistered's emitter); null: unknown. */
-  feeManager: string | null;
-  /** Graduation manager named by the token's `Graduated`; null before graduation. */
-  graduationManager: string | null;
-  /** LP custodian from `GraduatedV3`. */
-  custodian: string | null;
-  /** Residual escrow: receiver of the graduation manager's token transfers other than the pool. */
-  escrow: string | null;
-  /** Permanent LP fee vault that accrued the token's LP fees; null before the first collection. */
-  feeVault: string | null;
-  /** Community vault the fee vault forwarded the token's community share to; null before the first forward. */
-  communityVault: string | null;
-  /** Trader-rewards vault the fee vault forwarded the token's trader-rewards share to; null before the first forward. */
-  traderRewardsVault: string | null;
+  // feeManager … traderRewardsVault: the platform contracts (TokenPlatformContracts), learned from logs.
   /** Position of the token's `Graduated`; null before. Pool swaps count only after it. */
   graduatedAt: LogPosition | null;
   /** Curve state after the last applied event (soldSupply, reserveCoordinate, graduated). */
