@@ -2,15 +2,13 @@ import { parseAddress } from "@tmi/shared/codec";
 import { addressParams, pageQuery } from "../common/params.js";
 import {
   cacheData,
-  decodeNewest,
   errorResponses,
   JsonText,
-  jsonPage,
   jsonPageBody,
   type RoutesPlugin,
   typedRoutes,
 } from "../common/route-helpers.js";
-import { newestPositionOf } from "../tokens/token-queries.js";
+import { newestTokenPage } from "../tokens/token-list-queries.js";
 import { tokenPageSchema } from "../tokens/token-schemas.js";
 import { getCreatorAggregates, listCreatorTokens } from "./creator-queries.js";
 import { creatorProfileSchema } from "./creator-schemas.js";
@@ -22,12 +20,10 @@ import { creatorProfileSchema } from "./creator-schemas.js";
  */
 export const creatorRoutes: RoutesPlugin = (ctx) => async (fastify) => {
   const app = typedRoutes(fastify);
-  const tokensPage = async (address: string, query: { limit: number; cursor?: string | undefined }) => {
-    const route = `creators.tokens:${address}`;
-    const after = decodeNewest(ctx.cursors, route, query.cursor);
-    const rows = await listCreatorTokens(ctx.db, { creator: address, after, take: query.limit + 1 });
-    return jsonPage(rows, query.limit, (row) => row.item, newestPositionOf, ctx.cursors, route);
-  };
+  const tokensPage = (address: string, query: { limit: number; cursor?: string | undefined }) =>
+    newestTokenPage({ ...query, cursors: ctx.cursors, route: `creators.tokens:${address}` }, (after, take) =>
+      listCreatorTokens(ctx.db, { creator: address, after, take }),
+    );
 
   app.get(
     "/api/v1/creators/:address",

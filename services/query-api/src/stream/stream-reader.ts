@@ -243,13 +243,8 @@ export async function readBlockRange(
   const events: StreamEventData[] = [];
   for (const r of created) {
     const block = BigInt(r.block_number);
-    events.push({
-      name: "token_created",
-      id: dataEventId(block, r.log_index, r.block_hash),
-      position: { block, logIndex: r.log_index, sub: 0 },
-      token: r.address,
-      interval: null,
-      data: {
+    events.push(
+      chainRowEvent("token_created", r.address, block, r, {
         address: r.address,
         creator: r.creator,
         name: r.name,
@@ -263,8 +258,8 @@ export async function readBlockRange(
         },
         transaction_index: r.transaction_index,
         timestamp: Number(r.created_at),
-      },
-    });
+      }),
+    );
   }
 
   // Last trade of the range per (token, interval, bucket): where that bucket's candle event goes.
@@ -272,13 +267,8 @@ export async function readBlockRange(
   for (const r of trades) {
     const block = BigInt(r.block_number);
     const timestamp = BigInt(r.block_timestamp);
-    events.push({
-      name: "trade",
-      id: dataEventId(block, r.log_index, r.block_hash),
-      position: { block, logIndex: r.log_index, sub: 0 },
-      token: r.token_address,
-      interval: null,
-      data: {
+    events.push(
+      chainRowEvent("trade", r.token_address, block, r, {
         token_address: r.token_address,
         trader: r.trader,
         side: r.side,
@@ -295,8 +285,8 @@ export async function readBlockRange(
         transaction_hash: r.transaction_hash,
         log_index: r.log_index,
         reserve_amount_usd: r.reserve_amount_usd,
-      },
-    });
+      }),
+    );
     for (const interval of CANDLE_INTERVALS) {
       const bucket = bucketStart(Number(timestamp), interval);
       lastInBucket.set(`${r.token_address}|${interval}|${bucket}`, {
@@ -309,21 +299,16 @@ export async function readBlockRange(
 
   for (const r of graduations) {
     const block = BigInt(r.block_number);
-    events.push({
-      name: "graduated",
-      id: dataEventId(block, r.log_index, r.block_hash),
-      position: { block, logIndex: r.log_index, sub: 0 },
-      token: r.token_address,
-      interval: null,
-      data: {
+    events.push(
+      chainRowEvent("graduated", r.token_address, block, r, {
         token_address: r.token_address,
         pool_address: r.pool_address,
         block_number: Number(block),
         transaction_hash: r.transaction_hash,
         log_index: r.log_index,
         timestamp: Number(r.block_timestamp),
-      },
-    });
+      }),
+    );
   }
 
   for (const c of candles) {
@@ -377,6 +362,28 @@ export async function readEventBlockHash(
     [block.toString(), logIndex],
   );
   return rows[0]?.hash ?? null;
+}
+
+/**
+ * The stream event of one chain event's row (`token_created`, `trade`, `graduated`) at `block`:
+ * its id from the row's log index and block hash, its position (block, log index, first of the
+ * log), about `token`, carrying `data` (the wire payload).
+ */
+function chainRowEvent(
+  name: "token_created" | "trade" | "graduated",
+  token: string,
+  block: bigint,
+  row: { log_index: number; block_hash: string | null },
+  data: Record<string, unknown>,
+): StreamEventData {
+  return {
+    name,
+    id: dataEventId(block, row.log_index, row.block_hash),
+    position: { block, logIndex: row.log_index, sub: 0 },
+    token,
+    interval: null,
+    data,
+  };
 }
 
 /** Wire form of a candle row (the chart Candle plus `token_address` and `interval`). */

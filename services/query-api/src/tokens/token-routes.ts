@@ -4,10 +4,8 @@ import { z } from "zod";
 import { addressParams, likePrefix, normalizeSearch, pageQuery, parseAddressList } from "../common/params.js";
 import {
   cacheData,
-  decodeNewest,
   errorResponses,
   JsonText,
-  jsonPage,
   jsonPageBody,
   type RoutesPlugin,
   typedRoutes,
@@ -15,6 +13,7 @@ import {
 import {
   BATCH_MAX,
   listTokensByAddress,
+  newestTokenPage,
   orderedPage,
   TOKEN_ORDERS,
   TOKEN_PHASES,
@@ -23,7 +22,7 @@ import {
   tokenPageBody,
   twoPartPage,
 } from "./token-list-queries.js";
-import { getPricing, getTokenDetail, listTokens, newestPositionOf } from "./token-queries.js";
+import { getPricing, getTokenDetail, listTokens } from "./token-queries.js";
 import { pricingSchema, tokenDetailSchema, tokenPageSchema } from "./token-schemas.js";
 
 const notFound = (address: string) => new AppError("not_found", `no canonical token ${address}`);
@@ -89,17 +88,13 @@ export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
         const search = normalizeSearch(request.query.search);
         if ((sort === undefined || sort === "newest") && phase === undefined) {
           // Cursors are bound to the search they were issued for (aliases share them).
-          const route = `tokens?search=${search}`;
-          const after = decodeNewest(ctx.cursors, route, cursor);
-          const rows = await listTokens(ctx.db, {
-            searchPattern: search === "" ? null : likePrefix(search),
-            after,
-            take: limit + 1,
-          });
+          const searchPattern = search === "" ? null : likePrefix(search);
+          const page = await newestTokenPage(
+            { limit, cursor, cursors: ctx.cursors, route: `tokens?search=${search}` },
+            (after, take) => listTokens(ctx.db, { searchPattern, after, take }),
+          );
           cacheData(reply);
-          return jsonPageBody(
-            jsonPage(rows, limit, (row) => row.item, newestPositionOf, ctx.cursors, route),
-          ) as never;
+          return jsonPageBody(page) as never;
         }
         // Every other sort or a phase: cursors are bound to the sort, the phase and the search.
         const route = `tokens?sort=${sort ?? "newest"}&phase=${phase ?? ""}&search=${search}`;
