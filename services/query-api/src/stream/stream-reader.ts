@@ -203,6 +203,13 @@ export async function readBlockRange(
   const trades: TradeRow[] = [];
   const graduations: GraduatedRow[] = [];
   const candles: CandleRow[] = [];
+  // Every other kind's rows go to their list as they are.
+  const lists: Record<string, unknown[]> = {
+    token_created: created,
+    trade: trades,
+    graduated: graduations,
+    candle: candles,
+  };
   for (const row of rows) {
     switch (row.kind) {
       case "cp": {
@@ -222,18 +229,8 @@ export async function readBlockRange(
         hi = j.hi === null ? null : BigInt(j.hi);
         break;
       }
-      case "token_created":
-        created.push(row.j as unknown as CreatedRow);
-        break;
-      case "trade":
-        trades.push(row.j as unknown as TradeRow);
-        break;
-      case "graduated":
-        graduations.push(row.j as unknown as GraduatedRow);
-        break;
-      case "candle":
-        candles.push(row.j as unknown as CandleRow);
-        break;
+      default:
+        lists[row.kind]?.push(row.j);
     }
   }
   if (toBlock !== null) hi = toBlock;
