@@ -8,7 +8,14 @@ import {
 } from "@tmi/shared/market";
 import type pg from "pg";
 import { tradeReserveUsdSql } from "../common/usd-sql.js";
-import { candleSub, dataEventId, type StreamEventData } from "./stream-events.js";
+import {
+  candleSub,
+  dataEventId,
+  hash8,
+  type parseEventId,
+  type ResetReason,
+  type StreamEventData,
+} from "./stream-events.js";
 
 /** Something that runs a query: a pooled client inside a transaction, or a pool. */
 export interface Queryable {
@@ -240,9 +247,8 @@ export async function readBlockRange(
 
   const events: StreamEventData[] = [];
   for (const r of created) {
-    const block = BigInt(r.block_number);
     events.push(
-      chainRowEvent("token_created", r.address, block, r, {
+      chainRowEvent("token_created", r.address, r, {
         address: r.address,
         creator: r.creator,
         name: r.name,
@@ -250,7 +256,7 @@ export async function readBlockRange(
         initial_supply: r.initial_supply,
         graduation_threshold: r.graduation_threshold,
         created_at: {
-          block_number: Number(block),
+          block_number: Number(r.block_number),
           transaction_hash: r.transaction_hash,
           log_index: r.log_index,
         },
@@ -266,7 +272,7 @@ export async function readBlockRange(
     const block = BigInt(r.block_number);
     const timestamp = BigInt(r.block_timestamp);
     events.push(
-      chainRowEvent("trade", r.token_address, block, r, {
+      chainRowEvent("trade", r.token_address, r, {
         token_address: r.token_address,
         trader: r.trader,
         side: r.side,
@@ -296,12 +302,11 @@ export async function readBlockRange(
   }
 
   for (const r of graduations) {
-    const block = BigInt(r.block_number);
     events.push(
-      chainRowEvent("graduated", r.token_address, block, r, {
+      chainRowEvent("graduated", r.token_address, r, {
         token_address: r.token_address,
         pool_address: r.pool_address,
-        block_number: Number(block),
+        block_number: Number(r.block_number),
         transaction_hash: r.transaction_hash,
         log_index: r.log_index,
         timestamp: Number(r.block_timestamp),
@@ -363,17 +368,17 @@ export async function readEventBlockHash(
 }
 
 /**
- * The stream event of one chain event's row (`token_created`, `trade`, `graduated`) at `block`:
- * its id from the row's log index and block hash, its position (block, log index, first of the
+ * The stream event of one chain event's row (`token_created`, `trade`, `graduated`): its id
+ * from the row's block, log index and block hash, its position (block, log index, first of the
  * log), about `token`, carrying `data` (the wire payload).
  */
 function chainRowEvent(
   name: "token_created" | "trade" | "graduated",
   token: string,
-  block: bigint,
-  row: { log_index: number; block_hash: string | null },
+  row: { block_number: string; log_index: number; block_hash: string | null },
   data: Record<string, unknown>,
 ): StreamEventData {
+  const block = BigInt(row.block_number);
   return {
     name,
     id: dataEventId(block, row.log_index, row.block_hash),
@@ -400,4 +405,32 @@ function candleData(c: CandleRow): Record<string, unknown> {
     low_price: c.low_price,
     close_price: c.close_price,
   };
+}
+
+/**
+ * The events a client resuming from `parsed` (a `Last-Event-ID` no longer in the ring) missed,
+ * up to block `upTo`, read in one REPEATABLE READ snapshot: `orphaned` when the block of a data
+ * event's id is no longer canonical (its hash changed), `too_old` when more than `maxGapEvents`.
+ */
+export async function readResumeGap(
+  db: pg.Pool,
+  parsed: NonNullable<ReturnType<typeof parseEventId>>,
+  upTo: bigint,
+  maxGapEvents: number,
+): Promise<StreamEventData[] | ResetReason> {
+  const client = await db.connect();
+  try {
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    if (parsed.kind === "data") {
+      const hash = await readEventBlockHash(client, parsed.position.block, parsed.position.logIndex);
+      if (hash === null || hash8(hash) !== parsed.hash8) return "orphaned";
+    }
+    const read = await readBlockRange(client, parsed.position.block - 1n, upTo, maxGapEvents);
+    if (read.overflow) return "too_old";
+    const events = read.events.filter((e) => compareStreamPositions(e.position, parsed.position) > 0);
+    return events.length > maxGapEvents ? "too_old" : events;
+  } finally {
+    await client.query("COMMIT").catch(() => {});
+    client.release();
+  }
 }
