@@ -74,6 +74,22 @@ export class KnownState {
     if (info.custodian !== null) this.custodians.set(info.custodian, info.address);
   }
 
+  /**
+   * Forgets one token and its contracts (evicted from the cache, or touched by a range that was
+   * not committed or was reverted); read again from `tokens` when a range names it. Returns
+   * whether it was held.
+   */
+  removeToken(address: string): boolean {
+    const info = this.tokens.get(address);
+    if (!info) return false;
+    this.tokens.delete(address);
+    if (this.curves.get(info.curve) === address) this.curves.delete(info.curve);
+    if (this.pools.get(info.pool) === address) this.pools.delete(info.pool);
+    if (info.custodian !== null && this.custodians.get(info.custodian) === address)
+      this.custodians.delete(info.custodian);
+    return true;
+  }
+
   /** Forgets every token (after a failed write or a reorg: memory may be ahead of the database). */
   clear(): void {
     this.tokens.clear();
