@@ -5,7 +5,8 @@ import { KnownState, type TokenInfo } from "../model/known-state.js";
 /** Columns of `tokens` that make a {@link TokenInfo}. */
 const TOKEN_INFO_COLUMNS = `address, creator, curve_address, pool_address, pool_token_is_token0, initial_supply::text,
   graduation_threshold::text, fee_manager_address, graduation_manager_address, lp_custodian_address,
-  residual_escrow_address, lp_fee_vault_address, graduated_block_number::text, graduated_log_index,
+  residual_escrow_address, lp_fee_vault_address, community_vault_address, trader_rewards_vault_address,
+  graduated_block_number::text, graduated_log_index,
   sold_supply::text, reserve_balance::text, lifecycle`;
 
 interface TokenInfoRow {
@@ -21,6 +22,8 @@ interface TokenInfoRow {
   lp_custodian_address: string | null;
   residual_escrow_address: string | null;
   lp_fee_vault_address: string | null;
+  community_vault_address: string | null;
+  trader_rewards_vault_address: string | null;
   graduated_block_number: string | null;
   graduated_log_index: number | null;
   sold_supply: string;
@@ -42,6 +45,8 @@ function tokenInfo(t: TokenInfoRow): TokenInfo {
     custodian: t.lp_custodian_address,
     escrow: t.residual_escrow_address,
     feeVault: t.lp_fee_vault_address,
+    communityVault: t.community_vault_address,
+    traderRewardsVault: t.trader_rewards_vault_address,
     graduatedAt:
       t.graduated_block_number === null
         ? null

@@ -126,6 +126,8 @@ function missingKeys(events: readonly DecodedEvent[], state: KnownState) {
       // loaded with it; its accrual names the token).
       case "ResidualDeposited":
       case "PermanentLPFeesAccrued":
+      case "CommunityLPFeesForwarded":
+      case "TraderRewardsLPFeesForwarded":
         token(e.args.launchToken);
         break;
       case "PermanentFeesCollected":
