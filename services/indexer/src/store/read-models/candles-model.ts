@@ -1,5 +1,5 @@
 import type { Batch } from "../../model/batch.js";
-import { type SqlParams, str } from "../sql-text.js";
+import { ONE_ROW, type SqlParams, str } from "../sql-text.js";
 
 /**
  * Candles (`candles`, `candle_traders`): the range's per-bucket deltas merged into the stored
@@ -34,8 +34,8 @@ export function candlesCtes(batch: Batch, q: SqlParams): string[] {
       ct.map((t) => t.sold),
       "bool[]",
     )}) AS d(a, i, b, t, bo, so)
-    LEFT JOIN candle_traders e
-      ON e.token_address = d.a AND e.interval = d.i AND e.bucket_start = d.b AND e.trader = d.t)`,
+    LEFT JOIN LATERAL (SELECT e.trader, e.bought, e.sold FROM candle_traders e
+      WHERE e.token_address = d.a AND e.interval = d.i AND e.bucket_start = d.b AND e.trader = d.t ${ONE_ROW}) e ON true)`,
     `ct AS (
     INSERT INTO candle_traders (token_address, interval, bucket_start, trader, bought, sold)
     SELECT a, i, b, t, bo OR eb, so OR es FROM ctd

@@ -1,5 +1,5 @@
 import type { Batch } from "../../model/batch.js";
-import type { SqlParams } from "../sql-text.js";
+import { ONE_ROW, type SqlParams } from "../sql-text.js";
 
 /**
  * Balances of holders (`token_balances`, platform contracts never included): net deltas of the
@@ -22,7 +22,8 @@ export function holdersCtes(batch: Batch, q: SqlParams): string[] {
     )}) AS d(token, holder, delta))`,
     `bo AS (
     SELECT bd.token, bd.holder, bd.delta, coalesce(tb.balance, 0) AS old
-    FROM bd LEFT JOIN token_balances tb ON tb.token_address = bd.token AND tb.holder = bd.holder)`,
+    FROM bd LEFT JOIN LATERAL (SELECT tb.balance FROM token_balances tb
+      WHERE tb.token_address = bd.token AND tb.holder = bd.holder ${ONE_ROW}) tb ON true)`,
     `bdel AS (
     DELETE FROM token_balances tb USING bo
     WHERE tb.token_address = bo.token AND tb.holder = bo.holder AND bo.old + bo.delta = 0)`,

@@ -1,5 +1,5 @@
 import type { Batch } from "../../model/batch.js";
-import type { SqlParams } from "../sql-text.js";
+import { ONE_ROW, type SqlParams } from "../sql-text.js";
 
 /**
  * Positions (`positions`, one row per token and trader; docs/api.md "Positions"): the range's sums
@@ -42,7 +42,8 @@ export function positionsCtes(batch: Batch, q: SqlParams): string[] {
       ${q.p(stepTokens, "numeric[]")}, ${q.p(stepReserve, "numeric[]")}) WITH ORDINALITY AS s(i, buy, t, w, ord))`,
     `po AS (
     SELECT pd.*, p.open_quantity AS oq, p.cost_basis AS oc, p.realized_pnl AS orl
-    FROM pd LEFT JOIN positions p ON p.token_address = pd.token AND p.trader = pd.trader)`,
+    FROM pd LEFT JOIN LATERAL (SELECT p.open_quantity, p.cost_basis, p.realized_pnl FROM positions p
+      WHERE p.token_address = pd.token AND p.trader = pd.trader ${ONE_ROW}) p ON true)`,
     `pf AS (
     SELECT s.i, tmi_position_fold(po.oq, po.oc, po.orl, s.buy, s.t, s.w ORDER BY s.ord) AS f
     FROM pst s JOIN po ON po.i = s.i GROUP BY s.i)`,

@@ -1,6 +1,6 @@
 import type { Batch } from "../../model/batch.js";
 import { LONG_INTERVALS } from "../../model/candles.js";
-import type { SqlParams } from "../sql-text.js";
+import { ONE_ROW, type SqlParams } from "../sql-text.js";
 
 /**
  * Distinct traders per token (`token_traders`): the range's traders inserted, or their last bucket
@@ -32,7 +32,7 @@ export function tradersCtes(batch: Batch, q: SqlParams): string[] {
       "bigint[]",
     )}, ${names.map((_, j) => col(j, "firstBuckets")).join(", ")}, ${names.map((_, j) => col(j, "lastBuckets")).join(", ")})
       AS d(token, trader, fb, ${names.map((n) => `f${n}`).join(", ")}, ${names.map((n) => `l${n}`).join(", ")})
-    LEFT JOIN token_traders old ON old.token_address = d.token AND old.trader = d.trader)`,
+    LEFT JOIN LATERAL (SELECT * FROM token_traders old WHERE old.token_address = d.token AND old.trader = d.trader ${ONE_ROW}) old ON true)`,
     `tt AS (
     INSERT INTO token_traders (token_address, trader, first_block_number, ${names.map((n) => `last_bucket_${n}`).join(", ")})
     SELECT token, trader, fb, ${names.map((n) => `l${n}`).join(", ")} FROM tto
