@@ -8,8 +8,8 @@ import {
   CANDLE_INTERVALS,
   CANDLE_INTERVALS_SQL,
   type CandleInterval,
+  CHAIN_POSITION_COLUMNS,
   type ChainPosition,
-  chainOrderSql,
   comparePositions,
   excludedHoldersSql,
   formatIndexedNotification,
@@ -169,7 +169,7 @@ describe("rule: fully diluted value", () => {
 });
 
 describe("rule: position order", () => {
-  it("default: ORDER BY chainOrderSql = sort by comparePositions (both directions)", async () => {
+  it("default: ORDER BY CHAIN_POSITION_COLUMNS = sort by comparePositions (both directions)", async () => {
     const position = fc.record<ChainPosition>({
       blockNumber: fc.integer({ min: 0, max: 3 }),
       transactionIndex: fc.integer({ min: 0, max: 3 }),
@@ -183,7 +183,7 @@ describe("rule: position order", () => {
             `SELECT p.n::text AS n
                FROM unnest($1::int8[], $2::int4[], $3::int4[], $4::text[]) WITH ORDINALITY
                  AS p(block_number, transaction_index, log_index, transaction_hash, n)
-              ORDER BY ${chainOrderSql("p", direction)}`,
+              ORDER BY ${CHAIN_POSITION_COLUMNS.map((c) => `p.${c.column} ${direction}`).join(", ")}`,
             [
               positions.map((p) => p.blockNumber),
               positions.map((p) => p.transactionIndex),

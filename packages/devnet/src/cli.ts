@@ -149,7 +149,11 @@ async function main(): Promise<void> {
     });
     devnet = fresh;
     if (fresh.setAsideState)
-      log(`the saved chain had another chain id: set aside as ${fresh.setAsideState}; starting a new chain`);
+      log(
+        fresh.setAsideState.endsWith(".devnet-addresses")
+          ? `the saved chain has WETH and the Uniswap V3 factory at the devnet's own addresses, not Base's: set aside as ${fresh.setAsideState}; starting a new chain`
+          : `the saved chain had another chain id: set aside as ${fresh.setAsideState}; starting a new chain`,
+      );
     if (stopping) {
       await devnet.stop();
       log("anvil stopped");

@@ -31,9 +31,10 @@ import {
   zonkFactoryV3Bytecode,
 } from "@tmi/contracts";
 import { BASE_MAINNET } from "@tmi/shared/chain";
-import { type Abi, type Address, type Hex, stringToHex, toHex, zeroAddress } from "viem";
+import { type Abi, type Address, type Hex, stringToHex, zeroAddress } from "viem";
 import { DEPLOYER_ACCOUNT, DEVNET_PROTOCOL_FEE_RECIPIENT } from "./accounts.js";
-import { localPublicClient, localWalletClient, rpc, waitForReceipt } from "./clients.js";
+import { copyContract, placeBaseCore } from "./canonical.js";
+import { localPublicClient, localWalletClient, waitForReceipt } from "./clients.js";
 
 /** Uniswap's SwapRouter02 on Base mainnet: where the devnet puts its SwapRouter02 (any chain id). */
 export const BASE_SWAP_ROUTER02 = BASE_MAINNET.contracts.swapRouter;
@@ -60,7 +61,9 @@ export interface Deployment {
     graduationManager: `0x${string}`;
     /** `FeeManagerV3`: `TokenRegistered`, `FeesDeposited`. */
     feeManager: `0x${string}`;
+    /** WETH9; Base's `0x4200…0006` on chain id 8453 ({@link DeployOptions.baseAddresses}). */
     weth: `0x${string}`;
+    /** UniswapV3Factory; Base's `0x3312…fdfd` on chain id 8453 ({@link DeployOptions.baseAddresses}). */
     uniswapV3Factory: `0x${string}`;
     nonfungiblePositionManager: `0x${string}`;
     swapRouter: `0x${string}`;
@@ -92,10 +95,18 @@ export interface DeployOptions {
   ethUsdAnswer?: bigint;
   /** Write the deployment here (JSON, the {@link Deployment} shape). */
   deploymentFile?: string;
+  /**
+   * Put WETH9 and the Uniswap V3 factory at Base's addresses ({@link BASE_WETH},
+   * {@link BASE_UNISWAP_V3_FACTORY}; see {@link placeBaseCore}), so that everything built on them
+   * (position manager, routers, quoter, graduation manager, pools) is where Base has it. Default:
+   * when the chain id is 8453; other chains get freshly deployed addresses.
+   */
+  baseAddresses?: boolean;
 }
 
 /**
- * Deploys WETH9, the Uniswap V3 factory, NFT descriptor (linked), NonfungiblePositionManager,
+ * Deploys WETH9 and the Uniswap V3 factory (at Base's addresses with `baseAddresses`, the default
+ * on chain id 8453), the NFT descriptor (linked), NonfungiblePositionManager,
  * SwapRouter, and SwapRouter02 and QuoterV2 at Base's addresses (npm bytecode; `anvil_setCode`), the V3 system (fee manager, graduation manager, factory, each manager
  * bound to the factory once), the ETH/USD feed (8 decimals, round 1 at
  * `ethUsdAnswer`) and the sequencer uptime feed (up since one day before the latest block), one
@@ -127,8 +138,15 @@ export async function deployAll(rpcUrl: string, options: DeployOptions = {}): Pr
     if (receipt.status !== "success") throw new Error(`${functionName} reverted: ${hash}`);
   }
 
-  const weth = await deploy(weth9Abi, weth9Bytecode, []);
-  const uniswapV3Factory = await deploy(uniswapV3FactoryAbi, uniswapV3FactoryBytecode, []);
+  let weth: Address;
+  let uniswapV3Factory: Address;
+  if (options.baseAddresses ?? chainId === BASE_MAINNET.chainId) {
+    startBlock = (await publicClient.getBlockNumber()) + 1n;
+    ({ weth, uniswapV3Factory } = await placeBaseCore(rpcUrl, chainId, options.deployer ?? DEPLOYER_ACCOUNT));
+  } else {
+    weth = await deploy(weth9Abi, weth9Bytecode, []);
+    uniswapV3Factory = await deploy(uniswapV3FactoryAbi, uniswapV3FactoryBytecode, []);
+  }
   const nftDescriptor = await deploy(nftDescriptorAbi, nftDescriptorBytecode, []);
   const descriptor = await deploy(
     nonfungibleTokenPositionDescriptorAbi,
@@ -223,12 +241,8 @@ export async function placeBaseRouters(
     );
     if (receipt.status !== "success" || !receipt.contractAddress)
       throw new Error(`deployment reverted: ${receipt.transactionHash}`);
-    const from = receipt.contractAddress;
-    await rpc(rpcUrl, "anvil_setCode", [to, await client.getCode({ address: from })]);
-    for (let slot = 0; slot < COPIED_SLOTS; slot++) {
-      const value = await client.getStorageAt({ address: from, slot: toHex(slot) });
-      await rpc(rpcUrl, "anvil_setStorageAt", [to, toHex(slot, { size: 32 }), value]);
-    }
+    const slots = Array.from({ length: COPIED_SLOTS }, (_, i) => i);
+    await copyContract(rpcUrl, client, receipt.contractAddress, to, slots);
   };
   await place(BASE_SWAP_ROUTER02, swapRouter02Abi, swapRouter02Bytecode, [
     zeroAddress,

@@ -3,7 +3,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { devnetAggregatorAbi, quoterV2Abi, swapRouter02Abi, uniswapV3PoolAbi } from "@tmi/contracts";
+import {
+  devnetAggregatorAbi,
+  quoterV2Abi,
+  uniswapV3FactoryAbi,
+  uniswapV3FactoryBytecode,
+  uniswapV3PoolAbi,
+  uniswapV3PoolBytecode,
+  weth9Abi,
+  weth9Bytecode,
+} from "@tmi/contracts";
 import {
   EXACT_GRADUATION_GROSS,
   feeManagerV3Abi,
@@ -13,16 +22,34 @@ import {
   zonkCurveV3Abi,
   zonkFactoryV3Abi,
 } from "@tmi/shared/chain";
-import { encodeEventTopics, erc20Abi, maxUint256, parseEther, parseEventLogs } from "viem";
+import {
+  encodeAbiParameters,
+  encodeEventTopics,
+  erc20Abi,
+  getCreate2Address,
+  keccak256,
+  parseAbiParameters,
+  parseEther,
+  parseEventLogs,
+} from "viem";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEVNET_CHAIN_ID, devnetAccounts } from "./accounts.js";
-import { localPublicClient, localWalletClient, rpc, waitForReceipt } from "./clients.js";
+import {
+  BASE_UNISWAP_V3_FACTORY,
+  BASE_WETH,
+  relocateSelfImmutables,
+  UNISWAP_V3_FEE_TIERS,
+} from "./canonical.js";
+import { localPublicClient, rpc } from "./clients.js";
 import { BASE_QUOTER_V2, BASE_SWAP_ROUTER02 } from "./deploy.js";
 import { type Devnet, startDevnet } from "./devnet.js";
 import { setEthUsdRound, setSequencerStatus } from "./feeds.js";
 import { loadHistory } from "./history-loader.js";
 import { runSimulator } from "./simulator.js";
-import { createTrader } from "./trader.js";
+import { createTrader, POOL_FEE } from "./trader.js";
+
+/** Uniswap V3 periphery's `PoolAddress.POOL_INIT_CODE_HASH` (keccak256 of the pool's creation code). */
+const POOL_INIT_CODE_HASH = "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54";
 
 const dir = mkdtempSync(join(tmpdir(), "tmi-devnet-test-"));
 const running: Devnet[] = [];
@@ -153,108 +180,128 @@ describe("devnet", () => {
     expect(await trader.balanceOf(token)).toBe(first!.args.tokensOut);
   });
 
-  it("behavior: with chain id 8453, Base's SwapRouter02 and QuoterV2 addresses quote and swap a graduated token's pool", async () => {
+  it("behavior: with chain id 8453, WETH, the Uniswap V3 factory, SwapRouter02 and QuoterV2 are at Base's addresses and a graduated token trades as the platform's swap panel does", async () => {
     const devnet = await boot({ blockTime: "automine", chainId: 8453 });
-    const { weth, swapRouter02, quoterV2 } = devnet.deployment.contracts;
+    const { weth, uniswapV3Factory, swapRouter02, quoterV2 } = devnet.deployment.contracts;
+    // Base mainnet's addresses, as the platform's web app has them built in.
+    expect(weth).toBe("0x4200000000000000000000000000000000000006");
+    expect(uniswapV3Factory).toBe("0x33128a8fc17869897dce68ed026d694621f6fdfd");
     expect(swapRouter02).toBe("0x2626664c2603336e57b271c5c0b26f421741e481");
     expect(quoterV2).toBe("0x3d4e44eb1374240ce5f1b871ab261cd16335b76a");
-    expect([swapRouter02, quoterV2]).toEqual([BASE_SWAP_ROUTER02, BASE_QUOTER_V2]);
+    expect([weth, uniswapV3Factory, swapRouter02, quoterV2]).toEqual([
+      BASE_WETH,
+      BASE_UNISWAP_V3_FACTORY,
+      BASE_SWAP_ROUTER02,
+      BASE_QUOTER_V2,
+    ]);
     const client = localPublicClient(devnet.rpcUrl, 8453);
-    // The copies serve the devnet's Uniswap V3 (immutables in their code) and WETH.
+    expect(await client.readContract({ address: weth, abi: weth9Abi, functionName: "symbol" })).toBe("WETH");
+    expect(await client.readContract({ address: weth, abi: weth9Abi, functionName: "decimals" })).toBe(18);
+    const factory = { address: uniswapV3Factory, abi: uniswapV3FactoryAbi } as const;
+    expect((await client.readContract({ ...factory, functionName: "owner" })).toLowerCase()).toBe(
+      devnetAccounts()[0]!.address,
+    );
+    for (const [fee, spacing] of UNISWAP_V3_FEE_TIERS)
+      expect(
+        await client.readContract({ ...factory, functionName: "feeAmountTickSpacing", args: [fee] }),
+      ).toBe(spacing);
+    // What the swap panel checks before it quotes: the periphery is bound to Base's factory and WETH.
     for (const address of [swapRouter02, quoterV2]) {
       expect(
         (await client.readContract({ address, abi: quoterV2Abi, functionName: "factory" })).toLowerCase(),
-      ).toBe(devnet.deployment.contracts.uniswapV3Factory);
+      ).toBe(uniswapV3Factory);
       expect(
         (await client.readContract({ address, abi: quoterV2Abi, functionName: "WETH9" })).toLowerCase(),
       ).toBe(weth);
     }
-    const trader = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 6 });
-    const { token } = await trader.createToken("Swap Cat", "SWAP");
-    const { pool } = await trader.graduate(token);
-    const fee = await client.readContract({ address: pool, abi: uniswapV3PoolAbi, functionName: "fee" });
-    const wallet = localWalletClient(devnet.rpcUrl, 6, 8453);
-    /** SwapRouter02 `exactInputSingle` (no deadline) to the trader, at least `minimum` out. */
-    const swap = async (
-      params: {
-        tokenIn: `0x${string}`;
-        tokenOut: `0x${string}`;
-        amountIn: bigint;
-        fee: number;
-        sqrtPriceLimitX96: bigint;
-      },
-      minimum: bigint,
-      value = 0n,
-    ) =>
-      waitForReceipt(
-        client,
-        await wallet.writeContract({
-          address: swapRouter02,
-          abi: swapRouter02Abi,
-          functionName: "exactInputSingle",
-          args: [{ ...params, recipient: trader.address, amountOutMinimum: minimum }],
-          value,
-        }),
-      );
+    const graduation = devnet.deployment.contracts.graduationManager;
+    const bound = { address: graduation, abi: graduationManagerV3Abi } as const;
+    expect((await client.readContract({ ...bound, functionName: "weth" })).toLowerCase()).toBe(weth);
+    expect((await client.readContract({ ...bound, functionName: "uniswapV3Factory" })).toLowerCase()).toBe(
+      uniswapV3Factory,
+    );
 
-    // Buy: quote 0.05 ETH → token, then swap exactly that through SwapRouter02 (ETH wrapped by the router).
-    const amountIn = parseEther("0.05");
-    const buy = { tokenIn: weth, tokenOut: token, amountIn, fee, sqrtPriceLimitX96: 0n } as const;
-    const { result: quote } = await client.simulateContract({
-      address: quoterV2,
-      abi: quoterV2Abi,
-      functionName: "quoteExactInputSingle",
-      args: [buy],
+    const trader = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 6 });
+    const { token, pool: launchPool } = await trader.createToken("Swap Cat", "SWAP");
+    const { pool } = await trader.graduate(token);
+    expect(pool).toBe(launchPool);
+    // The pool is the canonical factory's child at the address the periphery computes from the
+    // factory, the pair, the fee and Uniswap's pool init code hash.
+    const poolRead = { address: pool, abi: uniswapV3PoolAbi } as const;
+    const fee = await client.readContract({ ...poolRead, functionName: "fee" });
+    expect(fee).toBe(POOL_FEE);
+    expect((await client.readContract({ ...poolRead, functionName: "factory" })).toLowerCase()).toBe(
+      uniswapV3Factory,
+    );
+    const pair = [
+      await client.readContract({ ...poolRead, functionName: "token0" }),
+      await client.readContract({ ...poolRead, functionName: "token1" }),
+    ].map((a) => a.toLowerCase());
+    expect([...pair].sort()).toEqual([token.toLowerCase(), weth].sort());
+    expect(keccak256(uniswapV3PoolBytecode)).toBe(POOL_INIT_CODE_HASH);
+    const computed = getCreate2Address({
+      from: uniswapV3Factory,
+      salt: keccak256(
+        encodeAbiParameters(parseAbiParameters("address, address, uint24"), [...pair, fee] as never),
+      ),
+      bytecodeHash: POOL_INIT_CODE_HASH,
     });
-    const [quotedOut] = quote;
+    expect(computed.toLowerCase()).toBe(pool.toLowerCase());
+    expect(
+      (
+        await client.readContract({ ...factory, functionName: "getPool", args: [token, weth, fee] })
+      ).toLowerCase(),
+    ).toBe(pool.toLowerCase());
+
+    // Buy 0.05 ETH: wrapETH into the router, then exactInputSingle of the router's whole WETH
+    // (amountIn 0 = CONTRACT_BALANCE) to the trader.
+    const amountIn = parseEther("0.05");
+    const quotedOut = await trader.quotePoolSwap(token, "buy", amountIn);
     expect(quotedOut).toBeGreaterThan(0n);
     const before = await trader.balanceOf(token);
-    const bought = await swap(buy, quotedOut, amountIn);
-    expect(bought.status).toBe("success");
+    const { receipt: bought } = await trader.buyWithSwapRouter02(token, amountIn, quotedOut);
     expect((await trader.balanceOf(token)) - before).toBe(quotedOut);
 
-    // Sell: token → WETH, quoted and swapped the same way (approval to the router first).
+    // Sell half: approve the router, exactInputSingle to the router, unwrapWETH9 to the trader (ETH).
     const sellAmount = quotedOut / 2n;
-    const sell = {
-      tokenIn: token,
-      tokenOut: weth,
-      amountIn: sellAmount,
-      fee,
-      sqrtPriceLimitX96: 0n,
-    } as const;
-    const {
-      result: [quotedWeth],
-    } = await client.simulateContract({
-      address: quoterV2,
-      abi: quoterV2Abi,
-      functionName: "quoteExactInputSingle",
-      args: [sell],
-    });
-    await waitForReceipt(
-      client,
-      await wallet.writeContract({
-        address: token,
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [swapRouter02, maxUint256],
-      }),
+    const quotedEth = await trader.quotePoolSwap(token, "sell", sellAmount);
+    expect(quotedEth).toBeGreaterThan(0n);
+    const ethBefore = await trader.ethBalance();
+    const { receipt: sold, approval } = await trader.sellWithSwapRouter02(token, sellAmount, quotedEth);
+    expect(approval?.receipt.status).toBe("success");
+    const gas = [sold, approval!.receipt].reduce((sum, r) => sum + r.gasUsed * r.effectiveGasPrice, 0n);
+    expect((await trader.ethBalance()) - ethBefore + gas).toBe(quotedEth);
+    // Both are the canonical pool's Swap logs.
+    const swaps = [bought, sold].map(
+      (receipt) => parseEventLogs({ abi: uniswapV3PoolAbi, eventName: "Swap", logs: receipt.logs })[0]!,
     );
-    const wethBefore = await client.readContract({
-      address: weth,
-      abi: erc20Abi,
-      functionName: "balanceOf",
-      args: [trader.address],
-    });
-    const sold = await swap(sell, quotedWeth);
-    expect(sold.status).toBe("success");
-    expect(
-      (await client.readContract({
-        address: weth,
-        abi: erc20Abi,
-        functionName: "balanceOf",
-        args: [trader.address],
-      })) - wethBefore,
-    ).toBe(quotedWeth);
+    for (const log of swaps) expect(log.address.toLowerCase()).toBe(pool.toLowerCase());
+  });
+
+  it("behavior: the default chain keeps freshly deployed WETH and Uniswap V3 factory addresses", async () => {
+    const devnet = await boot({ blockTime: "automine" });
+    expect(devnet.deployment.contracts.weth).not.toBe(BASE_WETH);
+    expect(devnet.deployment.contracts.uniswapV3Factory).not.toBe(BASE_UNISWAP_V3_FACTORY);
+    const client = localPublicClient(devnet.rpcUrl);
+    for (const address of [BASE_WETH, BASE_UNISWAP_V3_FACTORY])
+      expect((await client.getCode({ address })) ?? "0x").toBe("0x");
+  });
+
+  it("behavior: relocating a contract's self-address immutables rewrites only immutables", async () => {
+    const devnet = await boot({ blockTime: "automine" });
+    const client = localPublicClient(devnet.rpcUrl);
+    const from = devnet.deployment.contracts.uniswapV3Factory;
+    const runtime = (await client.getCode({ address: from }))!;
+    const to = "0x00000000000000000000000000000000000000aa";
+    const relocated = relocateSelfImmutables(runtime, uniswapV3FactoryBytecode, from, to);
+    expect(relocated.length).toBe(runtime.length);
+    expect(relocated.includes(from.slice(2))).toBe(false);
+    expect(relocated.includes(to.slice(2))).toBe(true);
+    // Not in the code, or in code that is not the creation code's runtime: refused.
+    expect(() => relocateSelfImmutables(runtime, uniswapV3FactoryBytecode, to, from)).toThrow(
+      /not in the runtime/,
+    );
+    expect(() => relocateSelfImmutables(runtime, weth9Bytecode, from, to)).toThrow(/not every occurrence/);
   });
 
   it("behavior: feed setters store rounds and statuses", async () => {
@@ -361,6 +408,36 @@ describe("devnet", () => {
       head.hash,
     );
     expect(JSON.parse(readFileSync(deploymentFile, "utf8")).chainId).toBe(8453);
+  });
+
+  it("behavior: on 8453 a chain with Base's addresses resumes; one saved with the devnet's own WETH and factory is set aside", async () => {
+    const stateFile = join(dir, "base-state.json");
+    const deploymentFile = join(dir, "base-resume.json");
+    // A chain saved before WETH and the factory moved to Base's addresses.
+    const old = await startDevnet({
+      blockTime: "automine",
+      stateFile,
+      deploymentFile,
+      chainId: 8453,
+      baseAddresses: false,
+    });
+    expect(old.deployment.contracts.weth).not.toBe(BASE_WETH);
+    await old.stop();
+    const fresh = await startDevnet({ blockTime: "automine", stateFile, deploymentFile, chainId: 8453 });
+    expect(fresh.resumed).toBe(false);
+    expect(fresh.setAsideState).toBe(`${stateFile}.devnet-addresses`);
+    expect(existsSync(`${stateFile}.devnet-addresses`)).toBe(true);
+    expect(fresh.deployment.contracts.uniswapV3Factory).toBe(BASE_UNISWAP_V3_FACTORY);
+    await fresh.stop();
+    const resumed = await boot({ blockTime: "automine", stateFile, deploymentFile, chainId: 8453 });
+    expect(resumed.resumed).toBe(true);
+    expect(resumed.setAsideState).toBeUndefined();
+    expect(resumed.deployment.contracts).toEqual(fresh.deployment.contracts);
+    const trader = createTrader({ rpcUrl: resumed.rpcUrl, deployment: resumed.deployment, account: 4 });
+    const { token } = await trader.createToken("Resumed Base", "RBASE");
+    await trader.graduate(token);
+    const { receipt } = await trader.buyWithSwapRouter02(token, parseEther("0.01"));
+    expect(receipt.status).toBe("success");
   });
 
   it("behavior: a trader launches, buys, sells, graduates (exact gross, refund) and swaps both ways", async () => {

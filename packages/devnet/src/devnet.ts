@@ -1,7 +1,9 @@
 import { existsSync, renameSync } from "node:fs";
+import { BASE_MAINNET } from "@tmi/shared/chain";
 import { DEVNET_CHAIN_ID } from "./accounts.js";
 import { type AnvilProcess, startAnvil } from "./anvil.js";
 import { type Background, type BackgroundOptions, startBackground } from "./background.js";
+import { BASE_UNISWAP_V3_FACTORY, BASE_WETH } from "./canonical.js";
 import { rpc } from "./clients.js";
 import {
   type Deployment,
@@ -22,8 +24,10 @@ export interface Devnet {
   /** True when the chain was resumed from `stateFile` with the deployment of `deploymentFile`. */
   resumed: boolean;
   /**
-   * Set when `stateFile` held a chain with another chain id (per `deploymentFile`): that state was
-   * moved to this path and a new chain started instead.
+   * Set when `stateFile` held a chain with another chain id (per `deploymentFile`; moved to
+   * `<stateFile>.chain-<old id>`), or, when Base's addresses are wanted (`baseAddresses`, default on
+   * 8453), a chain whose WETH or Uniswap V3 factory is elsewhere (moved to
+   * `<stateFile>.devnet-addresses`): the path the state was moved to; a new chain started instead.
    */
   setAsideState?: string;
   /** The anvil process. */
@@ -74,7 +78,9 @@ const ZERO = "0x0000000000000000000000000000000000000000" as const;
  * chain has the contracts of the deployment file, the deployment is reused (same chain, nothing
  * redeployed); otherwise a fresh deployment is made and the file rewritten. A state file whose
  * deployment names another chain id is not resumed (anvil would load the old blocks under the new
- * id): it is moved aside to `<stateFile>.chain-<old id>` and a new chain starts.
+ * id): it is moved aside to `<stateFile>.chain-<old id>` and a new chain starts; so is a saved chain
+ * without WETH and the Uniswap V3 factory at Base's addresses when they are wanted (`baseAddresses`,
+ * default on chain id 8453), to `<stateFile>.devnet-addresses`.
  * @throws Error when anvil cannot start or a deployment fails (anvil is stopped then).
  */
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
@@ -85,14 +91,25 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
   let hadState = options.stateFile ? existsSync(options.stateFile) : false;
   let setAsideState: string | undefined;
   if (hadState && options.stateFile && options.deploymentFile) {
-    let previousChainId: number | undefined;
+    let previous: Deployment | undefined;
     try {
-      previousChainId = readDeployment(options.deploymentFile)?.chainId;
+      previous = readDeployment(options.deploymentFile);
     } catch {
       // A malformed deployment file: resumed below like a state without one (a fresh deployment).
     }
-    if (previousChainId !== undefined && previousChainId !== chainId) {
-      setAsideState = `${options.stateFile}.chain-${previousChainId}`;
+    const wantsBase = options.baseAddresses ?? chainId === BASE_MAINNET.chainId;
+    if (previous && previous.chainId !== chainId) {
+      setAsideState = `${options.stateFile}.chain-${previous.chainId}`;
+    } else if (
+      previous &&
+      wantsBase &&
+      (previous.contracts.weth !== BASE_WETH ||
+        previous.contracts.uniswapV3Factory !== BASE_UNISWAP_V3_FACTORY)
+    ) {
+      // Saved before WETH and the Uniswap V3 factory moved to Base's addresses: a new chain has them.
+      setAsideState = `${options.stateFile}.devnet-addresses`;
+    }
+    if (setAsideState) {
       renameSync(options.stateFile, setAsideState);
       hadState = false;
     }

@@ -24,6 +24,14 @@ export {
   sendBackgroundBlock,
   startBackground,
 } from "./background.js";
+export {
+  BASE_UNISWAP_V3_FACTORY,
+  BASE_WETH,
+  copyContract,
+  placeBaseCore,
+  relocateSelfImmutables,
+  UNISWAP_V3_FEE_TIERS,
+} from "./canonical.js";
 export { localPublicClient, localWalletClient, rpc, rpcBatch, waitForReceipt } from "./clients.js";
 export {
   BASE_QUOTER_V2,

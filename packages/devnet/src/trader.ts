@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { swapRouterAbi, uniswapV3FactoryAbi } from "@tmi/contracts";
+import { quoterV2Abi, swapRouter02Abi, swapRouterAbi, uniswapV3FactoryAbi } from "@tmi/contracts";
 import {
   GRADUATION_NET_ETH,
   graduationCustodyV3Abi,
@@ -44,6 +44,23 @@ export { POOL_FEE };
 /** Deadline passed to the curve and the router: far in the future (the devnet's clock may be set). */
 const DEADLINE = 2n ** 40n;
 
+/** SwapRouter02 `exactInputSingle` on the canonical pool's fee tier, without price limit (calldata). */
+function swapRouter02Call(
+  tokenIn: Address,
+  tokenOut: Address,
+  amountIn: bigint,
+  recipient: Address,
+  amountOutMinimum: bigint,
+): Hex {
+  return encodeFunctionData({
+    abi: swapRouter02Abi,
+    functionName: "exactInputSingle",
+    args: [
+      { tokenIn, tokenOut, fee: POOL_FEE, recipient, amountIn, amountOutMinimum, sqrtPriceLimitX96: 0n },
+    ],
+  });
+}
+
 /** A wallet that trades on the devnet; see {@link createTrader}. */
 export interface Trader {
   address: `0x${string}`;
@@ -67,6 +84,23 @@ export interface Trader {
   swapExactEthForTokens(token: Address, value: bigint): Promise<TxResult>;
   /** After graduation: token→WETH through SwapRouter, unwrapped to ETH (approves the router if needed). */
   swapExactTokensForEth(token: Address, amount: bigint): Promise<TxResult>;
+  /**
+   * After graduation: QuoterV2 `quoteExactInputSingle` on the canonical pool (1 % tier): the output
+   * of `amountIn` (wei of ETH for a `buy`, token base units for a `sell`), in token base units or wei.
+   */
+  quotePoolSwap(token: Address, side: "buy" | "sell", amountIn: bigint): Promise<bigint>;
+  /**
+   * After graduation: buys with `value` wei through SwapRouter02 as the platform's swap panel does:
+   * `multicall(deadline, [wrapETH(value), exactInputSingle(WETH→token, amountIn 0 = the router's
+   * whole WETH, to this wallet, at least minTokensOut)])` paying `value`.
+   */
+  buyWithSwapRouter02(token: Address, value: bigint, minTokensOut?: bigint): Promise<TxResult>;
+  /**
+   * After graduation: sells `amount` through SwapRouter02 as the platform's swap panel does (approves
+   * the router if needed): `multicall(deadline, [exactInputSingle(token→WETH, to the router, at
+   * least minEthOut), unwrapWETH9(minEthOut, this wallet)])`.
+   */
+  sellWithSwapRouter02(token: Address, amount: bigint, minEthOut?: bigint): Promise<TxResult>;
   /**
    * One curve buy that completes graduation: pays 1 % more than the gross the remaining net reserve
    * needs, the curve accepts the exact amount and refunds the rest. Resolves with the canonical pool.
@@ -102,7 +136,7 @@ export function createTrader(args: {
   const wallet = localWalletClient(rpcUrl, args.account, deployment.chainId);
   const client = localPublicClient(rpcUrl, deployment.chainId);
   const address = wallet.account.address.toLowerCase() as `0x${string}`;
-  const { factory, swapRouter, weth } = deployment.contracts;
+  const { factory, swapRouter, swapRouter02, quoterV2, weth } = deployment.contracts;
   const curves = new Map<string, `0x${string}`>();
 
   async function send(request: {
@@ -257,6 +291,50 @@ export function createTrader(args: {
         abi: swapRouterAbi,
         functionName: "multicall",
         args: [[swap, unwrap]],
+      });
+      return approval ? { ...result, approval } : result;
+    },
+    async quotePoolSwap(token, side, amountIn) {
+      const { result } = await client.simulateContract({
+        address: quoterV2,
+        abi: quoterV2Abi,
+        functionName: "quoteExactInputSingle",
+        args: [
+          {
+            tokenIn: side === "buy" ? weth : token,
+            tokenOut: side === "buy" ? token : weth,
+            amountIn,
+            fee: POOL_FEE,
+            sqrtPriceLimitX96: 0n,
+          },
+        ],
+      });
+      return result[0];
+    },
+    buyWithSwapRouter02(token, value, minTokensOut = 0n) {
+      const wrap = encodeFunctionData({ abi: swapRouter02Abi, functionName: "wrapETH", args: [value] });
+      const swap = swapRouter02Call(weth, token, 0n, address, minTokensOut);
+      return send({
+        address: swapRouter02,
+        abi: swapRouter02Abi,
+        functionName: "multicall",
+        args: [DEADLINE, [wrap, swap]],
+        value,
+      });
+    },
+    async sellWithSwapRouter02(token, amount, minEthOut = 0n) {
+      const approval = await approveIfNeeded(token, swapRouter02, amount);
+      const swap = swapRouter02Call(token, weth, amount, swapRouter02, minEthOut);
+      const unwrap = encodeFunctionData({
+        abi: swapRouter02Abi,
+        functionName: "unwrapWETH9",
+        args: [minEthOut, address],
+      });
+      const result = await send({
+        address: swapRouter02,
+        abi: swapRouter02Abi,
+        functionName: "multicall",
+        args: [DEADLINE, [swap, unwrap]],
       });
       return approval ? { ...result, approval } : result;
     },

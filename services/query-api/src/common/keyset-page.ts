@@ -1,5 +1,6 @@
 import type { CursorCodec, CursorValue } from "@tmi/shared/codec";
 import { toBigInt } from "@tmi/shared/codec";
+import { CHAIN_POSITION_COLUMNS } from "@tmi/shared/market";
 import { type Int8, prepared, type ReadDb } from "../db.js";
 import { invalidCursor } from "./route-helpers.js";
 
@@ -226,9 +227,9 @@ export function keysetBody<R, T>(
 }
 
 /** Key of a chain event or trade: (block_number, transaction_index, log_index, transaction_hash) over alias `r`, newest first. */
-export const CHAIN_POSITION_KEY: readonly KeysetColumn[] = [
-  { sql: "r.block_number", column: "block_number", type: "int8", descending: true },
-  { sql: "r.transaction_index", column: "transaction_index", type: "int4", descending: true },
-  { sql: "r.log_index", column: "log_index", type: "int4", descending: true },
-  { sql: "r.transaction_hash", column: "transaction_hash", type: "text", descending: true },
-];
+export const CHAIN_POSITION_KEY: readonly KeysetColumn[] = CHAIN_POSITION_COLUMNS.map((c) => ({
+  sql: `r.${c.column}`,
+  column: c.column,
+  type: c.type,
+  descending: true,
+}));

@@ -1,5 +1,6 @@
+import { compareStreamPositions } from "@tmi/shared/market";
 import { describe, expect, it } from "vitest";
-import { comparePositions, dataEventId, hash8, parseEventId, sseFrame } from "./stream-events.js";
+import { dataEventId, hash8, parseEventId, sseFrame } from "./stream-events.js";
 import { subscriberKey } from "./stream-hub.js";
 
 describe("stream events", () => {
@@ -32,9 +33,9 @@ describe("stream events", () => {
 
   it("behavior: positions order by block, log index, then kind; equal filters share a key", () => {
     const a = { block: 5n, logIndex: 2, sub: 0 };
-    expect(comparePositions(a, { block: 5n, logIndex: 2, sub: 1 })).toBeLessThan(0);
-    expect(comparePositions(a, { block: 4n, logIndex: 9, sub: 7 })).toBeGreaterThan(0);
-    expect(comparePositions({ block: 5n, logIndex: -1, sub: 0 }, a)).toBeLessThan(0);
+    expect(compareStreamPositions(a, { block: 5n, logIndex: 2, sub: 1 })).toBeLessThan(0);
+    expect(compareStreamPositions(a, { block: 4n, logIndex: 9, sub: 7 })).toBeGreaterThan(0);
+    expect(compareStreamPositions({ block: 5n, logIndex: -1, sub: 0 }, a)).toBeLessThan(0);
     expect(
       subscriberKey({
         tokens: new Set(["0xb", "0xa"]),

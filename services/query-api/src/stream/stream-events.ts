@@ -12,7 +12,7 @@
  * Within one chain branch ids increase with (block, log_index, kind); a `reorg` moves the position back.
  */
 
-import { CANDLE_INTERVALS, type CandleInterval } from "@tmi/shared/market";
+import { CANDLE_INTERVALS, type CandleInterval, type StreamPosition } from "@tmi/shared/market";
 
 /** Events a client can subscribe to with `events=`. */
 export const DATA_EVENT_NAMES = ["token_created", "trade", "graduated", "candle"] as const;
@@ -20,20 +20,6 @@ export type DataEventName = (typeof DATA_EVENT_NAMES)[number];
 /** Control events, always delivered: `reorg` (rolled-back range) and `reset` (refetch state). */
 export type ControlEventName = "reorg" | "reset";
 export type StreamEventName = DataEventName | ControlEventName;
-
-/** A position in the stream: block, log index (−1 = before the block's first log) and kind (0 event, 1+ candles). */
-export interface StreamPosition {
-  block: bigint;
-  logIndex: number;
-  sub: number;
-}
-
-/** Compares two positions (negative when `a` comes first). */
-export function comparePositions(a: StreamPosition, b: StreamPosition): number {
-  if (a.block !== b.block) return a.block < b.block ? -1 : 1;
-  if (a.logIndex !== b.logIndex) return a.logIndex - b.logIndex;
-  return a.sub - b.sub;
-}
 
 /** One event produced for the stream, before it gets its process-local sequence number. */
 export interface StreamEventData {

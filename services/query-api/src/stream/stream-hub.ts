@@ -1,15 +1,19 @@
 import type { ServerResponse } from "node:http";
-import { type CandleInterval, INDEXED_CHANNEL, parseIndexedNotification } from "@tmi/shared/market";
+import {
+  type CandleInterval,
+  compareStreamPositions,
+  INDEXED_CHANNEL,
+  parseIndexedNotification,
+  type StreamPosition,
+} from "@tmi/shared/market";
 import type { FastifyBaseLogger } from "fastify";
 import pg from "pg";
 import {
   candleSub,
-  comparePositions,
   type DataEventName,
   hash8,
   parseEventId,
   type StreamEventData,
-  type StreamPosition,
   sseFrame,
 } from "./stream-events.js";
 import { readBlockRange, readCandles, readEventBlockHash, readStreamCheckpoint } from "./stream-reader.js";
@@ -587,7 +591,7 @@ export class StreamHub {
       }
       const read = await readBlockRange(client, parsed.position.block - 1n, upTo, this.cfg.maxGapEvents);
       if (read.overflow) return "too_old";
-      const events = read.events.filter((e) => comparePositions(e.position, parsed.position) > 0);
+      const events = read.events.filter((e) => compareStreamPositions(e.position, parsed.position) > 0);
       return events.length > this.cfg.maxGapEvents ? "too_old" : events;
     } finally {
       await client.query("COMMIT").catch(() => {});
@@ -699,7 +703,7 @@ function matches(sub: StreamSubscriber, event: StreamEventData): boolean {
   if (event.name === "candle" && event.interval !== sub.interval) return false;
   if (sub.tokens && (event.token === null || !sub.tokens.has(event.token))) return false;
   if (sub.wallets && event.name === "trade" && !sub.wallets.has(event.data.trader as string)) return false;
-  if (sub.after && comparePositions(event.position, sub.after) <= 0) return false;
+  if (sub.after && compareStreamPositions(event.position, sub.after) <= 0) return false;
   return true;
 }
 

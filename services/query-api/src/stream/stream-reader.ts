@@ -4,10 +4,11 @@ import {
   CANDLE_INTERVALS,
   CANDLE_INTERVALS_SQL,
   type CandleInterval,
+  compareStreamPositions,
 } from "@tmi/shared/market";
 import type pg from "pg";
 import { tradeReserveUsdSql } from "../common/usd-sql.js";
-import { candleSub, comparePositions, dataEventId, type StreamEventData } from "./stream-events.js";
+import { candleSub, dataEventId, type StreamEventData } from "./stream-events.js";
 
 /** Something that runs a query: a pooled client inside a transaction, or a pool. */
 export interface Queryable {
@@ -339,7 +340,7 @@ export async function readBlockRange(
     });
   }
 
-  events.sort((a, b) => comparePositions(a.position, b.position));
+  events.sort((a, b) => compareStreamPositions(a.position, b.position));
   return { checkpoint, hi, overflow: false, events };
 }
 
