@@ -135,7 +135,8 @@ const TWO_256 = 1n << 256n;
 function wordReader(type: string): WordReader {
   if (type === "address") return (hex, at) => `0x${hex.slice(at + 24, at + 64)}`;
   if (type === "bool") return (hex, at) => hex.charCodeAt(at + 63) !== 48; // last hex digit != '0'
-  if (type === "bytes32") return (hex, at) => (at === 2 && hex.length === 66 ? hex : `0x${hex.slice(at, at + 64)}`);
+  if (type === "bytes32")
+    return (hex, at) => (at === 2 && hex.length === 66 ? hex : `0x${hex.slice(at, at + 64)}`);
   const small = SMALL_INT.test(type);
   const signed = type.startsWith("int");
   return (hex, at) => {
