@@ -10,7 +10,7 @@
 import pg from "pg";
 import { createCursorCodec } from "../packages/shared/src/codec/index.js";
 import { readKeysetPage } from "../services/query-api/src/common/keyset-page.js";
-import type { ReadDb } from "../services/query-api/src/db.js";
+import { READ_SESSION_SETTINGS, type ReadDb } from "../services/query-api/src/db.js";
 import {
   listTokensByAddress,
   orderedPage,
@@ -42,6 +42,8 @@ const data = await ensureBenchDatabase({
 });
 const client = new pg.Client({ connectionString: data.url });
 await client.connect();
+// The session of query-api's read pool, and the generic plan a prepared statement settles on.
+await client.query(READ_SESSION_SETTINGS);
 await client.query("SET plan_cache_mode = force_generic_plan");
 const codec = createCursorCodec("bench-plans-secret-0123456789abcdef");
 

@@ -553,7 +553,10 @@ describe("devnet", () => {
       tps: 40,
       traders: 6,
       tokens: 3,
-      durationSeconds: 6,
+      // An upper bound only: the run ends once every kind of action has been mined at least once.
+      durationSeconds: 240,
+      until: (s) =>
+        s.launches > 0 && s.buys > 0 && s.sells > 0 && s.graduations > 0 && s.swaps > 0 && s.feedUpdates > 0,
       graduateEvery: 15,
       feedIntervalSeconds: 1,
     });

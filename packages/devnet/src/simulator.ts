@@ -48,9 +48,14 @@ export interface SimulatorOptions {
   traders?: number;
   /** Average actions per second (Poisson arrivals, default 2). */
   tps?: number;
-  /** Stop after this many seconds; 0 or absent = until `signal` aborts. */
+  /** Stop after this many seconds; 0 or absent = until `signal` aborts (or `until` holds). */
   durationSeconds?: number;
   signal?: AbortSignal;
+  /**
+   * Stop as soon as this holds for the counters (checked after every tick; in-flight actions are
+   * awaited). With `durationSeconds` as an upper bound, a test waits for a condition, not a time.
+   */
+  until?: (stats: Readonly<SimulatorStats>) => boolean;
   logger?: SimulatorLogger;
   /**
    * Every n-th action pushes the most advanced curve token through graduation (one buy of the
@@ -83,8 +88,8 @@ export function simulatorKeys(seed: number, count: number): `0x${string}`[] {
  * `exactInputSingle`, both directions), and refresh the ETH/USD feed. Sells never exceed the
  * seller's balance (read before selling; a wallet runs one action at a time). A trade that loses a
  * race with another wallet's graduation reverts (`TradingClosed`) and is counted in `failed`.
- * Resolves with the counters when the duration is over or `signal` aborts (in-flight actions are
- * awaited).
+ * Resolves with the counters when the duration is over, `signal` aborts or `until` holds (in-flight
+ * actions are awaited).
  */
 export async function runSimulator(options: SimulatorOptions): Promise<SimulatorStats> {
   const { rpcUrl, deployment } = options;
@@ -312,7 +317,10 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
 
   const deadline =
     options.durationSeconds && options.durationSeconds > 0 ? started + options.durationSeconds * 1000 : 0;
-  const aborted = () => options.signal?.aborted === true || (deadline > 0 && Date.now() >= deadline);
+  const aborted = () =>
+    options.signal?.aborted === true ||
+    (deadline > 0 && Date.now() >= deadline) ||
+    options.until?.(stats) === true;
   // Fresh answer first (a resumed or history-loaded chain may carry a stale one).
   if (feedInterval > 0 && !aborted()) await updateFeed().catch(fail);
   let lastFeed = Date.now();

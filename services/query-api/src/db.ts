@@ -35,13 +35,19 @@ export function prepared<R extends pg.QueryResultRow = pg.QueryResultRow>(
 /** An `int8` column as read by `pg`: a bigint with `createPgPool`'s parsers, a decimal string without. */
 export type Int8 = bigint | string;
 
-/** Session settings of every query-api connection, sent once per new connection. */
+/**
+ * Session settings of every query-api connection, sent once per new connection. No parallel
+ * workers: every route reads a bounded page through an index, and starting workers for it
+ * (PostgreSQL picks a Gather over `trades` at 10M rows) costs far more than the read, above all
+ * with many requests at once on few cores.
+ */
 export const READ_SESSION_SETTINGS =
-  "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY; SET statement_timeout = 5000";
+  "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY; SET statement_timeout = 5000; SET max_parallel_workers_per_gather = 0";
 
 /**
  * Creates the read pool of query-api over `url` (the read replica when one is configured): at
  * most `max` connections, every transaction read-only (server-enforced), 5 s statement timeout,
+ * no parallel workers,
  * `int8` as bigint and `numeric` as decimal strings (`createPgPool` of `@tmi/db`). The settings
  * are sent as `SET` statements when a connection opens (before its first query), not as
  * startup parameters: PgBouncer refuses those (`unsupported startup parameter`) or, told to

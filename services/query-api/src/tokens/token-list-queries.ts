@@ -131,9 +131,15 @@ function orderedPageSql(order: TokenOrder, conditions: string[], search: boolean
   const where = [...(order.where ? [order.where] : []), ...conditions];
   const orderBy = keysetOrderBy(order.key, "desc");
   if (!search) {
-    return `SELECT ${keyColumns(order.key)}, ${TOKEN_ITEM_JSON} AS item FROM ${TOKEN_FROM_SQL}
-  WHERE ${[VISIBLE_TOKEN, ...where].join(" AND ")}
-  ORDER BY ${orderBy} LIMIT ${limit}`;
+    // The page's rows first, then their metadata: joined to the whole order, PostgreSQL may
+    // merge-join `metadata_drafts` in address order and read it from its start to the cursor.
+    const outerKey = order.key.map((c) => ({ ...c, sql: `t.${c.column}` }));
+    return `SELECT t.k0${order.key.length > 1 ? ", t.k1" : ""}, ${TOKEN_ITEM_JSON} AS item
+  FROM (SELECT ${keyColumns(order.key)}, t.* FROM tokens t
+    WHERE ${[VISIBLE_TOKEN, ...where].join(" AND ")}
+    ORDER BY ${orderBy} LIMIT ${limit}) t
+  ${TOKEN_METADATA_JOIN_SQL}
+  ORDER BY ${keysetOrderBy(outerKey, "desc")}`;
   }
   const filter = where.length === 0 ? "true" : where.join(" AND ");
   return `WITH recent AS MATERIALIZED (
