@@ -6,6 +6,9 @@
 //   {"bench":"api","route":...,"rps":...,"p99_ms":...,"rss_mb":...,"errors":...,"pg_rps":...,"pg_p99_ms":...}
 // Options: --duration=<s> (10) --pg-duration=<s> (5) --connections=<n> (50) --pool=<n> (DB_POOL_MAX, 16)
 //          --tokens=<n> (10000) --trades=<n> (1000000) --rebuild --only=<route,...>
+//          --pnl-cache-positions=<n> (query-api's TRADERS_PNL_CACHE_POSITIONS, 100000; 0: every pnl page
+//          sorted in SQL, the statement before the rankings) --database=<name> (qapi_bench_v4)
+// CPU per request: query-api's and its PostgreSQL backends' (from /proc) over each route's run.
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import { startServiceProcess, waitFor } from "@tmi/testkit";
@@ -17,6 +20,7 @@ import type { ChartWindowRequest } from "../services/query-api/src/chart/chart-b
 import { getChartJson } from "../services/query-api/src/chart/chart-queries.js";
 import type { ChartCurrency } from "../services/query-api/src/chart/chart-schemas.js";
 import { readKeysetPage } from "../services/query-api/src/common/keyset-page.js";
+import { DEFAULT_TRADERS_PNL_CACHE_POSITIONS } from "../services/query-api/src/config.js";
 import {
   getCreatorAggregates,
   listCreatorTokens,
@@ -37,9 +41,12 @@ import {
   walletTradesSource,
 } from "../services/query-api/src/trades/trade-queries.js";
 import { trendingPage } from "../services/query-api/src/trending/trending-queries.js";
-import { tokenTradersSource } from "../services/query-api/src/wallets/trader-queries.js";
+import { createPnlRankings } from "../services/query-api/src/wallets/pnl-ranking.js";
+import { pnlSql } from "../services/query-api/src/wallets/position-sql.js";
+import { readTokenTraders, tokenTradersSource } from "../services/query-api/src/wallets/trader-queries.js";
 import { getWalletTotals, listHoldings } from "../services/query-api/src/wallets/wallet-queries.js";
 import { BENCH_CHAIN_ID, ensureBenchDatabase } from "./api-data-lib.js";
+import { sampleProcess } from "./indexer-history-lib.js";
 
 const args = new Map(
   process.argv.slice(2).map((arg) => {
@@ -55,6 +62,7 @@ const POOL = num("pool", 16);
 const TOKENS = num("tokens", 10_000);
 const TRADES = num("trades", 1_000_000);
 const ONLY = args.get("only")?.split(",");
+const PNL_CACHE_POSITIONS = num("pnl-cache-positions", DEFAULT_TRADERS_PNL_CACHE_POSITIONS);
 const SECRET = "bench-cursor-secret-0123456789abcdef";
 const ADMIN_URL = process.env.TMI_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
 
@@ -152,6 +160,15 @@ const deepTradersCursor = codec.encode(`tokens.traders:${hot}:volume`, [
   BigInt(deepTrader.volume),
   deepTrader.trader,
 ]);
+// A cursor 90 % into the hot token's traders by pnl (the order of tokenTradersSource("pnl")).
+const deepPnl = (
+  await pick(
+    `SELECT ${pnlSql()}::text AS k, p.trader FROM positions p JOIN tokens t ON t.address = p.token_address
+     WHERE p.token_address = $1 ORDER BY ${pnlSql()} DESC, p.trader OFFSET $2 LIMIT 1`,
+    [hot, Math.floor(hotTraders * 0.9)],
+  )
+)[0];
+const deepPnlCursor = codec.encode(`tokens.traders:${hot}:pnl`, [BigInt(deepPnl.k), deepPnl.trader]);
 const searches = ["pepe", "moon 1", "doge 52", "turbo 9", "giga", "cat 77", "0xab", "0x1f"];
 const snapshotId = BigInt((await pick("SELECT max(id) AS id FROM trending_snapshots"))[0].id);
 const trendingCursor = codec.encode("tokens.trending", [snapshotId, 40]);
@@ -218,6 +235,11 @@ const keyset = (
   cursor?: string,
   route = "bench",
 ) => readKeysetPage(db, source, { filters, order: "desc", limit: 20, cursor, cursors: codec, route });
+
+// The pnl sort as query-api reads it, with rankings of the same size as the server's.
+const pnlRankings = createPnlRankings({ maxPositions: PNL_CACHE_POSITIONS });
+const tradersByPnl = (db: pg.Pool, cursor?: string) =>
+  readTokenTraders(db, { token: hot, sort: "pnl", limit: 20, cursor, cursors: codec, rankings: pnlRankings });
 
 interface RouteBench {
   route: string;
@@ -391,7 +413,13 @@ const routes: RouteBench[] = [
     route: "traders_pnl_hot",
     group: "pages",
     path: () => `/api/v1/tokens/${hot}/traders?sort=pnl`,
-    raw: (db) => keyset(db, tokenTradersSource("pnl"), [hot]),
+    raw: (db) => tradersByPnl(db),
+  },
+  {
+    route: "traders_pnl_deep",
+    group: "pages",
+    path: () => `/api/v1/tokens/${hot}/traders?sort=pnl&cursor=${deepPnlCursor}`,
+    raw: (db) => tradersByPnl(db, deepPnlCursor),
   },
   // Discovery (docs/api.md "Discovery: sorts, phase and batch", "GET /api/v1/trades").
   ...(["market_cap", "progress", "last_trade", "holders"] as const).map(
@@ -500,6 +528,7 @@ const server = startServiceProcess({
     DATABASE_URL: data.url,
     CURSOR_SECRET: SECRET,
     DB_POOL_MAX: String(POOL),
+    TRADERS_PNL_CACHE_POSITIONS: String(PNL_CACHE_POSITIONS),
     // The heap settings of the service's start script (services/query-api/package.json).
     NODE_OPTIONS: args.get("node-options") ?? "--max-old-space-size=192",
   },
@@ -519,6 +548,8 @@ const rssMb = () => {
 };
 
 async function load(path: () => string, seconds: number) {
+  const cpu = await sampleProcess(() => [pid], data.url);
+  const cpuBefore = await cpu.figures();
   let peak = rssMb();
   const timer = setInterval(() => {
     peak = Math.max(peak, rssMb());
@@ -531,7 +562,14 @@ async function load(path: () => string, seconds: number) {
   });
   clearInterval(timer);
   peak = Math.max(peak, rssMb());
-  return { result, peak };
+  const cpuAfter = await cpu.stop();
+  const perRequest = (seconds: number) => (seconds * 1000) / Math.max(1, result.requests.total);
+  return {
+    result,
+    peak,
+    cpuApiMs: perRequest(cpuAfter.cpuSecondsProcess - cpuBefore.cpuSecondsProcess),
+    cpuPgMs: perRequest(cpuAfter.cpuSecondsPostgres - cpuBefore.cpuSecondsPostgres),
+  };
 }
 
 async function rawPg(run: (db: pg.Pool) => Promise<unknown>, seconds: number) {
@@ -571,6 +609,9 @@ interface Row {
   rss: number;
   pgRps: number;
   pgP99: number;
+  /** CPU ms per request of query-api and of its PostgreSQL backends during the route's run. */
+  cpuApiMs: number;
+  cpuPgMs: number;
 }
 const rows: Row[] = [];
 const loadBefore = os.loadavg();
@@ -584,7 +625,7 @@ try {
   for (const r of routes) {
     if (ONLY && !ONLY.includes(r.route)) continue;
     await load(r.path, 2); // warm-up
-    const { result, peak } = await load(r.path, DURATION);
+    const { result, peak, cpuApiMs, cpuPgMs } = await load(r.path, DURATION);
     const pgResult = await rawPg(r.raw, PG_DURATION);
     const row: Row = {
       route: r.route,
@@ -598,10 +639,12 @@ try {
       rss: peak,
       pgRps: pgResult.rps,
       pgP99: pgResult.p99,
+      cpuApiMs,
+      cpuPgMs,
     };
     rows.push(row);
     log(
-      `  ${r.route}: ${row.rps.toFixed(0)} req/s p99 ${row.p99} ms errors ${row.errors} rss ${row.rss.toFixed(0)} MB | pg ${row.pgRps.toFixed(0)}/s p99 ${row.pgP99.toFixed(1)} ms`,
+      `  ${r.route}: ${row.rps.toFixed(0)} req/s p99 ${row.p99} ms errors ${row.errors} rss ${row.rss.toFixed(0)} MB cpu/req ${row.cpuApiMs.toFixed(2)} + ${row.cpuPgMs.toFixed(2)} ms | pg ${row.pgRps.toFixed(0)}/s p99 ${row.pgP99.toFixed(1)} ms`,
     );
   }
 } finally {
@@ -616,16 +659,16 @@ console.log(
   `load average (1 min) at start ${loadBefore[0]!.toFixed(2)}, at end ${os.loadavg()[0]!.toFixed(2)} (other work on the machine skews the figures)`,
 );
 console.log(
-  `data: ${sizes.tokens} tokens, ${sizes.trades} trades, ${sizes.events} chain events, ${sizes.candles} candles (chain ${BENCH_CHAIN_ID}); ${CONNECTIONS} connections, ${DURATION} s per route, DB_POOL_MAX ${POOL}\n`,
+  `data: ${sizes.tokens} tokens, ${sizes.trades} trades, ${sizes.events} chain events, ${sizes.candles} candles (chain ${BENCH_CHAIN_ID}); ${CONNECTIONS} connections, ${DURATION} s per route, DB_POOL_MAX ${POOL}, TRADERS_PNL_CACHE_POSITIONS ${PNL_CACHE_POSITIONS}\n`,
 );
 console.log(
-  `${"route".padEnd(16)}${pad("req/s", 9)}${pad("best/s", 8)}${pad("load", 6)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("RSS MB", 8)}${pad("pg q/s", 9)}${pad("pg p99", 8)}${pad("api/pg", 8)}  target`,
+  `${"route".padEnd(16)}${pad("req/s", 9)}${pad("best/s", 8)}${pad("load", 6)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("RSS MB", 8)}${pad("pg q/s", 9)}${pad("pg p99", 8)}${pad("api/pg", 8)}${pad("cpu ms/req", 12)}  target`,
 );
 for (const row of rows) {
   const target = TARGETS[row.group];
   const ok = row.rps >= target.rps && row.p99 <= target.p99 && row.errors === 0 && row.rss <= 300;
   console.log(
-    `${row.route.padEnd(16)}${pad(row.rps.toFixed(0), 9)}${pad(row.rpsMax.toFixed(0), 8)}${pad(row.load.toFixed(1), 6)}${pad(String(row.p50), 8)}${pad(String(row.p99), 8)}${pad(String(row.errors), 8)}${pad(row.rss.toFixed(0), 8)}${pad(row.pgRps.toFixed(0), 9)}${pad(row.pgP99.toFixed(1), 8)}${pad((row.rps / row.pgRps).toFixed(2), 8)}  ${ok ? "ok" : "MISS"} (≥ ${target.rps}/s, p99 ≤ ${target.p99} ms)`,
+    `${row.route.padEnd(16)}${pad(row.rps.toFixed(0), 9)}${pad(row.rpsMax.toFixed(0), 8)}${pad(row.load.toFixed(1), 6)}${pad(String(row.p50), 8)}${pad(String(row.p99), 8)}${pad(String(row.errors), 8)}${pad(row.rss.toFixed(0), 8)}${pad(row.pgRps.toFixed(0), 9)}${pad(row.pgP99.toFixed(1), 8)}${pad((row.rps / row.pgRps).toFixed(2), 8)}${pad(`${row.cpuApiMs.toFixed(2)}+${row.cpuPgMs.toFixed(2)}`, 12)}  ${ok ? "ok" : "MISS"} (≥ ${target.rps}/s, p99 ≤ ${target.p99} ms)`,
   );
 }
 console.log("");
@@ -642,6 +685,8 @@ for (const row of rows) {
       errors: row.errors,
       pg_rps: Math.round(row.pgRps),
       pg_p99_ms: Number(row.pgP99.toFixed(1)),
+      cpu_api_ms_per_req: Number(row.cpuApiMs.toFixed(3)),
+      cpu_pg_ms_per_req: Number(row.cpuPgMs.toFixed(3)),
     }),
   );
 }

@@ -8,12 +8,14 @@
 // up, and is then measured over BENCH_HEAD_SCALE_BLOCKS new blocks (default 30): eth_getLogs and all
 // JSON-RPC calls per block, indexer CPU per block (utime+stime of its process), live lag (time from
 // a block first seen by the benchmark, polling every 25 ms, to its checkpoint commit) p50/p99, start-up
-// (its `known_state_loaded` line) and peak RSS (VmHWM).
+// (process start to its `start` line; the `known_state_loaded` line's wall and CPU time), loads of
+// every indexed address, peak RSS (VmHWM), and for the last count a 2-block reorg at the head (tokens
+// forgotten and kept, and whether anything was reloaded).
 // Settings: BENCH_HEAD_SCALE_TOKENS (default "1000,10000,100000"; add 1000000 when there is time:
 // inserting a million rows takes minutes), BENCH_HEAD_SCALE_BLOCKS, BENCH_HEAD_SCALE_BLOCK_TIME.
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { runSimulator, startDevnet } from "@tmi/devnet";
+import { rpc, runSimulator, startDevnet } from "@tmi/devnet";
 import {
   chainHead,
   createTestDatabase,
@@ -58,10 +60,16 @@ interface Row {
   cpu_ms_per_block: number;
   lag_p50_ms: number;
   lag_p99_ms: number;
+  /** Process start (spawn) to its `start` line: boot, configuration, database, the log filter's seed. */
   startup_ms: number;
-  /** CPU time of the start-up load (the wall time above waits for a busy machine's PostgreSQL and CPU). */
-  startup_cpu_ms: number;
+  /** Wall and CPU time of the known-state step of start-up (the `known_state_loaded` line). */
+  known_state_ms: number;
+  known_state_cpu_ms: number;
+  /** Loads of every indexed address (start-up with a small set, or an emitter query's need). */
+  full_loads: number;
   peak_rss_mb: number;
+  /** After a 2-block reorg (the last count only): tokens forgotten / kept, and whether anything was reloaded. */
+  reorg: string;
 }
 
 log(
@@ -97,6 +105,7 @@ try {
     log(
       `${known} known tokens (filled in ${((performance.now() - filled) / 1000).toFixed(1)} s); starting the indexer`,
     );
+    const spawnedAt = Date.now();
     const indexer = startIndexer({
       ...devnetIndexerOptions({ ...devnet, rpcUrl: proxy.url }, database.url, { ethUsdFeed: true }),
       // The defaults of `pnpm start` (the testkit polls faster and refreshes trending more often).
@@ -110,13 +119,17 @@ try {
     try {
       const head = () => chainHead(devnet.rpcUrl); // the benchmark's polls go to anvil, not the proxy
       await indexer.waitForBlock((await head()) - 1, 600_000);
-      const startLine = indexer
-        .output()
-        .split("\n")
-        .find((l) => l.includes('"action":"known_state_loaded"'));
-      const startup = startLine
-        ? (JSON.parse(startLine) as { ms: number; cpu_ms: number })
-        : { ms: -1, cpu_ms: -1 };
+      const line = (action: string) =>
+        indexer
+          .output()
+          .split("\n")
+          .filter((l) => l.includes(`"action":"${action}"`))
+          .map((l) => {
+            const o = JSON.parse(l) as Record<string, number> & { time?: string };
+            return { ...o, at: Date.parse(o.time ?? "") };
+          });
+      const startup = line("known_state_loaded")[0] ?? { ms: -1, cpu_ms: -1 };
+      const startedAt = line("start")[0]?.at ?? spawnedAt - 1;
       // Measure from the next block on.
       let seen = await head();
       await waitFor(async () => ((await indexer.indexedBlock()) ?? -1) >= seen, {
@@ -145,18 +158,39 @@ try {
       }
       const cpu = cpuMs(pid) - cpu0;
       const calls = [...proxy.calls].sort((a, b) => b[1] - a[1]);
+      const measuredCalls = { total: proxy.total(), getLogs: proxy.calls.get("eth_getLogs") ?? 0 };
+      let reorg = "";
+      if (count === COUNTS.at(-1)) {
+        // A 2-block reorg at the head: the indexer rolls back and forgets only what it touched.
+        controller.abort();
+        await simulator;
+        const before = await head();
+        await indexer.waitForBlock(before, 60_000);
+        await rpc(devnet.rpcUrl, "anvil_reorg", [2, []]);
+        await waitFor(async () => indexer.output().includes("rolled back orphaned blocks"), {
+          timeoutMs: 60_000,
+          intervalMs: 50,
+        });
+        await indexer.waitForBlock((await head()) + 1, 60_000);
+        const dropped = line("known_state_invalidated").find((l) => l.above_block === before - 2);
+        const loads = line("known_state_loaded").length + line("emitter_set_completed").length;
+        reorg = `dropped ${dropped?.dropped ?? "?"}, kept ${dropped?.kept ?? "?"}, loads ${loads}`;
+      }
       rows.push({
         known_tokens: known,
         blocks: BLOCKS,
-        get_logs_per_block: round((proxy.calls.get("eth_getLogs") ?? 0) / BLOCKS),
-        rpc_calls_per_block: round(proxy.total() / BLOCKS),
+        get_logs_per_block: round(measuredCalls.getLogs / BLOCKS),
+        rpc_calls_per_block: round(measuredCalls.total / BLOCKS),
         calls_by_method: calls.map(([m, n]) => `${m.replace(/^eth_/, "")} ${round(n / BLOCKS)}`).join(", "),
         cpu_ms_per_block: round(cpu / BLOCKS),
         lag_p50_ms: Math.round(percentile(lags, 50)),
         lag_p99_ms: Math.round(percentile(lags, 99)),
-        startup_ms: startup.ms,
-        startup_cpu_ms: startup.cpu_ms,
+        startup_ms: startedAt - spawnedAt,
+        known_state_ms: startup.ms ?? -1,
+        known_state_cpu_ms: startup.cpu_ms ?? -1,
+        full_loads: line("emitter_set_completed").length + (startup.complete ? 1 : 0),
         peak_rss_mb: peakRssMb(pid),
+        reorg,
       });
       log(JSON.stringify(rows.at(-1)));
     } finally {

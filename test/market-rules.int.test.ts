@@ -107,6 +107,8 @@ describe("rule: holder exclusion", () => {
     custodian: fc.option(address),
     escrow: fc.option(address),
     feeVault: fc.option(address),
+    communityVault: fc.option(address),
+    traderRewardsVault: fc.option(address),
   });
 
   it("default: holder <> ALL(excludedHoldersSql) = !isExcludedHolder", async () => {

@@ -19,7 +19,7 @@ describe("checkSchemaDrift", () => {
     // Not vacuous: the comparison covers the whole schema.
     const shape = expected();
     expect(shape.size).toBe(18);
-    expect(shape.get("tokens")?.columns.size).toBe(52);
+    expect(shape.get("tokens")?.columns.size).toBe(54);
     expect([...(shape.get("tokens")?.indexes.keys() ?? [])].sort()).toEqual([
       "tokens_address_prefix_idx",
       "tokens_creator_newest_idx",

@@ -112,6 +112,17 @@ export interface Trader {
    * trading fees (token and WETH) into the permanent LP fee vault (`PermanentLPFeesAccrued`).
    */
   collectLPFees(token: Address): Promise<TxResult & { custodian: `0x${string}`; feeVault: `0x${string}` }>;
+  /**
+   * After a collection: the permanent LP fee vault forwards the token's accrued community and
+   * trader-rewards shares of `asset` (default: the token itself) to the deployment's community vault
+   * and trader-rewards vault (`fundCommunityVault`, `fundTraderRewardsVault`; two transactions), as
+   * the platform does. Resolves with the two vaults (lowercase).
+   * @throws Error when nothing of `asset` was accrued for the token (the vault reverts).
+   */
+  forwardLPFees(
+    token: Address,
+    asset?: Address,
+  ): Promise<{ communityVault: `0x${string}`; traderRewardsVault: `0x${string}` }>;
   /** The token's curve (factory `curveOf`, cached). */
   curveOf(token: Address): Promise<`0x${string}`>;
   /** Token balance of this wallet (base units). */
@@ -161,6 +172,22 @@ export function createTrader(args: {
 
   const balanceOf = (token: Address) =>
     client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+
+  /** The token's LP custodian (graduation manager `custodianOf`) and its fee vault (`feeVault()`). */
+  async function lpCustodyOf(token: Address): Promise<{ custodian: Address; feeVault: Address }> {
+    const custodian = await client.readContract({
+      address: deployment.contracts.graduationManager,
+      abi: graduationManagerV3Abi,
+      functionName: "custodianOf",
+      args: [token],
+    });
+    const feeVault = await client.readContract({
+      address: custodian,
+      abi: graduationCustodyV3Abi,
+      functionName: "feeVault",
+    });
+    return { custodian, feeVault };
+  }
 
   async function curveOf(token: Address): Promise<`0x${string}`> {
     const key = token.toLowerCase();
@@ -368,17 +395,7 @@ export function createTrader(args: {
       return { ...result, pool: pool.toLowerCase() as `0x${string}` };
     },
     async collectLPFees(token) {
-      const custodian = await client.readContract({
-        address: deployment.contracts.graduationManager,
-        abi: graduationManagerV3Abi,
-        functionName: "custodianOf",
-        args: [token],
-      });
-      const feeVault = await client.readContract({
-        address: custodian,
-        abi: graduationCustodyV3Abi,
-        functionName: "feeVault",
-      });
+      const { custodian, feeVault } = await lpCustodyOf(token);
       const result = await send({
         address: custodian,
         abi: graduationCustodyV3Abi,
@@ -389,6 +406,18 @@ export function createTrader(args: {
         ...result,
         custodian: custodian.toLowerCase() as `0x${string}`,
         feeVault: feeVault.toLowerCase() as `0x${string}`,
+      };
+    },
+    async forwardLPFees(token, asset = token) {
+      const { feeVault } = await lpCustodyOf(token);
+      const vault = (functionName: "communityVault" | "traderRewardsVault") =>
+        client.readContract({ address: feeVault, abi: graduationCustodyV3Abi, functionName });
+      const lower = (a: string) => a.toLowerCase() as `0x${string}`;
+      for (const functionName of ["fundCommunityVault", "fundTraderRewardsVault"] as const)
+        await send({ address: feeVault, abi: graduationCustodyV3Abi, functionName, args: [token, asset] });
+      return {
+        communityVault: lower(await vault("communityVault")),
+        traderRewardsVault: lower(await vault("traderRewardsVault")),
       };
     },
     curveOf,

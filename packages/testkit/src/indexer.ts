@@ -47,6 +47,12 @@ export interface IndexerProcess extends ServiceProcess {
   waitForBlock(n: number | bigint, timeoutMs?: number): Promise<void>;
   /** The committed checkpoint block, or null before the first commit. */
   indexedBlock(): Promise<number | null>;
+  /**
+   * Resolves once the newest trending snapshot is as of the committed checkpoint (the refresh that
+   * follows the last indexed block has run), so a dump of the read models is final. Rejects after
+   * `timeoutMs` (default 90 s) or when the process exits.
+   */
+  waitForTrending(timeoutMs?: number): Promise<void>;
 }
 
 /**
@@ -90,31 +96,54 @@ export function startIndexer(options: StartIndexerOptions): IndexerProcess {
       await client.end().catch(() => {});
     }
   };
+  const trendingCaughtUp = async (): Promise<boolean> => {
+    const client = new pg.Client({ connectionString: options.databaseUrl });
+    await client.connect();
+    try {
+      const res = await client.query<{ ok: boolean }>(
+        `SELECT (SELECT as_of_block_number FROM trending_snapshots ORDER BY id DESC LIMIT 1)
+                = (SELECT block_number FROM indexer_checkpoints WHERE chain_id = $1) AS ok`,
+        [options.chainId],
+      );
+      return res.rows[0]?.ok === true;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  };
+  /** Polls `check` until it holds; fails at once when the process exits, with its output. */
+  const waitWhileRunning = async (check: () => Promise<boolean>, timeoutMs: number, what: string) => {
+    await waitFor(
+      async () => {
+        if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
+          throw new ExitedError(
+            `indexer exited (${proc.child.exitCode ?? proc.child.signalCode}):\n${proc.output().slice(-4000)}`,
+          );
+        }
+        return check();
+      },
+      { timeoutMs, intervalMs: 50, message: `${what}\n${proc.output().slice(-4000)}` },
+    ).catch((error) => {
+      throw error instanceof ExitedError
+        ? error
+        : new Error(`${(error as Error).message}\n${proc.output().slice(-4000)}`);
+    });
+  };
   return {
     ...proc,
     indexedBlock,
     async waitForBlock(n, timeoutMs = 90_000) {
       const target = Number(n);
-      await waitFor(
+      await waitWhileRunning(
         async () => {
-          if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
-            throw new ExitedError(
-              `indexer exited (${proc.child.exitCode ?? proc.child.signalCode}):\n${proc.output().slice(-4000)}`,
-            );
-          }
           const block = await indexedBlock();
           return block !== null && block >= target;
         },
-        {
-          timeoutMs,
-          intervalMs: 50,
-          message: `indexer did not reach block ${target}\n${proc.output().slice(-4000)}`,
-        },
-      ).catch((error) => {
-        throw error instanceof ExitedError
-          ? error
-          : new Error(`${(error as Error).message}\n${proc.output().slice(-4000)}`);
-      });
+        timeoutMs,
+        `indexer did not reach block ${target}`,
+      );
+    },
+    async waitForTrending(timeoutMs = 90_000) {
+      await waitWhileRunning(trendingCaughtUp, timeoutMs, "no trending snapshot as of the checkpoint");
     },
   };
 }

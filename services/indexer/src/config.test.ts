@@ -30,6 +30,19 @@ describe("loadIndexerConfig", () => {
     expect(c.GRADUATION_MANAGER_ADDRESS).toBeNull();
     expect(c.ETH_USD_FEED_ADDRESS).toBeNull();
     expect(c.sources.FACTORY_ADDRESS).toBe("env");
+    expect(c.KNOWN_TOKENS_CACHE).toBe(50_000);
+  });
+
+  it("behavior: KNOWN_TOKENS_CACHE is a positive token count", () => {
+    const base = {
+      ...NO_FILE,
+      RPC_URL: "http://127.0.0.1:9999",
+      CHAIN_ID: "8453",
+      FACTORY_ADDRESS: "0x00000000000000000000000000000000000000aa",
+      START_BLOCK: "1",
+    };
+    expect(loadIndexerConfig({ ...base, KNOWN_TOKENS_CACHE: "2000" }).KNOWN_TOKENS_CACHE).toBe(2_000);
+    expect(() => loadIndexerConfig({ ...base, KNOWN_TOKENS_CACHE: "0" })).toThrow();
   });
 
   it("behavior: NETWORK=base fills the Base mainnet deployment", () => {

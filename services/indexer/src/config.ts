@@ -65,6 +65,11 @@ export const indexerEnvSchema = baseEnvSchema.extend({
    * topic alone, filtered in memory) or `auto` (the cheaper by measured cost; docs/indexer.md).
    */
   LOG_QUERY_STRATEGY: z.enum(["auto", "emitters", "topics"]).default("auto"),
+  /**
+   * Tokens whose state (contracts, curve state, graduation) the indexer keeps in memory; beyond it
+   * the least recently traded are forgotten and read again from `tokens` when traded (~1 KB each).
+   */
+  KNOWN_TOKENS_CACHE: positiveInt(50_000),
   MAX_CONCURRENT_REQUESTS: positiveInt(4),
   /** Block ranges fetched ahead of the one being written. */
   PREFETCH_RANGES: positiveInt(2),

@@ -494,10 +494,10 @@ describe("indexer", () => {
       await rpc(devnet.rpcUrl, "anvil_reorg", [3, []]);
       await t1.buy(token, parseEther("0.07"));
       await indexer.waitForBlock(await chainHead(devnet.rpcUrl));
-      await new Promise((r) => setTimeout(r, 1_200)); // the final trending snapshot
+      await indexer.waitForTrending();
       const fresh = await newDb();
       const scratch = await indexToHead(indexerOptions(fresh, devnet));
-      await new Promise((r) => setTimeout(r, 1_200));
+      await scratch.waitForTrending();
       await scratch.stop();
       await indexer.stop();
       expect(indexer.output()).toContain("rolled back orphaned blocks");
@@ -531,13 +531,13 @@ describe("indexer", () => {
       await t2.buy(token, parseEther("0.01"));
       await t2.buy(token, parseEther("0.01"));
       await indexer.waitForBlock(await chainHead(devnet.rpcUrl));
-      await new Promise((r) => setTimeout(r, 1_200));
+      await indexer.waitForTrending();
       await indexer.stop();
       expect(indexer.output()).toContain("rolled back orphaned blocks");
       expect(await query(db.url, "SELECT 1 FROM tokens WHERE name = 'Gone'")).toHaveLength(0);
       const fresh = await newDb();
       const scratch = await indexToHead(indexerOptions(fresh, devnet));
-      await new Promise((r) => setTimeout(r, 1_200));
+      await scratch.waitForTrending();
       await scratch.stop();
       expect(await dumpIndexedTables(db.url)).toEqual(await dumpIndexedTables(fresh.url));
       expect(await query(db.url, STORED_CANDLES)).toEqual(await query(db.url, RECOMPUTED_CANDLES));
@@ -561,7 +561,7 @@ describe("indexer", () => {
     const slow = { LOG_BATCH_BLOCKS: "1", MAX_LOG_BATCH_BLOCKS: "2", PREFETCH_RANGES: "1" };
     const reference = await newDb();
     const full = await indexToHead({ ...indexerOptions(reference, devnet, slow), timeoutMs: 120_000 });
-    await new Promise((r) => setTimeout(r, 1_200));
+    await full.waitForTrending();
     await full.stop();
 
     const db = await newDb();
@@ -574,7 +574,7 @@ describe("indexer", () => {
     await indexer.kill();
     indexer = startIndexer(indexerOptions(db, devnet, slow));
     await indexer.waitForBlock(head, 60_000);
-    await new Promise((r) => setTimeout(r, 1_200));
+    await indexer.waitForTrending();
     await indexer.stop();
     expect(await dumpIndexedTables(db.url)).toEqual(await dumpIndexedTables(reference.url));
   });

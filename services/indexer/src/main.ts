@@ -181,6 +181,7 @@ const done = (async () => {
         weth: contracts.weth,
         feed: contracts.feedEmitter,
         keepBlocks: config.REORG_DEPTH + 1,
+        cacheTokens: config.KNOWN_TOKENS_CACHE,
       }),
     });
     scheduler = current;

@@ -19,6 +19,12 @@ export interface IndexerMetrics {
   standby: Gauge;
   /** Tokens whose `Transfer`s the log filter fetches (size of the emitter set). */
   knownTokens: Gauge;
+  /** Tokens whose state is held in memory (at most `KNOWN_TOKENS_CACHE` beyond the last range's). */
+  cachedTokens: Gauge;
+  /** Token states read from `tokens` (a token first named since start, an eviction or a reorg). */
+  tokenReads: Counter;
+  /** Token states forgotten to keep the cache within `KNOWN_TOKENS_CACHE`. */
+  tokenEvictions: Counter;
   /** `eth_getLogs` requests sent (after range splits). */
   logRequests: Counter;
   /** Logs that could not be indexed and were left out (recorded in `skipped_logs`). */
@@ -96,6 +102,21 @@ export function createMetrics(chainId: number): IndexerMetrics {
     knownTokens: new Gauge({
       name: "indexer_known_tokens",
       help: "Tokens whose Transfer logs are fetched (the log filter's emitter set)",
+      registers: r,
+    }),
+    cachedTokens: new Gauge({
+      name: "indexer_cached_tokens",
+      help: "Tokens whose state is held in memory (KNOWN_TOKENS_CACHE)",
+      registers: r,
+    }),
+    tokenReads: new Counter({
+      name: "indexer_token_state_reads_total",
+      help: "Token states read from the tokens table (first named since start, after an eviction or a reorg)",
+      registers: r,
+    }),
+    tokenEvictions: new Counter({
+      name: "indexer_token_evictions_total",
+      help: "Token states forgotten to keep the cache within KNOWN_TOKENS_CACHE",
       registers: r,
     }),
     logRequests: new Counter({

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { activityRoutes } from "./activity/activity-routes.js";
 import { chartRoutes } from "./chart/chart-routes.js";
 import { JsonText, type RouteContext } from "./common/route-helpers.js";
-import type { QueryApiConfig } from "./config.js";
+import { DEFAULT_TRADERS_PNL_CACHE_POSITIONS, type QueryApiConfig } from "./config.js";
 import { creatorRoutes } from "./creators/creator-routes.js";
 import type { ReadDb } from "./db.js";
 import { createCheckpointCache } from "./freshness/checkpoint-cache.js";
@@ -23,6 +23,7 @@ import { tokenRoutes } from "./tokens/token-routes.js";
 import { createStatsCache } from "./tokens/token-stats-cache.js";
 import { tradeRoutes } from "./trades/trade-routes.js";
 import { trendingRoutes } from "./trending/trending-routes.js";
+import { createPnlRankings, type PnlRankings } from "./wallets/pnl-ranking.js";
 import { walletRoutes } from "./wallets/wallet-routes.js";
 
 /** Dependencies of {@link buildApp}. */
@@ -37,6 +38,8 @@ export interface QueryApiDeps {
    * `min_block` is honoured and `/metrics` exports the lag.
    */
   readDatabase?: ReadDatabase;
+  /** The pnl rankings of the traders route (tests); one of `config.tradersPnlCachePositions` otherwise. */
+  pnlRankings?: PnlRankings;
   /** Readiness fails above this replica lag (seconds) [30]. */
   maxReplicaLagS?: number;
   /** How long a `min_block` request waits for its block (ms) [1,000]. */
@@ -128,6 +131,11 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     db,
     cursors: createCursorCodec(deps.config.cursorSecret),
     detailStats: { checkpoint, cache: createStatsCache() },
+    pnlRankings:
+      deps.pnlRankings ??
+      createPnlRankings({
+        maxPositions: deps.config.tradersPnlCachePositions ?? DEFAULT_TRADERS_PNL_CACHE_POSITIONS,
+      }),
     ...(deps.readDatabase ? { readDatabase: deps.readDatabase } : {}),
   };
   // App-wide hooks first (a plugin's routes get the hooks its parent had when it was loaded):

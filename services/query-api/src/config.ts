@@ -2,6 +2,9 @@ import { isIP } from "node:net";
 import { baseEnvSchema, databaseUrl, parseEnv, portSetting } from "@tmi/shared/env";
 import { z } from "zod";
 
+/** Default of `TRADERS_PNL_CACHE_POSITIONS`: positions held by the pnl rankings of one process (about 15 MB). */
+export const DEFAULT_TRADERS_PNL_CACHE_POSITIONS = 100_000;
+
 /** Cursor secret used outside production when `CURSOR_SECRET` is unset (never in production). */
 export const DEV_CURSOR_SECRET = "tmi-dev-cursor-secret-not-for-production";
 
@@ -12,7 +15,8 @@ export const DEV_CURSOR_SECRET = "tmi-dev-cursor-secret-not-for-production";
  * (`*` or a comma-separated list of origins, default `*`), `DB_POOL_MAX` (default 10),
  * `TRUST_PROXY` (see {@link parseTrustProxy}; default `false`), `READ_REPLICA_MAX_LAG_S` (30),
  * `READ_FALLBACK_TO_PRIMARY` (false), `READ_MIN_BLOCK_WAIT_MS` (1,000), `STREAM_READ_WAIT_MS` (2,000),
- * `STREAM_MAX_PER_CLIENT` (10), `STREAM_MAX_CONNECTIONS` (5,000), `STREAM_IDLE_STOP_MS` (30,000).
+ * `STREAM_MAX_PER_CLIENT` (10), `STREAM_MAX_CONNECTIONS` (5,000), `STREAM_IDLE_STOP_MS` (30,000),
+ * `TRADERS_PNL_CACHE_POSITIONS` (100,000).
  */
 export const queryApiEnvSchema = baseEnvSchema
   .extend({
@@ -32,6 +36,12 @@ export const queryApiEnvSchema = baseEnvSchema
     STREAM_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(5_000),
     STREAM_IDLE_STOP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     STREAM_READ_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+    TRADERS_PNL_CACHE_POSITIONS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(10_000_000)
+      .default(DEFAULT_TRADERS_PNL_CACHE_POSITIONS),
     TRUST_PROXY: z
       .string()
       .default("false")
@@ -61,6 +71,12 @@ export interface QueryApiConfig {
    * IP (`request.ip`, used by the stream's per-IP cap). See {@link parseTrustProxy}.
    */
   trustProxy?: TrustProxy;
+  /**
+   * Positions held by the per-process pnl rankings of `GET /api/v1/tokens/{address}/traders?sort=pnl`
+   * (`TRADERS_PNL_CACHE_POSITIONS`, {@link DEFAULT_TRADERS_PNL_CACHE_POSITIONS}; about 150 bytes each;
+   * 0: every page is sorted in SQL).
+   */
+  tradersPnlCachePositions?: number;
 }
 
 /** Fastify `trustProxy` values accepted by query-api: off, on, or trusted proxy addresses/CIDRs. */
@@ -159,5 +175,6 @@ export function loadQueryApiSettings(
     cursorSecretIsDefault: env.CURSOR_SECRET === undefined,
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? false,
+    tradersPnlCachePositions: env.TRADERS_PNL_CACHE_POSITIONS,
   });
 }

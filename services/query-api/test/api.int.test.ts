@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { createLogger } from "@tmi/shared/logger";
 import { TOKEN_BY_ADDRESS_SQL } from "@tmi/shared/token";
-import { WORKSPACE_ROOT } from "@tmi/testkit";
+import { WORKSPACE_ROOT, waitFor } from "@tmi/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildApp } from "../src/app.js";
 import { createReadPool } from "../src/db.js";
@@ -1145,7 +1145,15 @@ describe("failures and configuration", () => {
     });
     try {
       const pending = app.inject({ url: `/api/v1/tokens/${tokenAddress(1)}/trades` });
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(
+        async () =>
+          (
+            await h.admin.query(
+              "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep%' AND pid <> pg_backend_pid()",
+            )
+          ).rowCount === 1,
+        { message: "the request's query is running" },
+      );
       const killed = await h.admin.query(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'SELECT pg_sleep%' AND pid <> pg_backend_pid()",
       );

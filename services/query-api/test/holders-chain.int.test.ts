@@ -1,9 +1,9 @@
 // `tokens.holder_count` and the holders list agree with the chain for a graduated token whose LP
 // fees were collected: the expected holders are computed here from the token's `Transfer` logs
 // (balances) minus the platform's contracts read from their getters (factory, curve, pool, fee
-// manager, graduation manager, LP custodian, residual escrow, permanent LP fee vault), not from
-// anything the indexer stored. The LP fee vault ends with a balance of the token, so counting it
-// would be caught.
+// manager, graduation manager, LP custodian, residual escrow, permanent LP fee vault and the
+// community and trader-rewards vaults it forwards to), not from anything the indexer stored. The
+// LP fee vault and both vaults end with a balance of the token, so counting any would be caught.
 import { createTrader, type Devnet, localPublicClient, startDevnet } from "@tmi/devnet";
 import {
   erc20Abi,
@@ -59,7 +59,7 @@ afterAll(async () => {
 });
 
 describe("holders agree with the chain", () => {
-  it("default: a graduated token with collected LP fees (vault and escrow are not holders)", async () => {
+  it("default: a graduated token with collected and forwarded LP fees (fee vault, community and trader-rewards vaults, escrow are not holders)", async () => {
     const wallet = (account: number) =>
       createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account });
     const [creator, a, b, c] = [wallet(1), wallet(2), wallet(3), wallet(4)];
@@ -74,6 +74,7 @@ describe("holders agree with the chain", () => {
     await c.swapExactEthForTokens(token, 10n ** 17n);
     await a.swapExactTokensForEth(token, (await a.balanceOf(token)) / 3n);
     const collected = await a.collectLPFees(token);
+    const forwarded = await b.forwardLPFees(token);
     await c.transfer(token, "0x00000000000000000000000000000000000000c4", (await c.balanceOf(token)) / 4n);
 
     // The chain's answer, from logs and getters only.
@@ -97,6 +98,13 @@ describe("holders agree with the chain", () => {
         args: [token],
       });
     const custodian = await read("custodianOf");
+    const feeVault = await client.readContract({
+      address: custodian,
+      abi: graduationCustodyV3Abi,
+      functionName: "feeVault",
+    });
+    const vault = (functionName: "communityVault" | "traderRewardsVault") =>
+      client.readContract({ address: feeVault, abi: graduationCustodyV3Abi, functionName });
     const platform = [
       ZERO_ADDRESS,
       token,
@@ -112,15 +120,16 @@ describe("holders agree with the chain", () => {
       await read("canonicalPoolOf"),
       custodian,
       await read("residualEscrowOf"),
-      await client.readContract({
-        address: custodian,
-        abi: graduationCustodyV3Abi,
-        functionName: "feeVault",
-      }),
+      feeVault,
+      await vault("communityVault"),
+      await vault("traderRewardsVault"),
     ].map((x) => x.toLowerCase());
     expect(platform).toContain(collected.feeVault);
-    // The vault holds some of the token: without its exclusion the count would be off.
-    expect(balances.get(collected.feeVault) ?? 0n).toBeGreaterThan(0n);
+    expect(platform).toContain(forwarded.communityVault);
+    expect(platform).toContain(forwarded.traderRewardsVault);
+    // The vaults hold some of the token: without their exclusion the count would be off.
+    for (const v of [collected.feeVault, forwarded.communityVault, forwarded.traderRewardsVault])
+      expect(balances.get(v) ?? 0n).toBeGreaterThan(0n);
     const expected = [...balances]
       .filter(([holder, balance]) => balance > 0n && !platform.includes(holder))
       .sort(([ha, ba], [hb, bb]) => (ba === bb ? (ha < hb ? -1 : 1) : ba > bb ? -1 : 1))
@@ -128,11 +137,17 @@ describe("holders agree with the chain", () => {
     expect(expected.length).toBeGreaterThanOrEqual(4);
 
     await indexer.waitForBlock(await chainHead(devnet.rpcUrl), 120_000);
-    const { rows } = await reader.query<{ holder_count: number; lp_fee_vault_address: string | null }>(
-      "SELECT holder_count, lp_fee_vault_address FROM tokens WHERE address = $1",
+    const { rows } = await reader.query(
+      `SELECT holder_count, lp_fee_vault_address, community_vault_address, trader_rewards_vault_address
+         FROM tokens WHERE address = $1`,
       [token],
     );
-    expect(rows[0]).toEqual({ holder_count: expected.length, lp_fee_vault_address: collected.feeVault });
+    expect(rows[0]).toEqual({
+      holder_count: expected.length,
+      lp_fee_vault_address: collected.feeVault,
+      community_vault_address: forwarded.communityVault,
+      trader_rewards_vault_address: forwarded.traderRewardsVault,
+    });
     const listed: { address: string; balance: string }[] = [];
     let cursor: string | undefined;
     do {

@@ -6,6 +6,7 @@
 // with `GET /api/v1/tokens/{address}/traders`, `GET /api/v1/wallets/{address}/holdings` and the
 // wallet summary, on a history with a graduation, pool swaps in both directions, transfers between
 // wallets (a sell of tokens never bought) — then again after an `anvil_reorg` removed trades.
+// The traders are compared in the volume and the pnl order (pages of 2 with cursors).
 
 import { createTrader, type Devnet, localPublicClient, rpc, startDevnet, type Trader } from "@tmi/devnet";
 import { erc20Abi, uniswapV3PoolAbi, zonkCurveV3Abi } from "@tmi/shared/chain";
@@ -197,6 +198,15 @@ async function compare(): Promise<{ api: unknown; expected: unknown }> {
           BigInt(a.sold_reserve);
         return d !== 0n ? (d > 0n ? 1 : -1) : a.trader < b.trader ? -1 : 1;
       });
+    // By pnl at the token's current price (the per-process ranking of query-api, kept by this
+    // app across the trades, the price changes and the reorg of the test).
+    api[`traders pnl ${token}`] = await all(`/api/v1/tokens/${token}/traders?sort=pnl`);
+    expected[`traders pnl ${token}`] = [
+      ...(expected[`traders ${token}`] as { trader: string; pnl: string }[]),
+    ].sort((a, b) => {
+      const d = BigInt(b.pnl) - BigInt(a.pnl);
+      return d !== 0n ? (d > 0n ? 1 : -1) : a.trader < b.trader ? -1 : 1;
+    });
   }
   for (const w of wallets) {
     const held = tokens

@@ -126,15 +126,24 @@ export const feeManagerV3Abi = parseAbi([
  * Per-token contracts created at graduation and the deployment's LP fee vault: the ownerless LP
  * custodian that holds the position NFT (`PermanentPositionRegistered`) and collects its fees
  * (`collectFees()`, `PermanentFeesCollected`) into the permanent LP fee vault (`feeVault()`;
- * the vault emits `PermanentLPFeesAccrued`), and the residual escrow that keeps the mint's
- * rounding remainder (`ResidualDeposited`; its address is the emitter). All are platform
- * contracts for holder counts.
+ * the vault emits `PermanentLPFeesAccrued`), which forwards a token's community and trader-rewards
+ * shares to the deployment's community vault and trader-rewards vault (`fundCommunityVault`,
+ * `fundTraderRewardsVault`; `CommunityLPFeesForwarded` / `TraderRewardsLPFeesForwarded` name the
+ * vault; getters `communityVault()` / `traderRewardsVault()`), and the residual escrow that keeps
+ * the mint's rounding remainder (`ResidualDeposited`; its address is the emitter). All are
+ * platform contracts for holder counts.
  */
 export const graduationCustodyV3Abi = parseAbi([
   "event PermanentPositionRegistered(address indexed launchToken, uint256 indexed tokenId, address indexed positionManager, int24 tickLower, int24 tickUpper)",
   "event PermanentFeesCollected(uint256 indexed tokenId, uint256 amount0, uint256 amount1)",
   "event PermanentLPFeesAccrued(address indexed launchToken, address indexed custodian, address indexed asset, address protocolRecipient, address creatorRecipient, uint256 creatorShare, uint256 protocolShare, uint256 communityShare, uint256 traderRewardsShare)",
   "event ResidualDeposited(address indexed launchToken, address indexed asset, uint256 amount)",
+  "event CommunityLPFeesForwarded(address indexed launchToken, address indexed asset, address indexed vault, uint256 amount, address caller)",
+  "event TraderRewardsLPFeesForwarded(address indexed launchToken, address indexed asset, address indexed vault, uint256 amount, address caller)",
+  "function communityVault() view returns (address)",
+  "function traderRewardsVault() view returns (address)",
+  "function fundCommunityVault(address launchToken, address asset) returns (uint256 amount)",
+  "function fundTraderRewardsVault(address launchToken, address asset) returns (uint256 amount)",
   "function launchToken() view returns (address)",
   "function positionTokenId() view returns (uint256)",
   "function feeVault() view returns (address)",

@@ -4,7 +4,9 @@
  * factory that launched it, and the platform's contracts of the token, all learned from the
  * chain (never listed by hand): its curve and canonical pool (`TokenLaunchedV3`), fee manager
  * (`TokenRegistered`), graduation manager (`Graduated`), LP custodian (`GraduatedV3`), residual
- * escrow (`ResidualDeposited`) and permanent LP fee vault (`PermanentLPFeesAccrued`). The
+ * escrow (`ResidualDeposited`), permanent LP fee vault (`PermanentLPFeesAccrued`), and the
+ * community and trader-rewards vaults that vault forwards the token's shares of its LP fees to
+ * (`CommunityLPFeesForwarded` / `TraderRewardsLPFeesForwarded`, which name the vault). The
  * settlement executor holds the graduation assets inside the graduation transaction only, so it
  * never ends a block with a balance and needs no entry.
  *
@@ -19,13 +21,24 @@ export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 export interface TokenPlatformContracts {
   /** The token itself. */
   address: string;
+  /** Its curve (`TokenLaunchedV3.curve`). */
   curve: string;
+  /** Its canonical Uniswap V3 pool (`TokenLaunchedV3.canonicalPool`). */
   pool: string | null;
+  /** Fee manager that registered the token in its launch transaction (`TokenRegistered`'s emitter). */
   feeManager: string | null;
+  /** Graduation manager named by the token's `Graduated`; null before graduation. */
   graduationManager: string | null;
+  /** LP custodian from `GraduatedV3`. */
   custodian: string | null;
+  /** Residual escrow (`ResidualDeposited`'s emitter in the graduation). */
   escrow: string | null;
+  /** Permanent LP fee vault that accrued the token's LP fees; null before the first collection. */
   feeVault: string | null;
+  /** Community vault the fee vault forwarded the token's community share to; null before the first forward. */
+  communityVault: string | null;
+  /** Trader-rewards vault the fee vault forwarded the token's trader-rewards share to; null before the first forward. */
+  traderRewardsVault: string | null;
 }
 
 /** The `tokens` column of each field of {@link TokenPlatformContracts}. */
@@ -38,6 +51,8 @@ export const PLATFORM_CONTRACT_COLUMNS = Object.freeze({
   custodian: "lp_custodian_address",
   escrow: "residual_escrow_address",
   feeVault: "lp_fee_vault_address",
+  communityVault: "community_vault_address",
+  traderRewardsVault: "trader_rewards_vault_address",
 } as const satisfies Record<keyof TokenPlatformContracts, string>);
 
 /**
@@ -59,7 +74,9 @@ export function isExcludedHolder(
     holder === contracts.graduationManager ||
     holder === contracts.custodian ||
     holder === contracts.escrow ||
-    holder === contracts.feeVault
+    holder === contracts.feeVault ||
+    holder === contracts.communityVault ||
+    holder === contracts.traderRewardsVault
   );
 }
 

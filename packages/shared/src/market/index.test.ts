@@ -94,8 +94,10 @@ describe("isExcludedHolder", () => {
       custodian: null,
       escrow: "0xe",
       feeVault: "0xv",
+      communityVault: "0xcv",
+      traderRewardsVault: "0xtv",
     };
-    for (const a of [ZERO_ADDRESS, "0xf", "0xt", "0xc", "0xp", "0xg", "0xe", "0xv"])
+    for (const a of [ZERO_ADDRESS, "0xf", "0xt", "0xc", "0xp", "0xg", "0xe", "0xv", "0xcv", "0xtv"])
       expect(isExcludedHolder(a, contracts, "0xf")).toBe(true);
     expect(isExcludedHolder("0xa", contracts, "0xf")).toBe(false);
   });

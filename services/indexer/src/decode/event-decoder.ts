@@ -22,7 +22,8 @@ import {
  * Event names the indexer decodes, stored as is in `chain_events.event_name` (the on-chain
  * names): the V3 factory's launch, the graduation manager's and fee manager's launch
  * registrations, fee deposits, the curve's trades and graduation, the manager's settlement, the
- * residual escrow's deposit, the LP custodian's fee collection and the LP fee vault's accrual, the
+ * residual escrow's deposit, the LP custodian's fee collection, the LP fee vault's accrual and its
+ * forwards to the community and trader-rewards vaults, the
  * token's `Transfer`, the canonical pool's `Swap`, and the ETH/USD feed's `AnswerUpdated`.
  */
 export type EventName =
@@ -38,6 +39,8 @@ export type EventName =
   | "ResidualDeposited"
   | "PermanentFeesCollected"
   | "PermanentLPFeesAccrued"
+  | "CommunityLPFeesForwarded"
+  | "TraderRewardsLPFeesForwarded"
   | "Transfer"
   | "Swap"
   | "AnswerUpdated";
@@ -179,6 +182,8 @@ const PREPARED: PreparedEvent[] = [
   prepare(findEvent(graduationCustodyV3Abi, "ResidualDeposited")),
   prepare(findEvent(graduationCustodyV3Abi, "PermanentFeesCollected")),
   prepare(findEvent(graduationCustodyV3Abi, "PermanentLPFeesAccrued")),
+  prepare(findEvent(graduationCustodyV3Abi, "CommunityLPFeesForwarded")),
+  prepare(findEvent(graduationCustodyV3Abi, "TraderRewardsLPFeesForwarded")),
   prepare(findEvent(erc20Abi, "Transfer")),
   prepare(findEvent(uniswapV3PoolAbi, "Swap")),
   prepare(findEvent(aggregatorV3Abi, "AnswerUpdated")),

@@ -16,3 +16,13 @@ export const onPermanentFeesCollected: EventHandler<"PermanentFeesCollected"> = 
 export const onPermanentLPFeesAccrued: EventHandler<"PermanentLPFeesAccrued"> = (e, p, b) => {
   b.token(e.args.launchToken, p.blockNumber).feeVault = e.address;
 };
+
+/** `CommunityLPFeesForwarded` (the token's fee vault): the vault it names is `tokens.community_vault_address`. */
+export const onCommunityLPFeesForwarded: EventHandler<"CommunityLPFeesForwarded"> = (e, p, b) => {
+  b.token(e.args.launchToken, p.blockNumber).communityVault = e.args.vault;
+};
+
+/** `TraderRewardsLPFeesForwarded` (the token's fee vault): the vault it names is `tokens.trader_rewards_vault_address`. */
+export const onTraderRewardsLPFeesForwarded: EventHandler<"TraderRewardsLPFeesForwarded"> = (e, p, b) => {
+  b.token(e.args.launchToken, p.blockNumber).traderRewardsVault = e.args.vault;
+};

@@ -5,9 +5,11 @@ import { onTokenLaunched } from "./factory-handlers.js";
 import { onFeesDeposited, onTokenRegistered } from "./fee-manager-handlers.js";
 import { onAnswerUpdated } from "./feed-handlers.js";
 import {
+  onCommunityLPFeesForwarded,
   onPermanentFeesCollected,
   onPermanentLPFeesAccrued,
   onResidualDeposited,
+  onTraderRewardsLPFeesForwarded,
 } from "./graduation-custody-handlers.js";
 import { onGraduatedV3, onLaunchRegistered } from "./graduation-manager-handlers.js";
 import { onSwap } from "./pool-handlers.js";
@@ -27,6 +29,8 @@ export const HANDLERS: { readonly [N in EventName]: EventHandler<N> } = Object.f
   ResidualDeposited: onResidualDeposited,
   PermanentFeesCollected: onPermanentFeesCollected,
   PermanentLPFeesAccrued: onPermanentLPFeesAccrued,
+  CommunityLPFeesForwarded: onCommunityLPFeesForwarded,
+  TraderRewardsLPFeesForwarded: onTraderRewardsLPFeesForwarded,
   Transfer: onTransfer,
   Swap: onSwap,
   AnswerUpdated: onAnswerUpdated,

@@ -1,16 +1,12 @@
-import { isExcludedHolder } from "@tmi/shared/market";
 import { type DecodedEvent, decodedJsonText } from "../decode/event-decoder.js";
 import { HANDLERS } from "../handlers/index.js";
-import {
-  type BalanceDelta,
-  type Batch,
-  type CreatorDelta,
-  emptyTokenDelta,
-  type PositionDelta,
-  type TokenDelta,
-  type TradeRow,
-} from "./batch.js";
-import { aggregateCandles } from "./candles.js";
+import { aggregateCandles } from "../read-models/candles.js";
+import { creatorDelta } from "../read-models/creators.js";
+import { addBalance, type BalanceChanges, balanceRows } from "../read-models/holders.js";
+import { addPositionTrade } from "../read-models/positions.js";
+import { addTokenTrade, tokenDelta } from "../read-models/tokens.js";
+import { addTokenTrader, setTraderBuckets } from "../read-models/traders.js";
+import type { Batch } from "./batch.js";
 import type { KnownState } from "./known-state.js";
 import type { BatchContext, EventHandler, EventPosition, RangeBuilder } from "./range-builder.js";
 
@@ -47,68 +43,26 @@ export async function buildBatch(
     creators: new Map(),
     ethUsd: [],
   };
-  const balances = new Map<string, Map<string, BalanceDelta>>();
+  const balances: BalanceChanges = new Map();
   let current: DecodedEvent | null = null;
   let currentPosition: EventPosition | null = null;
 
+  // Each accumulator is its read model's own (read-models/*); the builder only routes to them.
   const b: RangeBuilder = {
     state,
     ctx,
     batch,
-    token(address, block) {
-      let d = batch.tokenDeltas.get(address);
-      if (!d) {
-        d = emptyTokenDelta(block);
-        batch.tokenDeltas.set(address, d);
-      }
-      if (block > d.updatedBlock) d.updatedBlock = block;
-      return d;
-    },
-    creator(address, block) {
-      let c = batch.creators.get(address);
-      if (!c) {
-        c = { tokenCount: 0, volume: 0n, updatedBlock: block };
-        batch.creators.set(address, c);
-      }
-      if (block > c.updatedBlock) c.updatedBlock = block;
-      return c;
-    },
-    balance(info, holder, amount) {
-      if (amount === 0n || isExcludedHolder(holder, info, state.factory)) return;
-      let perToken = balances.get(info.address);
-      if (!perToken) {
-        perToken = new Map();
-        balances.set(info.address, perToken);
-      }
-      const row = perToken.get(holder);
-      if (row) row.delta += amount;
-      else perToken.set(holder, { tokenAddress: info.address, holder, delta: amount });
-    },
+    token: (address, block) => tokenDelta(batch.tokenDeltas, address, block),
+    creator: (address, block) => creatorDelta(batch.creators, address, block),
+    balance: (info, holder, amount) => addBalance(balances, info, state.factory, holder, amount),
     trade(trade) {
       batch.trades.push(trade);
-      const d = b.token(trade.tokenAddress, trade.blockNumber);
-      d.tradeCount++;
-      if (trade.side === "buy") d.buyCount++;
-      else d.sellCount++;
-      d.volume += trade.curveValue;
-      d.fees += trade.protocolFee + trade.creatorFee;
-      d.lastTradeSource = trade.source;
-      d.lastTradeBlock = trade.blockNumber;
-      d.latestTradeTimestamp = trade.blockTimestamp;
-      d.price = trade.price;
+      addTokenTrade(tokenDelta(batch.tokenDeltas, trade.tokenAddress, trade.blockNumber), trade);
       const key = `${trade.tokenAddress}|${trade.trader}`;
-      if (!batch.tokenTraders.has(key)) {
-        batch.tokenTraders.set(key, {
-          tokenAddress: trade.tokenAddress,
-          trader: trade.trader,
-          firstBlock: trade.blockNumber,
-          firstBuckets: [],
-          lastBuckets: [],
-        });
-      }
+      addTokenTrader(batch.tokenTraders, key, trade);
       addPositionTrade(batch.positions, key, trade);
       const info = state.tokens.get(trade.tokenAddress)!;
-      b.creator(info.creator, trade.blockNumber).volume += trade.curveValue;
+      creatorDelta(batch.creators, info.creator, trade.blockNumber).volume += trade.curveValue;
     },
     activity(token, withTokenArg = false) {
       const e = current!;
@@ -147,56 +101,10 @@ export async function buildBatch(
     (HANDLERS[event.name] as EventHandler)(event, currentPosition, b);
   }
 
-  for (const perToken of balances.values()) for (const row of perToken.values()) batch.balances.push(row);
+  batch.balances = balanceRows(balances);
   const { candles, traders, traderBuckets } = aggregateCandles(batch.trades);
-  for (const [key, tb] of traderBuckets) {
-    const tt = batch.tokenTraders.get(key)!;
-    tt.firstBuckets = tb.first;
-    tt.lastBuckets = tb.last;
-  }
+  setTraderBuckets(batch.tokenTraders, traderBuckets);
   batch.candles = candles;
   batch.candleTraders = traders;
   return batch;
-}
-
-/**
- * Adds a trade (the next in chain order) to its position's delta: sums, counts, first/latest trade,
- * and a fold step — a sell, or the buy merged into a directly preceding buy step.
- */
-export function addPositionTrade(positions: Map<string, PositionDelta>, key: string, trade: TradeRow): void {
-  let p = positions.get(key);
-  if (!p) {
-    p = {
-      tokenAddress: trade.tokenAddress,
-      trader: trade.trader,
-      boughtTokens: 0n,
-      boughtReserve: 0n,
-      soldTokens: 0n,
-      soldReserve: 0n,
-      buyCount: 0,
-      sellCount: 0,
-      first: trade,
-      last: trade,
-      steps: [],
-    };
-    positions.set(key, p);
-  }
-  p.last = trade;
-  const buy = trade.side === "buy";
-  if (buy) {
-    p.boughtTokens += trade.tokenAmount;
-    p.boughtReserve += trade.reserveAmount;
-    p.buyCount++;
-  } else {
-    p.soldTokens += trade.tokenAmount;
-    p.soldReserve += trade.reserveAmount;
-    p.sellCount++;
-  }
-  const prev = p.steps[p.steps.length - 1];
-  if (buy && prev?.buy) {
-    prev.tokens += trade.tokenAmount;
-    prev.reserve += trade.reserveAmount;
-  } else {
-    p.steps.push({ buy, tokens: trade.tokenAmount, reserve: trade.reserveAmount });
-  }
 }

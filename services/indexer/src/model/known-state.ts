@@ -25,16 +25,7 @@ export interface TokenInfo extends TokenPlatformContracts {
   tokenIsToken0: boolean;
   initialSupply: bigint;
   graduationThreshold: bigint;
-  /** Fee manager that registered the token in its launch transaction (TokenRegistered's emitter); null: unknown. */
-  feeManager: string | null;
-  /** Graduation manager named by the token's `Graduated`; null before graduation. */
-  graduationManager: string | null;
-  /** LP custodian from `GraduatedV3`. */
-  custodian: string | null;
-  /** Residual escrow: receiver of the graduation manager's token transfers other than the pool. */
-  escrow: string | null;
-  /** Permanent LP fee vault that accrued the token's LP fees; null before the first collection. */
-  feeVault: string | null;
+  // feeManager … traderRewardsVault: the platform contracts (TokenPlatformContracts), learned from logs.
   /** Position of the token's `Graduated`; null before. Pool swaps count only after it. */
   graduatedAt: LogPosition | null;
   /** Curve state after the last applied event (soldSupply, reserveCoordinate, graduated). */
@@ -72,6 +63,22 @@ export class KnownState {
     this.curves.set(info.curve, info.address);
     this.pools.set(info.pool, info.address);
     if (info.custodian !== null) this.custodians.set(info.custodian, info.address);
+  }
+
+  /**
+   * Forgets one token and its contracts (evicted from the cache, or touched by a range that was
+   * not committed or was reverted); read again from `tokens` when a range names it. Returns
+   * whether it was held.
+   */
+  removeToken(address: string): boolean {
+    const info = this.tokens.get(address);
+    if (!info) return false;
+    this.tokens.delete(address);
+    if (this.curves.get(info.curve) === address) this.curves.delete(info.curve);
+    if (this.pools.get(info.pool) === address) this.pools.delete(info.pool);
+    if (info.custodian !== null && this.custodians.get(info.custodian) === address)
+      this.custodians.delete(info.custodian);
+    return true;
   }
 
   /** Forgets every token (after a failed write or a reorg: memory may be ahead of the database). */
@@ -121,6 +128,8 @@ const before = (a: LogPosition, b: LogPosition) =>
  * - `PermanentFeesCollected` only from a known LP custodian; `PermanentLPFeesAccrued` only in such
  *   a collection of the token it names, naming that token's custodian (its emitter is the token's
  *   permanent LP fee vault from then on);
+ * - `CommunityLPFeesForwarded` / `TraderRewardsLPFeesForwarded` only from the token's fee vault
+ *   (the vault they name is the token's community / trader-rewards vault from then on);
  * - `Swap` only from a canonical pool, after its token's `Graduated`;
  * - `Transfer` only from a known token; `AnswerUpdated` only from the configured feed.
  * @dev mutates `state` (tokens launched, managers, graduation positions); the caller forgets
@@ -152,6 +161,8 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
         custodian: null,
         escrow: null,
         feeVault: null,
+        communityVault: null,
+        traderRewardsVault: null,
         graduatedAt: null,
         curveState: { soldSupply: 0n, reserveCoordinate: 0n, graduated: false },
       });
@@ -169,6 +180,7 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
   }
   // Pass 1b: the contracts named by the logs of pass 1's launches and graduations.
   const accruals: DecodedEventOf<"PermanentLPFeesAccrued">[] = [];
+  const forwards: DecodedEventOf<"CommunityLPFeesForwarded" | "TraderRewardsLPFeesForwarded">[] = [];
   const collectTx = new Map<string, string>(); // transaction hash → token whose LP fees it collected
   for (const e of events) {
     switch (e.name) {
@@ -203,6 +215,10 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
       case "PermanentLPFeesAccrued":
         accruals.push(e);
         break;
+      case "CommunityLPFeesForwarded":
+      case "TraderRewardsLPFeesForwarded":
+        forwards.push(e);
+        break;
     }
   }
   // The vault that accrues a token's fees in its custodian's collection is its fee vault.
@@ -210,6 +226,13 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
     const token = collectTx.get(e.transactionHash);
     const info = token !== undefined && token === e.args.launchToken ? state.tokens.get(token) : undefined;
     if (info && info.feeVault === null && e.args.custodian === info.custodian) info.feeVault = e.address;
+  }
+  // A forward by the token's fee vault names the community or trader-rewards vault it funds.
+  for (const e of forwards) {
+    const info = state.tokens.get(e.args.launchToken);
+    if (!info || info.feeVault !== e.address) continue;
+    if (e.name === "CommunityLPFeesForwarded") info.communityVault ??= e.args.vault;
+    else info.traderRewardsVault ??= e.args.vault;
   }
 
   // Pass 2: accept.
@@ -264,6 +287,13 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
       case "PermanentLPFeesAccrued": {
         const info = state.tokens.get(e.args.launchToken);
         if (info && info.feeVault === e.address && info.custodian === e.args.custodian) selected.push(e);
+        break;
+      }
+      case "CommunityLPFeesForwarded":
+      case "TraderRewardsLPFeesForwarded": {
+        const info = state.tokens.get(e.args.launchToken);
+        const vault = e.name === "CommunityLPFeesForwarded" ? info?.communityVault : info?.traderRewardsVault;
+        if (info && info.feeVault === e.address && vault === e.args.vault) selected.push(e);
         break;
       }
       case "Transfer":

@@ -2,15 +2,15 @@ import { formatIndexedNotification, INDEXED_CHANNEL } from "@tmi/shared/market";
 import type { PoolClient } from "pg";
 import type { Batch } from "../model/batch.js";
 import type { KnownState } from "../model/known-state.js";
-import { activityCopy, COPY_CHAIN_EVENTS } from "./read-models/activity-model.js";
-import { candlesCtes } from "./read-models/candles-model.js";
-import { creatorsCtes } from "./read-models/creators-model.js";
-import { ethUsdCtes } from "./read-models/eth-usd-model.js";
-import { holdersCtes } from "./read-models/holders-model.js";
-import { positionsCtes } from "./read-models/positions-model.js";
-import { newTokensStatement, tokensUpdateCtes } from "./read-models/tokens-model.js";
-import { tradersCtes } from "./read-models/traders-model.js";
-import { COPY_TRADES, tradesCopy } from "./read-models/trades-model.js";
+import { activityCopy, COPY_CHAIN_EVENTS } from "../read-models/activity.js";
+import { candlesCtes } from "../read-models/candles.js";
+import { creatorsCtes } from "../read-models/creators.js";
+import { ethUsdCtes } from "../read-models/eth-usd.js";
+import { holdersCtes } from "../read-models/holders.js";
+import { positionsCtes } from "../read-models/positions.js";
+import { newTokensStatement, tokensUpdateCtes } from "../read-models/tokens.js";
+import { tradersCtes } from "../read-models/traders.js";
+import { COPY_TRADES, tradesCopy } from "../read-models/trades.js";
 import { copyIn, type SqlParams, sqlParams, timed } from "./sql-text.js";
 
 export { copyValue, pgArray, statementMs, timed } from "./sql-text.js";
@@ -51,8 +51,8 @@ export function inReorgWindow(toBlock: number, headBlock: number, keepBlocks: nu
 /**
  * Formats a range for writing (pure CPU work, done while the previous range is being written):
  * COPY text of the activity log and trades, the insert of launched tokens, and one statement for
- * every other read model (each read model's own CTEs: traders, holders, positions, candles, tokens, creators,
- * ETH/USD), the blocks kept for reorg checks, the journal pruning, the checkpoint and the
+ * every other read model (each read model's own CTEs: traders, holders, positions, candles, tokens,
+ * creators, ETH/USD), the blocks kept for reorg checks, the journal pruning, the checkpoint and the
  * `tmi_indexed` NOTIFY.
  */
 export async function prepareWrite(
@@ -61,10 +61,10 @@ export async function prepareWrite(
   options: WriteOptions,
 ): Promise<PreparedWrite> {
   const pause = () => new Promise<void>((r) => setImmediate(r));
-  const events = await activityCopy(batch);
+  const events = await activityCopy(batch.events);
   await pause();
-  const trades = await tradesCopy(batch);
-  const newTokens = newTokensStatement(batch, options.chainId);
+  const trades = await tradesCopy(batch.trades);
+  const newTokens = newTokensStatement(batch.newTokens, options.chainId);
   await pause();
   const journal =
     (options.journal ?? inReorgWindow(batch.toBlock, options.headBlock, options.keepBlocks))
@@ -132,9 +132,11 @@ function chainPositionCtes(batch: Batch, q: SqlParams, options: WriteOptions): s
 
 /**
  * One statement (one round trip) for every read model of a range besides the COPYs and new
- * tokens, then blocks, journal pruning, checkpoint and NOTIFY. Data-modifying CTEs all run;
- * later ones see earlier ones only through RETURNING (traders → `ttn`, holders → `hd`, both read
- * by the tokens update).
+ * tokens, then blocks, journal pruning, checkpoint and NOTIFY. Data-modifying CTEs all run; later
+ * ones see earlier ones only through what those offer (relations of the range's own rows): each
+ * read model names only its own CTEs, and this composer hands the relations one offers to those
+ * that read them (the traders' new and already-counted traders to tokens and candles, the
+ * holders' count change to tokens).
  */
 function readModelStatement(
   batch: Batch,
@@ -142,14 +144,22 @@ function readModelStatement(
   options: WriteOptions,
 ): { text: string; values: unknown[] } {
   const q = sqlParams();
+  const traders = tradersCtes(batch.tokenTraders, q);
+  const holders = holdersCtes(batch.balances, q);
+  const supplyOf = (token: string) => state.tokens.get(token)?.initialSupply ?? 0n;
   const ctes = [
-    ...tradersCtes(batch, q),
-    ...holdersCtes(batch, q),
-    ...positionsCtes(batch, q),
-    ...candlesCtes(batch, q),
-    ...tokensUpdateCtes(batch, state, q),
-    ...creatorsCtes(batch, q),
-    ...ethUsdCtes(batch, q),
+    ...traders.ctes,
+    ...holders.ctes,
+    ...positionsCtes(batch.positions, q),
+    ...candlesCtes(batch.candles, batch.candleTraders, traders.countedTraders, q),
+    ...tokensUpdateCtes(
+      batch.tokenDeltas,
+      supplyOf,
+      { newTraders: traders.newTraders, holderChange: holders.holderChange },
+      q,
+    ),
+    ...creatorsCtes(batch.creators, q),
+    ...ethUsdCtes(batch.ethUsd, q),
     ...chainPositionCtes(batch, q, options),
   ];
   const payload = formatIndexedNotification({

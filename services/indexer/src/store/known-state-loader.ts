@@ -5,7 +5,8 @@ import { KnownState, type TokenInfo } from "../model/known-state.js";
 /** Columns of `tokens` that make a {@link TokenInfo}. */
 const TOKEN_INFO_COLUMNS = `address, creator, curve_address, pool_address, pool_token_is_token0, initial_supply::text,
   graduation_threshold::text, fee_manager_address, graduation_manager_address, lp_custodian_address,
-  residual_escrow_address, lp_fee_vault_address, graduated_block_number::text, graduated_log_index,
+  residual_escrow_address, lp_fee_vault_address, community_vault_address, trader_rewards_vault_address,
+  graduated_block_number::text, graduated_log_index,
   sold_supply::text, reserve_balance::text, lifecycle`;
 
 interface TokenInfoRow {
@@ -21,6 +22,8 @@ interface TokenInfoRow {
   lp_custodian_address: string | null;
   residual_escrow_address: string | null;
   lp_fee_vault_address: string | null;
+  community_vault_address: string | null;
+  trader_rewards_vault_address: string | null;
   graduated_block_number: string | null;
   graduated_log_index: number | null;
   sold_supply: string;
@@ -42,6 +45,8 @@ function tokenInfo(t: TokenInfoRow): TokenInfo {
     custodian: t.lp_custodian_address,
     escrow: t.residual_escrow_address,
     feeVault: t.lp_fee_vault_address,
+    communityVault: t.community_vault_address,
+    traderRewardsVault: t.trader_rewards_vault_address,
     graduatedAt:
       t.graduated_block_number === null
         ? null
@@ -89,29 +94,77 @@ export async function loadTokenInfos(
 /** Addresses per page of {@link loadEmitterSeed} (one text value each: no row objects). */
 const SEED_PAGE = 250_000;
 
+/** What {@link loadEmitterSeed} read. */
+export interface EmitterSeed {
+  /** Token addresses read (every launched token when `complete`). */
+  tokens: string[];
+  /** Canonical pools of graduated tokens (all of them when `complete`, none otherwise). */
+  pools: string[];
+  /** True when `tokens` and `pools` are every indexed token and graduated pool. */
+  complete: boolean;
+  /** Launched tokens: exact when `complete`, else PostgreSQL's estimate (at least `limit` + 1). */
+  count: number;
+}
+
 /**
  * What the log filter needs of every launched token, and only that: the token addresses and the
  * canonical pools of graduated tokens. Read in pages of 250,000 addresses aggregated into one
- * text value each (a million tokens: four statements, no million row objects).
+ * text value each (a million tokens: four statements, no million row objects). With `limit`,
+ * reads at most `limit` + 1 addresses (one index range, whatever the number of tokens): more than
+ * `limit` tokens gives an incomplete seed (no pools, the count from the planner's statistics) and
+ * the log filter asks the database about the addresses it meets ({@link lookupEmitterMembers}).
  */
-export async function loadEmitterSeed(db: Pool | PoolClient): Promise<{ tokens: string[]; pools: string[] }> {
+export async function loadEmitterSeed(db: Pool | PoolClient, limit?: number): Promise<EmitterSeed> {
   const tokens: string[] = [];
   let after = "";
   for (;;) {
+    const page = limit === undefined ? SEED_PAGE : Math.min(SEED_PAGE, limit + 1 - tokens.length);
     const { rows } = await db.query<{ page: string | null; last: string | null }>(
       `SELECT string_agg(address, ',' ORDER BY address) AS page, max(address) AS last
        FROM (SELECT address FROM tokens WHERE address > $1 ORDER BY address LIMIT $2) t`,
-      [after, SEED_PAGE],
+      [after, page],
     );
-    const { page, last } = rows[0]!;
-    if (page === null || last === null) break;
-    for (const a of page.split(",")) tokens.push(a);
+    const { page: text, last } = rows[0]!;
+    if (text === null || last === null) break;
+    for (const a of text.split(",")) tokens.push(a);
     after = last;
+    if (limit !== undefined && tokens.length > limit) {
+      const estimate = await db.query<{ n: string }>(
+        "SELECT greatest(reltuples, 0)::bigint::text AS n FROM pg_class WHERE oid = 'tokens'::regclass",
+      );
+      return {
+        tokens,
+        pools: [],
+        complete: false,
+        count: Math.max(tokens.length, Number(estimate.rows[0]?.n ?? 0)),
+      };
+    }
   }
   const pools = await db.query<{ pool_address: string }>(
     "SELECT pool_address FROM tokens WHERE graduated_block_number IS NOT NULL AND pool_address IS NOT NULL",
   );
-  return { tokens, pools: pools.rows.map((r) => r.pool_address) };
+  return { tokens, pools: pools.rows.map((r) => r.pool_address), complete: true, count: tokens.length };
+}
+
+/**
+ * Which of `addresses` (lowercase) are indexed tokens, and which canonical pools of graduated
+ * tokens: one statement on the primary key and the unique pool index.
+ */
+export async function lookupEmitterMembers(
+  db: Pool | PoolClient,
+  addresses: string[],
+): Promise<{ tokens: string[]; pools: string[] }> {
+  const { rows } = await db.query<{ address: string; pool: boolean }>(
+    `SELECT address, false AS pool FROM tokens WHERE address = ANY($1::text[])
+     UNION ALL
+     SELECT pool_address, true FROM tokens
+      WHERE pool_address = ANY($1::text[]) AND graduated_block_number IS NOT NULL`,
+    [addresses],
+  );
+  const tokens: string[] = [];
+  const pools: string[] = [];
+  for (const r of rows) (r.pool ? pools : tokens).push(r.address);
+  return { tokens, pools };
 }
 
 /** Curve and pool of `tokens` (for the log filter's discovery of graduations of tokens it only knows by address). */

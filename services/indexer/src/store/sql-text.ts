@@ -63,14 +63,6 @@ export function pgArray(values: readonly (string | number | bigint | boolean | n
   return `${out}}`;
 }
 
-/**
- * Ends a `LEFT JOIN LATERAL` lookup of the stored row of a range's key by its primary key (so at
- * most one row): the `LIMIT` keeps the subquery from being flattened into a join, so each key is one
- * index probe. A plain join lets the planner hash the whole table instead (it estimates the
- * range's keys as a large share of it): work per range proportional to the table, not the range.
- */
-export const ONE_ROW = "LIMIT 1";
-
 /** Decimal text of an optional bigint (null stays null). */
 export const str = (v: bigint | null | undefined): string | null =>
   v === null || v === undefined ? null : v.toString(10);

@@ -13,7 +13,7 @@ describe("HeadPacer", () => {
     const pacer = new HeadPacer();
     expect(pacer.quietMs(250)).toBe(250);
     for (let n = 0; n < 5; n++) pacer.observe(head(n, 1000 + 2 * n));
-    expect(pacer.quietMs(250)).toBe(1500);
+    expect(pacer.quietMs(250)).toBe(1750);
   });
 
   it("behavior: a chain that mines on demand (0 s intervals) keeps polling every interval", () => {
@@ -22,13 +22,14 @@ describe("HeadPacer", () => {
     expect(pacer.quietMs(250)).toBe(250);
   });
 
-  it("behavior: the shortest recent interval counts, skipped heights are spread", () => {
+  it("behavior: the median recent interval counts (a burst's 1 s interval does not), skipped heights are spread", () => {
     const pacer = new HeadPacer();
     pacer.observe(head(1, 1000));
     pacer.observe(head(3, 1004)); // 2 s per block
     pacer.observe(head(3, 1004)); // the same head again
-    pacer.observe(head(4, 1014));
-    pacer.observe(head(5, 1024));
-    expect(pacer.quietMs(100)).toBe(1800);
+    pacer.observe(head(4, 1007)); // a late block (3 s)...
+    pacer.observe(head(5, 1008)); // ...and the next in a burst (1 s)
+    pacer.observe(head(6, 1010));
+    expect(pacer.quietMs(100)).toBe(1900);
   });
 });

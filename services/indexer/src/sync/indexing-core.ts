@@ -5,7 +5,7 @@ import { KnownState, selectEvents } from "../model/known-state.js";
 import type { TokenLabel } from "../rpc/contract-reads.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 import { executeWrite, type PreparedWrite, prepareWrite } from "../store/batch-writer.js";
-import { loadEmitterSeed, loadTokenInfos } from "../store/known-state-loader.js";
+import { type EmitterSeed, loadEmitterSeed, loadTokenInfos } from "../store/known-state-loader.js";
 import { revertTo } from "../store/reorg-journal.js";
 import type { RollbackFn } from "./reorg-reconciler.js";
 
@@ -42,17 +42,23 @@ export interface PreparedRange {
 export interface IndexingCore {
   /**
    * Starts on `pool`'s database (once, at start): the token state is read on demand from then on;
-   * returns what the log filter needs of every indexed token (addresses, graduated pools).
+   * returns what the log filter needs of the indexed tokens (addresses, graduated pools): all of
+   * them, or with `seedLimit` at most that many + 1 addresses (see {@link loadEmitterSeed}).
    */
-  load(pool: Pool): Promise<{ tokens: string[]; pools: string[] }>;
+  load(pool: Pool, options?: { seedLimit?: number }): Promise<EmitterSeed>;
   /**
-   * Forgets the token state held in memory (after a failed write or a reorg: it may be ahead of
-   * the database); the next ranges read again only the tokens they touch. Returns how many tokens
-   * were dropped.
+   * Forgets the token state held in memory that may be ahead of the database: the tokens named by
+   * a range ending above `aboveBlock` (a range not committed, or reverted by a reorg to
+   * `aboveBlock`), or every token when `aboveBlock` is omitted. The other tokens stay (their state
+   * is the committed one); the dropped ones are read again when a range names them. Returns how
+   * many tokens were dropped.
    */
-  invalidate(): number;
-  /** Token state reads since start: statements and tokens read. */
-  readonly reads: { statements: number; tokens: number };
+  invalidate(aboveBlock?: number): number;
+  /**
+   * Token state reads since start (statements and tokens read), tokens evicted from the cache
+   * (`KNOWN_TOKENS_CACHE`) and tokens held now.
+   */
+  readonly reads: { statements: number; tokens: number; evicted: number; cached: number };
   /**
    * Reads the committed state of the tokens the range names that are not in memory, selects the
    * platform's logs (emitter checks), builds the range's rows and prepares the write.
@@ -73,7 +79,15 @@ export interface IndexingCoreOptions {
   feed: string | null;
   /** Blocks kept in `blocks` and in the reorg journal (REORG_DEPTH + 1). */
   keepBlocks: number;
+  /**
+   * Tokens whose state is kept in memory (`KNOWN_TOKENS_CACHE`): beyond it the least recently
+   * named are forgotten and read again from `tokens` when a range names them. Default 50,000.
+   */
+  cacheTokens?: number;
 }
+
+/** Default of {@link IndexingCoreOptions.cacheTokens} (about 1 KB of heap per token). */
+export const DEFAULT_CACHE_TOKENS = 50_000;
 
 /**
  * The tokens, curves and pools `events` name (by argument or as emitter) that `state` does not hold:
@@ -112,6 +126,8 @@ function missingKeys(events: readonly DecodedEvent[], state: KnownState) {
       // loaded with it; its accrual names the token).
       case "ResidualDeposited":
       case "PermanentLPFeesAccrued":
+      case "CommunityLPFeesForwarded":
+      case "TraderRewardsLPFeesForwarded":
         token(e.args.launchToken);
         break;
       case "PermanentFeesCollected":
@@ -131,6 +147,34 @@ function missingKeys(events: readonly DecodedEvent[], state: KnownState) {
 }
 
 /**
+ * The tokens `events` name that `state` holds (by address, or through their curve, pool or LP
+ * custodian) plus the tokens they launch: every token whose state building the range may change.
+ */
+function namedTokens(events: readonly DecodedEvent[], state: KnownState): Set<string> {
+  const out = new Set<string>();
+  const held = (a: unknown) => {
+    if (typeof a === "string" && state.tokens.has(a)) out.add(a);
+  };
+  for (const e of events) {
+    const a = e.address;
+    if (state.tokens.has(a)) out.add(a);
+    else {
+      const token = state.curves.get(a) ?? state.pools.get(a) ?? state.custodians.get(a);
+      if (token !== undefined) out.add(token);
+    }
+    if (e.name === "TokenLaunchedV3") {
+      if (typeof e.args.token === "string") out.add(e.args.token);
+      continue;
+    }
+    const args = e.args as { token?: unknown; launchToken?: unknown; curve?: unknown };
+    held(args.token);
+    held(args.launchToken);
+    if (typeof args.curve === "string") held(state.curves.get(args.curve));
+  }
+  return out;
+}
+
+/**
  * The read-model core of the V3 indexer: `KnownState` + `selectEvents` (emitter checks),
  * `buildBatch` (handlers), `prepareWrite`/`executeWrite` (read models, journal, checkpoint, NOTIFY)
  * and `revertTo` (the reorg journal), behind {@link IndexingCore}.
@@ -139,22 +183,55 @@ export function createIndexingCore(options: IndexingCoreOptions): IndexingCore {
   // The token state in memory: the tokens ranges have touched since start or the last
   // invalidation, read from `tokens` on first use (most launched tokens are never touched again).
   const state = new KnownState(options.factory, options.weth, options.feed);
+  const capacity = Math.max(1, options.cacheTokens ?? DEFAULT_CACHE_TOKENS);
+  /**
+   * The held tokens, least recently named first: token → the range (sequence number, last block)
+   * that last named it. The ranges prepared but possibly not committed are the last two (the
+   * scheduler writes one range while it prepares the next): their tokens are never evicted.
+   */
+  const named = new Map<string, { seq: number; block: number }>();
+  let seq = 0;
   let db: Pool | null = null;
-  const reads = { statements: 0, tokens: 0 };
+  const reads = { statements: 0, tokens: 0, evicted: 0, cached: 0 };
   type Prepared = PreparedRange & { write: PreparedWrite };
+
+  /** Forgets the least recently named tokens beyond the capacity (none named by the last range). */
+  function evict(): void {
+    for (const [token, at] of named) {
+      if (state.tokens.size <= capacity || at.seq >= seq - 1) break;
+      named.delete(token);
+      if (state.removeToken(token)) reads.evicted++;
+    }
+  }
+
   return {
     reads,
-    async load(pool) {
+    async load(pool, loadOptions) {
       db = pool;
       state.clear();
-      return loadEmitterSeed(pool);
+      named.clear();
+      reads.cached = 0;
+      return loadEmitterSeed(pool, loadOptions?.seedLimit);
     },
-    invalidate() {
-      const dropped = state.tokens.size;
-      state.clear();
+    invalidate(aboveBlock) {
+      let dropped = 0;
+      if (aboveBlock === undefined) {
+        dropped = state.tokens.size;
+        state.clear();
+        named.clear();
+      } else {
+        for (const [token, at] of named) {
+          if (at.block <= aboveBlock) continue;
+          named.delete(token);
+          if (state.removeToken(token)) dropped++;
+        }
+      }
+      reads.cached = state.tokens.size;
       return dropped;
     },
     async prepare(input) {
+      seq++;
+      evict();
       const missing = missingKeys(input.events, state);
       if (db && missing.tokens.length + missing.curves.length + missing.pools.length > 0) {
         reads.statements++;
@@ -163,6 +240,12 @@ export function createIndexingCore(options: IndexingCoreOptions): IndexingCore {
           state.addToken(info);
           reads.tokens++;
         }
+      }
+      // Named before anything changes: if this range fails, `invalidate` finds what it touched.
+      const touched = namedTokens(input.events, state);
+      for (const token of touched) {
+        named.delete(token);
+        named.set(token, { seq, block: input.toBlock });
       }
       const selection = selectEvents(input.events, state);
       const batch = await buildBatch(selection.events, state, {
@@ -179,6 +262,9 @@ export function createIndexingCore(options: IndexingCoreOptions): IndexingCore {
         headBlock: input.headBlock,
         keepBlocks: options.keepBlocks,
       });
+      // Launches that selection refused were never held: nothing to remember.
+      for (const token of touched) if (!state.tokens.has(token)) named.delete(token);
+      reads.cached = state.tokens.size;
       const prepared: Prepared = {
         eventCount: batch.events.length,
         tradeCount: batch.trades.length,

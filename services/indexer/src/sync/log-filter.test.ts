@@ -127,4 +127,26 @@ describe("log filter", () => {
     expect(set.discover([graduated])).toEqual([pool]);
     expect(set.has(pool)).toBe(true);
   });
+
+  it("behavior: a partial set asks about the addresses it meets once, and keeps what it learns", async () => {
+    const set = new EmitterSet("0xfactory", null);
+    set.seed(["0xa"], []);
+    set.partial(1_000_000);
+    expect(set.size).toBe(1_000_000);
+    const asked: string[][] = [];
+    const lookup = async (addresses: string[]) => {
+      asked.push([...addresses].sort());
+      return { tokens: addresses.filter((a) => a === "0xb"), pools: addresses.filter((a) => a === "0xp") };
+    };
+    expect(await set.resolve(["0xa", "0xb", "0xc", "0xp"], lookup)).toBe(3);
+    expect(asked).toEqual([["0xb", "0xc", "0xp"]]);
+    expect([set.has("0xb"), set.has("0xp"), set.has("0xc")]).toEqual([true, true, false]);
+    expect(set.pools.has("0xp")).toBe(true);
+    // Known and known-absent addresses are not asked about again.
+    expect(await set.resolve(["0xa", "0xb", "0xc"], lookup)).toBe(0);
+    expect(asked).toHaveLength(1);
+    // A complete set never asks.
+    const full = new EmitterSet("0xfactory", null);
+    expect(await full.resolve(["0xz"], lookup)).toBe(0);
+  });
 });

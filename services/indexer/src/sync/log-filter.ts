@@ -56,6 +56,9 @@ export function emitterFilters(addresses: Iterable<string>, chunk: number): LogF
   return out;
 }
 
+/** Addresses remembered as no emitter before that memory is cleared (~100 bytes each). */
+const ABSENT_MAX = 200_000;
+
 /** A token as the emitter set knows it. */
 export interface EmitterToken {
   token: string;
@@ -81,10 +84,63 @@ export class EmitterSet {
   /** curve → token, pool (to resolve `Graduated`). */
   private readonly curves = new Map<string, { token: string; pool: string }>();
 
+  /**
+   * True when the set holds every indexed token and graduated pool (seeded in full): `has` is
+   * then exact and `addresses` lists every emitter. False when seeded with part of a large set
+   * (start-up reads no more than a bounded number of addresses): `has` is exact only for the
+   * addresses {@link resolve}d before.
+   */
+  complete = true;
+  /** Indexed tokens when incomplete (an estimate; the planner's cost of the emitter queries). */
+  private indexedTokens = 0;
+  /** Addresses looked up and found to be no emitter (cleared when it exceeds {@link ABSENT_MAX}). */
+  private readonly absent = new Set<string>();
+
   constructor(
     readonly factory: string,
     readonly feed: string | null,
   ) {}
+
+  /**
+   * Marks the set as holding only part of the `count` indexed tokens: addresses met in topic
+   * queries are then {@link resolve}d against the database.
+   */
+  partial(count: number): void {
+    this.complete = false;
+    this.indexedTokens = count;
+  }
+
+  /**
+   * Of `addresses`, asks `lookup` (the database) about those neither held nor known to be absent,
+   * and adds what it finds (tokens, graduated pools). Nothing to do when complete. Returns the
+   * number of addresses asked about.
+   */
+  async resolve(
+    addresses: Iterable<string>,
+    lookup: (addresses: string[]) => Promise<{ tokens: string[]; pools: string[] }>,
+  ): Promise<number> {
+    if (this.complete) return 0;
+    const ask = new Set<string>();
+    for (const a of addresses) if (!this.has(a) && !this.absent.has(a)) ask.add(a);
+    if (ask.size === 0) return 0;
+    const found = await lookup([...ask]);
+    for (const t of found.tokens) {
+      this.tokens.add(t);
+      ask.delete(t);
+    }
+    for (const p of found.pools) {
+      this.pools.add(p);
+      ask.delete(p);
+    }
+    if (this.absent.size + ask.size > ABSENT_MAX) this.absent.clear();
+    for (const a of ask) this.absent.add(a);
+    return found.tokens.length + found.pools.length + ask.size;
+  }
+
+  /** Tokens indexed (exact when complete, else the larger of the estimate and those held). */
+  get tokenCount(): number {
+    return this.complete ? this.tokens.size : Math.max(this.indexedTokens, this.tokens.size);
+  }
 
   /** Adds an indexed (or discovered) token. */
   add(t: EmitterToken): void {
@@ -109,14 +165,14 @@ export class EmitterSet {
     for (const e of events) {
       if (e.name !== "Graduated" || this.curves.has(e.address)) continue;
       const token = e.args.token as string;
-      if (this.tokens.has(token)) out.add(token);
+      if (this.tokens.has(token) || !this.complete) out.add(token);
     }
     return [...out];
   }
 
-  /** Number of addresses a generic query covers. */
+  /** Number of addresses a generic query covers (an estimate when incomplete). */
   get size(): number {
-    return this.tokens.size + this.pools.size + (this.feed ? 1 : 0);
+    return this.tokenCount + this.pools.size + (this.feed ? 1 : 0);
   }
 
   /** True when `address` (lowercase) is a known token, graduated pool or the feed. */
@@ -124,7 +180,10 @@ export class EmitterSet {
     return this.tokens.has(address) || this.pools.has(address) || address === this.feed;
   }
 
-  /** Every address of the generic queries: tokens, graduated pools, the feed. */
+  /**
+   * Every address of the generic queries: tokens, graduated pools, the feed.
+   * @dev only when {@link complete}: an incomplete set lists the addresses it holds.
+   */
   addresses(): string[] {
     const out = [...this.tokens, ...this.pools];
     if (this.feed) out.push(this.feed);
@@ -163,6 +222,8 @@ export class EmitterSet {
   /** A copy (a fetch pipeline grows its own; the committed state seeds the next). */
   clone(): EmitterSet {
     const copy = new EmitterSet(this.factory, this.feed);
+    if (!this.complete) copy.partial(this.indexedTokens);
+    for (const a of this.absent) copy.absent.add(a);
     for (const t of this.tokens) copy.tokens.add(t);
     for (const p of this.pools) copy.pools.add(p);
     for (const [c, v] of this.curves) copy.curves.set(c, v);

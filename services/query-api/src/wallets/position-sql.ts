@@ -17,6 +17,9 @@ export const valueAtPriceSql = (qty: string, t = "t") =>
 export const unrealizedPnlSql = (p = "p", t = "t") =>
   `(${valueAtPriceSql(`${p}.open_quantity`, t)} - ${p}.cost_basis)`;
 
+/** `pnl` of the position alias `p` at the current price of `t`: realized + unrealized (signed NUMERIC). */
+export const pnlSql = (p = "p", t = "t") => `(${p}.realized_pnl + ${unrealizedPnlSql(p, t)})`;
+
 /** `value_usd` of a wei expression at the latest indexed ETH/USD answer (null without an answer). */
 export const latestUsdSql = (wei: string) => usdAmountSql(wei, LATEST_ETH_USD_ANSWER_SQL);
 
@@ -30,7 +33,7 @@ export const POSITION_COLUMNS = (p = "p", t = "t") => `${p}.bought_tokens::text 
   ${p}.last_log_index AS p_last_log, ${p}.last_timestamp::text AS p_last_ts,
   ${p}.open_quantity::text AS p_open_quantity, ${p}.cost_basis::text AS p_cost_basis,
   ${p}.realized_pnl::text AS p_realized_pnl, ${unrealizedPnlSql(p, t)}::text AS p_unrealized_pnl,
-  (${p}.realized_pnl + ${unrealizedPnlSql(p, t)})::text AS p_pnl`;
+  ${pnlSql(p, t)}::text AS p_pnl`;
 
 /** A row carrying {@link POSITION_COLUMNS} (all null when the wallet never traded the token). */
 export interface PositionColumns {

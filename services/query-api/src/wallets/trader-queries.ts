@@ -1,5 +1,14 @@
-import type { KeysetSource } from "../common/keyset-page.js";
-import { POSITION_COLUMNS, unrealizedPnlSql } from "./position-sql.js";
+import type { CursorCodec } from "@tmi/shared/codec";
+import {
+  decodeKeyset,
+  type KeysetPage,
+  type KeysetSource,
+  keysetPositionOf,
+  readKeysetPage,
+} from "../common/keyset-page.js";
+import type { ReadDb } from "../db.js";
+import { type PnlRankings, pnlKeysetPage } from "./pnl-ranking.js";
+import { POSITION_COLUMNS, type PositionColumns, pnlSql } from "./position-sql.js";
 import type { TraderSort } from "./wallet-schemas.js";
 
 /**
@@ -7,11 +16,12 @@ import type { TraderSort } from "./wallet-schemas.js";
  * stored columns with an index `(token_address, <column> DESC, trader)`, so a page is an index
  * range read whatever the cursor's depth; `pnl` depends on the token's current price and is
  * computed and sorted over the token's positions (primary key range, cost linear in the token's
- * trader count).
+ * trader count): {@link readTokenTraders} answers it from a per-process ranking instead
+ * (pnl-ranking.ts) and reads it so only when the ranking cannot be used.
  */
 const SORT_EXPR: Record<TraderSort, string> = {
   volume: "p.volume",
-  pnl: `(p.realized_pnl + ${unrealizedPnlSql()})`,
+  pnl: pnlSql(),
   realized_pnl: "p.realized_pnl",
   bought: "p.bought_reserve",
   sold: "p.sold_reserve",
@@ -37,4 +47,47 @@ export function tokenTradersSource(sort: TraderSort): KeysetSource {
     ],
     parent: { from: "tokens t", where: "t.address = $1" },
   };
+}
+
+/** A row of a token's traders page: trader, balance, sort key (the cursor) and position columns. */
+export type TraderRow = PositionColumns & Record<string, unknown> & { trader: string; balance: string };
+
+/**
+ * One page of a token's traders (`GET /api/v1/tokens/{address}/traders`): `limit` rows by `sort`
+ * after `cursor` (bound to `tokens.traders:<token>:<sort>`), `null` for an unknown token. The
+ * `pnl` sort is answered from `rankings` when given (the token's ranking at the version its rows
+ * were read at; see pnl-ranking.ts), else, like every other sort, by the keyset statement of
+ * {@link tokenTradersSource}: the same rows and cursors either way.
+ * @throws AppError `invalid_request` (field `cursor`) for a cursor of another route or shape.
+ */
+export async function readTokenTraders(
+  db: ReadDb,
+  options: {
+    token: string;
+    sort: TraderSort;
+    limit: number;
+    cursor: string | undefined;
+    cursors: CursorCodec;
+    rankings?: PnlRankings;
+  },
+): Promise<KeysetPage<TraderRow> | null> {
+  const { token, sort, limit, cursor, cursors, rankings } = options;
+  const source = tokenTradersSource(sort);
+  const route = `tokens.traders:${token}:${sort}`;
+  if (sort === "pnl" && rankings) {
+    const after = decodeKeyset(cursors, route, source, cursor);
+    const result = await rankings.page(db, token, after, limit);
+    if (result.kind === "unknown") return null;
+    if (result.kind === "page") {
+      return pnlKeysetPage(result, (last) => cursors.encode(route, keysetPositionOf(source, last)));
+    }
+  }
+  return readKeysetPage<TraderRow>(db, source, {
+    filters: [token],
+    order: "desc",
+    limit,
+    cursor,
+    cursors,
+    route,
+  });
 }

@@ -13,8 +13,8 @@ import {
 import { getCreatorAggregates } from "../creators/creator-queries.js";
 import { type TradeRow, tradeOf, walletTradesSource } from "../trades/trade-queries.js";
 import { tradePageSchema } from "../trades/trade-schemas.js";
-import { type PositionColumns, positionFromRow } from "./position-sql.js";
-import { tokenTradersSource } from "./trader-queries.js";
+import { positionFromRow } from "./position-sql.js";
+import { readTokenTraders } from "./trader-queries.js";
 import { getWalletTotals, type HoldingPosition, listHoldings } from "./wallet-queries.js";
 import {
   holdingPageSchema,
@@ -146,15 +146,13 @@ export const walletRoutes: RoutesPlugin = (ctx) => async (fastify) => {
     async (request, reply) => {
       const token = parseAddress(request.params.address, "address");
       const { limit, cursor, sort } = request.query;
-      const page = await readKeysetPage<
-        PositionColumns & Record<string, unknown> & { trader: string; balance: string }
-      >(pool, tokenTradersSource(sort), {
-        filters: [token],
-        order: "desc",
+      const page = await readTokenTraders(pool, {
+        token,
+        sort,
         limit,
         cursor,
         cursors: cursorCodec,
-        route: `tokens.traders:${token}:${sort}`,
+        ...(ctx.pnlRankings ? { rankings: ctx.pnlRankings } : {}),
       });
       if (page === null) throw new AppError("not_found", `no canonical token ${token}`);
       cacheData(reply);

@@ -1,8 +1,132 @@
+// Read model `tokens`: a launch (`onTokenLaunched`) inserts the row; every other change of a range
+// is one {@link TokenDelta} per token — trades through {@link addTokenTrade}, the curve state,
+// graduation, settlement and platform contracts set by their handlers — applied by one CTE
+// (`tokens_up`) that also takes the traders' and holders' counts as relations it is given.
 import { virtualEthReserve, virtualTokenReserve } from "@tmi/shared/chain";
-import { fullyDilutedValue, lifecycleOf } from "@tmi/shared/market";
-import type { Batch } from "../../model/batch.js";
-import type { KnownState } from "../../model/known-state.js";
-import { type SqlParams, str } from "../sql-text.js";
+import { fullyDilutedValue, lifecycleOf, type TradeSource } from "@tmi/shared/market";
+import { type SqlParams, str } from "../store/sql-text.js";
+import type { TradeRow } from "./trades.js";
+
+/** A launch: the new `tokens` row (curve state at launch, metrics zero). */
+export interface NewTokenRow {
+  address: string;
+  creator: string;
+  /** `name()` of the token, sanitized. */
+  name: string;
+  /** `symbol()` of the token, sanitized. */
+  symbol: string;
+  initialSupply: bigint;
+  blockNumber: number;
+  transactionIndex: number;
+  transactionHash: string;
+  logIndex: number;
+  timestamp: number;
+  curve: string;
+  pool: string;
+  tokenIsToken0: boolean;
+  feeManager: string | null;
+  graduationThreshold: bigint;
+  /** spotPrice() at launch. */
+  price: bigint;
+}
+
+/** `Graduated`: the curve closed (position = the API's `curve_terminal_at`). */
+export interface GraduationChange {
+  manager: string;
+  tokenAmount: bigint;
+  ethAmount: bigint;
+  soldSupply: bigint;
+  blockNumber: number;
+  transactionHash: string;
+  logIndex: number;
+  timestamp: number;
+}
+
+/** `GraduatedV3`: the LP position minted (position = the API's `settled_at`). */
+export interface SettlementChange {
+  custodian: string;
+  positionTokenId: bigint;
+  liquidity: bigint;
+  blockNumber: number;
+  transactionHash: string;
+  logIndex: number;
+}
+
+/** What a range changes on one token (counters add; the rest replace when set). */
+export interface TokenDelta {
+  tradeCount: number;
+  buyCount: number;
+  sellCount: number;
+  /** Σ curve_value of the range's trades. */
+  volume: bigint;
+  /** Σ (protocol_fee + creator_fee). */
+  fees: bigint;
+  /** Curve state after the range's last curve trade (absolute). */
+  curve: { soldSupply: bigint; reserveCoordinate: bigint } | null;
+  /** Price after the range's last price-setting event (undefined: unchanged). */
+  price: bigint | null | undefined;
+  graduation: GraduationChange | null;
+  settlement: SettlementChange | null;
+  /** Residual escrow named by the range's `ResidualDeposited`. */
+  escrow: string | null;
+  /** Permanent LP fee vault named by the range's `PermanentLPFeesAccrued`. */
+  feeVault: string | null;
+  /** Community vault named by the range's `CommunityLPFeesForwarded`. */
+  communityVault: string | null;
+  /** Trader-rewards vault named by the range's `TraderRewardsLPFeesForwarded`. */
+  traderRewardsVault: string | null;
+  lastTradeSource: TradeSource | null;
+  lastTradeBlock: number | null;
+  latestTradeTimestamp: number | null;
+  updatedBlock: number;
+}
+
+/** A fresh token delta. */
+function emptyTokenDelta(block: number): TokenDelta {
+  return {
+    tradeCount: 0,
+    buyCount: 0,
+    sellCount: 0,
+    volume: 0n,
+    fees: 0n,
+    curve: null,
+    price: undefined,
+    graduation: null,
+    settlement: null,
+    escrow: null,
+    feeVault: null,
+    communityVault: null,
+    traderRewardsVault: null,
+    lastTradeSource: null,
+    lastTradeBlock: null,
+    latestTradeTimestamp: null,
+    updatedBlock: block,
+  };
+}
+
+/** The range's delta of token `address` (created on first use; `updatedBlock` moves forward to `block`). */
+export function tokenDelta(deltas: Map<string, TokenDelta>, address: string, block: number): TokenDelta {
+  let d = deltas.get(address);
+  if (!d) {
+    d = emptyTokenDelta(block);
+    deltas.set(address, d);
+  }
+  if (block > d.updatedBlock) d.updatedBlock = block;
+  return d;
+}
+
+/** A trade's effect on its token: counts, volume (Σ curve_value), fees, latest trade and price. */
+export function addTokenTrade(d: TokenDelta, trade: TradeRow): void {
+  d.tradeCount++;
+  if (trade.side === "buy") d.buyCount++;
+  else d.sellCount++;
+  d.volume += trade.curveValue;
+  d.fees += trade.protocolFee + trade.creatorFee;
+  d.lastTradeSource = trade.source;
+  d.lastTradeBlock = trade.blockNumber;
+  d.latestTradeTimestamp = trade.blockTimestamp;
+  d.price = trade.price;
+}
 
 /**
  * The insert of the range's launches (`tokens`): identity, name/symbol read from the token
@@ -11,10 +135,9 @@ import { type SqlParams, str } from "../sql-text.js";
  * range launched nothing. A separate statement: the metrics update of the same range must see it.
  */
 export function newTokensStatement(
-  batch: Batch,
+  n: NewTokenRow[],
   chainId: number,
 ): { text: string; values: unknown[] } | null {
-  const n = batch.newTokens;
   if (n.length === 0) return null;
   return {
     text: `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
@@ -57,17 +180,24 @@ export function newTokensStatement(
 
 /**
  * The update of every token the range touched (`tokens`): counters and sums add (trades, buys,
- * sells, volume = Σ curve_value, fees, unique traders from `ttn`, holders from `hd`); the curve
+ * sells, volume = Σ curve_value, fees, unique traders and holders from the given relations); the curve
  * state (sold supply, reserve, virtual reserves), price and FDV, graduation (`Graduated`),
  * settlement (`GraduatedV3`), residual escrow, LP fee vault and latest trade are replaced when the range set
- * them. Needs the CTEs `ttn` and `hd`.
+ * them (CTE `tokens_up`).
+ * @param supplyOf the token's initial supply (for FDV).
+ * @param counts names of relations (token_address, n): `newTraders`, traders new to the token;
+ *   `holderChange`, the change of its holder count.
  */
-export function tokensUpdateCtes(batch: Batch, state: KnownState, q: SqlParams): string[] {
-  const e = [...batch.tokenDeltas.entries()];
-  const supply = (a: string) => state.tokens.get(a)?.initialSupply ?? 0n;
+export function tokensUpdateCtes(
+  deltas: Map<string, TokenDelta>,
+  supplyOf: (token: string) => bigint,
+  counts: { newTraders: string; holderChange: string },
+  q: SqlParams,
+): string[] {
+  const e = [...deltas.entries()];
   const g = (f: (d: (typeof e)[number][1]) => unknown) => e.map(([, d]) => f(d));
   return [
-    `tu AS (
+    `tokens_up AS (
     UPDATE tokens t SET
       trade_count = t.trade_count + d.tc,
       buy_count = t.buy_count + d.bc,
@@ -99,6 +229,8 @@ export function tokensUpdateCtes(batch: Batch, state: KnownState, q: SqlParams):
       settled_log_index = CASE WHEN d.settled THEN d.sli ELSE t.settled_log_index END,
       residual_escrow_address = coalesce(d.esc, t.residual_escrow_address),
       lp_fee_vault_address = coalesce(t.lp_fee_vault_address, d.vault),
+      community_vault_address = coalesce(t.community_vault_address, d.cvault),
+      trader_rewards_vault_address = coalesce(t.trader_rewards_vault_address, d.tvault),
       last_trade_source = coalesce(d.lts, t.last_trade_source),
       last_trade_block_number = coalesce(d.ltb, t.last_trade_block_number),
       latest_trade_timestamp = coalesce(d.ltt, t.latest_trade_timestamp),
@@ -148,7 +280,7 @@ export function tokensUpdateCtes(batch: Batch, state: KnownState, q: SqlParams):
         g((d) => str(d.price)),
         "numeric[]",
       )}, ${q.p(
-        e.map(([a, d]) => str(d.price === undefined ? null : fullyDilutedValue(d.price, supply(a)))),
+        e.map(([a, d]) => str(d.price === undefined ? null : fullyDilutedValue(d.price, supplyOf(a)))),
         "numeric[]",
       )},
       ${q.p(
@@ -210,6 +342,12 @@ export function tokensUpdateCtes(batch: Batch, state: KnownState, q: SqlParams):
         g((d) => d.feeVault),
         "text[]",
       )}, ${q.p(
+        g((d) => d.communityVault),
+        "text[]",
+      )}, ${q.p(
+        g((d) => d.traderRewardsVault),
+        "text[]",
+      )}, ${q.p(
         g((d) => d.lastTradeSource),
         "text[]",
       )}, ${q.p(
@@ -224,9 +362,9 @@ export function tokensUpdateCtes(batch: Batch, state: KnownState, q: SqlParams):
       )})
       AS d(a, tc, bc, sc, vol, fee, has_curve, sold, res, vtr, ver, price_set, pr, fdv,
            grad, gm, gta, gea, gss, gbn, gth, gli, gts, settled, cus, pid, liq, sbn, sth, sli,
-           esc, vault, lts, ltb, ltt, ub)
-    LEFT JOIN ttn ON ttn.token_address = d.a
-    LEFT JOIN hd ON hd.token_address = d.a
+           esc, vault, cvault, tvault, lts, ltb, ltt, ub)
+    LEFT JOIN ${counts.newTraders} ttn ON ttn.token_address = d.a
+    LEFT JOIN ${counts.holderChange} hd ON hd.token_address = d.a
     WHERE t.address = d.a)`,
   ];
 }

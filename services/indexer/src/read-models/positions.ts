@@ -1,5 +1,82 @@
-import type { Batch } from "../../model/batch.js";
-import { ONE_ROW, type SqlParams } from "../sql-text.js";
+// Read model `positions` (one row per token and trader; docs/api.md "Positions"): every trade
+// (`RangeBuilder.trade`) adds to its position's delta with {@link addPositionTrade}; the range's
+// deltas are folded into the stored rows by one group of CTEs (`positions_*`).
+import type { SqlParams } from "../store/sql-text.js";
+import type { TradeRow } from "./trades.js";
+
+/**
+ * One step of a position's average-cost fold (docs/api.md "Positions"): a sell, or a run of
+ * consecutive buys merged into one (buys only add, so a run folds to its sums).
+ */
+export interface PositionStep {
+  buy: boolean;
+  /** Tokens bought or sold (base units). */
+  tokens: bigint;
+  /** `reserve_amount`: wei paid (buy) or received (sell). */
+  reserve: bigint;
+}
+
+/**
+ * What a range changes on one position (token, trader): sums and counts that add up, the first
+ * and latest trade of the range, and the steps the stored (open_quantity, cost_basis,
+ * realized_pnl) are folded through in chain order (`tmi_position_fold`).
+ */
+export interface PositionDelta {
+  tokenAddress: string;
+  trader: string;
+  boughtTokens: bigint;
+  boughtReserve: bigint;
+  soldTokens: bigint;
+  soldReserve: bigint;
+  buyCount: number;
+  sellCount: number;
+  first: TradeRow;
+  last: TradeRow;
+  steps: PositionStep[];
+}
+
+/**
+ * Adds a trade (the next in chain order) to its position's delta under `key` (token|trader):
+ * sums, counts, first/latest trade, and a fold step — a sell, or the buy merged into a directly
+ * preceding buy step.
+ */
+export function addPositionTrade(positions: Map<string, PositionDelta>, key: string, trade: TradeRow): void {
+  let p = positions.get(key);
+  if (!p) {
+    p = {
+      tokenAddress: trade.tokenAddress,
+      trader: trade.trader,
+      boughtTokens: 0n,
+      boughtReserve: 0n,
+      soldTokens: 0n,
+      soldReserve: 0n,
+      buyCount: 0,
+      sellCount: 0,
+      first: trade,
+      last: trade,
+      steps: [],
+    };
+    positions.set(key, p);
+  }
+  p.last = trade;
+  const buy = trade.side === "buy";
+  if (buy) {
+    p.boughtTokens += trade.tokenAmount;
+    p.boughtReserve += trade.reserveAmount;
+    p.buyCount++;
+  } else {
+    p.soldTokens += trade.tokenAmount;
+    p.soldReserve += trade.reserveAmount;
+    p.sellCount++;
+  }
+  const prev = p.steps[p.steps.length - 1];
+  if (buy && prev?.buy) {
+    prev.tokens += trade.tokenAmount;
+    prev.reserve += trade.reserveAmount;
+  } else {
+    p.steps.push({ buy, tokens: trade.tokenAmount, reserve: trade.reserveAmount });
+  }
+}
 
 /**
  * Positions (`positions`, one row per token and trader; docs/api.md "Positions"): the range's sums
@@ -9,8 +86,8 @@ import { ONE_ROW, type SqlParams } from "../sql-text.js";
  * bought, the fold is the sum of its buys and is added directly. Only the positions the range traded
  * are read and written (incremental: nothing is recomputed from older trades).
  */
-export function positionsCtes(batch: Batch, q: SqlParams): string[] {
-  const ps = [...batch.positions.values()];
+export function positionsCtes(positions: Map<string, PositionDelta>, q: SqlParams): string[] {
+  const ps = [...positions.values()];
   const stepPair: number[] = [];
   const stepBuy: boolean[] = [];
   const stepTokens: bigint[] = [];
@@ -27,7 +104,7 @@ export function positionsCtes(batch: Batch, q: SqlParams): string[] {
   }
   const col = <T>(pick: (p: (typeof ps)[number]) => T, type: string) => q.p(ps.map(pick), type);
   return [
-    `pd AS (
+    `positions_in AS (
     SELECT * FROM unnest(${col((p) => p.tokenAddress, "text[]")}, ${col((p) => p.trader, "text[]")},
       ${col((p) => p.boughtTokens, "numeric[]")}, ${col((p) => p.boughtReserve, "numeric[]")},
       ${col((p) => p.soldTokens, "numeric[]")}, ${col((p) => p.soldReserve, "numeric[]")},
@@ -37,17 +114,16 @@ export function positionsCtes(batch: Batch, q: SqlParams): string[] {
       ${col((p) => p.last.blockNumber, "bigint[]")}, ${col((p) => p.last.transactionHash, "text[]")},
       ${col((p) => p.last.logIndex, "int[]")}, ${col((p) => p.last.blockTimestamp, "bigint[]")})
       WITH ORDINALITY AS d(token, trader, bt, br, st, sr, bc, sc, fb, fh, fl, ft, lb, lh, ll, lt, i))`,
-    `pst AS (
+    `positions_steps AS (
     SELECT * FROM unnest(${q.p(stepPair, "bigint[]")}, ${q.p(stepBuy, "boolean[]")},
       ${q.p(stepTokens, "numeric[]")}, ${q.p(stepReserve, "numeric[]")}) WITH ORDINALITY AS s(i, buy, t, w, ord))`,
-    `po AS (
+    `positions_old AS (
     SELECT pd.*, p.open_quantity AS oq, p.cost_basis AS oc, p.realized_pnl AS orl
-    FROM pd LEFT JOIN LATERAL (SELECT p.open_quantity, p.cost_basis, p.realized_pnl FROM positions p
-      WHERE p.token_address = pd.token AND p.trader = pd.trader ${ONE_ROW}) p ON true)`,
-    `pf AS (
+    FROM positions_in pd LEFT JOIN positions p ON p.token_address = pd.token AND p.trader = pd.trader)`,
+    `positions_fold AS (
     SELECT s.i, tmi_position_fold(po.oq, po.oc, po.orl, s.buy, s.t, s.w ORDER BY s.ord) AS f
-    FROM pst s JOIN po ON po.i = s.i GROUP BY s.i)`,
-    `pu AS (
+    FROM positions_steps s JOIN positions_old po ON po.i = s.i GROUP BY s.i)`,
+    `positions_up AS (
     INSERT INTO positions (token_address, trader, bought_tokens, bought_reserve, sold_tokens, sold_reserve, volume,
       buy_count, sell_count, open_quantity, cost_basis, realized_pnl,
       first_block_number, first_transaction_hash, first_log_index, first_timestamp,
@@ -55,7 +131,7 @@ export function positionsCtes(batch: Batch, q: SqlParams): string[] {
     SELECT po.token, po.trader, po.bt, po.br, po.st, po.sr, po.br + po.sr, po.bc, po.sc,
       coalesce(pf.f[1], coalesce(po.oq, 0) + po.bt), coalesce(pf.f[2], coalesce(po.oc, 0) + po.br),
       coalesce(pf.f[3], coalesce(po.orl, 0)), po.fb, po.fh, po.fl, po.ft, po.lb, po.lh, po.ll, po.lt
-    FROM po LEFT JOIN pf ON pf.i = po.i
+    FROM positions_old po LEFT JOIN positions_fold pf ON pf.i = po.i
     ON CONFLICT (token_address, trader) DO UPDATE SET
       bought_tokens = positions.bought_tokens + excluded.bought_tokens,
       bought_reserve = positions.bought_reserve + excluded.bought_reserve,

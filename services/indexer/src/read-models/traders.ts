@@ -1,0 +1,93 @@
+// Read model `token_traders` (distinct traders per token): every trade (`RangeBuilder.trade`)
+// names its trader with {@link addTokenTrader}; the candles of the range give each trader's first
+// and last bucket of the long intervals. Offers the count of new traders per token (for
+// `tokens.unique_trader_count`) and of traders already counted in a long bucket (for candles).
+import type { SqlParams } from "../store/sql-text.js";
+import { LONG_INTERVALS, type TraderBuckets } from "./candles.js";
+import type { TradeRow } from "./trades.js";
+
+/** A trader of a token within a range. */
+export interface TokenTraderDelta {
+  tokenAddress: string;
+  trader: string;
+  firstBlock: number;
+  /** First bucket of each long interval (`LONG_INTERVALS`) in which the trader traded the token within the range. */
+  firstBuckets: number[];
+  /** Last bucket of each long interval. */
+  lastBuckets: number[];
+}
+
+/** Records the trader of `trade` under `key` (token|trader) when it is the range's first trade of that pair. */
+export function addTokenTrader(traders: Map<string, TokenTraderDelta>, key: string, trade: TradeRow): void {
+  if (traders.has(key)) return;
+  traders.set(key, {
+    tokenAddress: trade.tokenAddress,
+    trader: trade.trader,
+    firstBlock: trade.blockNumber,
+    firstBuckets: [],
+    lastBuckets: [],
+  });
+}
+
+/** Gives each trader of the range its first and last bucket of the long intervals (from `aggregateCandles`). */
+export function setTraderBuckets(
+  traders: Map<string, TokenTraderDelta>,
+  buckets: Map<string, TraderBuckets>,
+): void {
+  for (const [key, tb] of buckets) {
+    const tt = traders.get(key)!;
+    tt.firstBuckets = tb.first;
+    tt.lastBuckets = tb.last;
+  }
+}
+
+/**
+ * Distinct traders per token (`token_traders`): the range's traders inserted, or their last bucket
+ * of each long candle interval moved forward (rows that would not change are not written: no row
+ * lock, no WAL). Offers two relations (their names):
+ * - `newTraders` (token_address, n): traders new to the token (`tokens.unique_trader_count`);
+ * - `countedTraders` (token_address, interval, bucket_start, n): traders of the range whose stored
+ *   last bucket is the bucket of their first trade in the range — already counted in that long candle.
+ */
+export function tradersCtes(
+  traders: Map<string, TokenTraderDelta>,
+  q: SqlParams,
+): { ctes: string[]; newTraders: string; countedTraders: string } {
+  const tt = [...traders.values()];
+  const col = (j: number, which: "firstBuckets" | "lastBuckets") =>
+    q.p(
+      tt.map((r) => r[which][j] ?? null),
+      "bigint[]",
+    );
+  const names = LONG_INTERVALS.map((i) => i);
+  const ctes = [
+    `traders_old AS (
+    SELECT d.*, old.trader IS NULL AS is_new, ${names.map((n) => `old.last_bucket_${n} AS o${n}`).join(", ")}
+    FROM unnest(${q.p(
+      tt.map((r) => r.tokenAddress),
+      "text[]",
+    )}, ${q.p(
+      tt.map((r) => r.trader),
+      "text[]",
+    )}, ${q.p(
+      tt.map((r) => r.firstBlock),
+      "bigint[]",
+    )}, ${names.map((_, j) => col(j, "firstBuckets")).join(", ")}, ${names.map((_, j) => col(j, "lastBuckets")).join(", ")})
+      AS d(token, trader, fb, ${names.map((n) => `f${n}`).join(", ")}, ${names.map((n) => `l${n}`).join(", ")})
+    LEFT JOIN token_traders old ON old.token_address = d.token AND old.trader = d.trader)`,
+    `traders_up AS (
+    INSERT INTO token_traders (token_address, trader, first_block_number, ${names.map((n) => `last_bucket_${n}`).join(", ")})
+    SELECT token, trader, fb, ${names.map((n) => `l${n}`).join(", ")} FROM traders_old
+    WHERE is_new OR (${names.map((n) => `l${n}`).join(", ")}) IS DISTINCT FROM (${names.map((n) => `o${n}`).join(", ")})
+    ON CONFLICT (token_address, trader) DO UPDATE SET
+      ${names.map((n) => `last_bucket_${n} = excluded.last_bucket_${n}`).join(",\n      ")}
+    WHERE (${names.map((n) => `token_traders.last_bucket_${n}`).join(", ")})
+      IS DISTINCT FROM (${names.map((n) => `excluded.last_bucket_${n}`).join(", ")}))`,
+    "traders_new AS (SELECT token AS token_address, count(*) FILTER (WHERE is_new)::int AS n FROM traders_old GROUP BY token)",
+    `traders_counted AS (
+    SELECT traders_old.token AS token_address, v.i AS interval, v.b AS bucket_start, count(*)::int AS n
+    FROM traders_old CROSS JOIN LATERAL (VALUES ${names.map((n) => `('${n}', f${n}, o${n})`).join(", ")}) AS v(i, b, o)
+    WHERE v.b = v.o GROUP BY 1, 2, 3)`,
+  ];
+  return { ctes, newTraders: "traders_new", countedTraders: "traders_counted" };
+}
