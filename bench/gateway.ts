@@ -6,22 +6,15 @@
 // (Redis-backed store, a limit no client reaches: the production path of a client below half its
 // limit, counts added to Redis in batches) and with it off.
 import { randomBytes } from "node:crypto";
-import { startServiceProcess } from "@tmi/testkit";
+import type { ServiceProcess } from "@tmi/testkit";
 import pg from "pg";
 import { ensureBenchDatabase } from "./api-data-lib.js";
-import {
-  argValue,
-  type LoadFigures,
-  printTable,
-  rssOf,
-  runLoad,
-  serviceAddress,
-} from "./oracle-gateway-lib.js";
+import { type LoadFigures, loadArgs, printTable, rssOf, runLoad } from "./oracle-gateway-lib.js";
+import { serviceAddress, startGatewayProcess, startQueryApiProcess } from "./service-processes.js";
 
-const durationSeconds = argValue("duration", 6);
-/** Rounds over every (route, target) pair, interleaved in time; each pair keeps its best round (shared, noisy machines). */
-const rounds = argValue("rounds", 2);
-const connections = argValue("connections", 50);
+/** `rounds`: over every (route, target) pair, interleaved in time; each pair keeps its best round. */
+const args = loadArgs({ duration: 6 });
+const { durationSeconds, rounds, connections } = args;
 const only = process.argv
   .find((a) => a.startsWith("--only="))
   ?.slice(7)
@@ -55,37 +48,23 @@ const routes: { route: string; path: () => string }[] = [
 ].filter((r) => !only || only.includes(r.route));
 
 const redisPrefix = `tmi-bench:gateway:${randomBytes(4).toString("hex")}:`;
-const queryApi = startServiceProcess({
-  service: "query-api",
-  env: {
-    NODE_ENV: "production",
-    PORT: "0",
-    LOG_LEVEL: "info",
-    DATABASE_URL: data.url,
-    CURSOR_SECRET: SECRET,
-  },
-});
-const gatewayEnv = (rateLimit: boolean, queryUrl: string) => ({
-  NODE_ENV: "production",
-  GATEWAY_PORT: "0",
-  LOG_LEVEL: "info",
-  QUERY_API_URL: queryUrl,
-  RATE_LIMIT_PER_MINUTE: rateLimit ? "1000000000" : "0",
-  RATE_LIMIT_REDIS_PREFIX: redisPrefix,
-  REDIS_URL,
-  // Load shedding off: this measures the proxy's cost; on a machine shared with other work the
-  // event-loop delay of any process can exceed the default bound and shed requests.
-  GATEWAY_MAX_EVENT_LOOP_DELAY_MS: "0",
-});
+const queryApi = startQueryApiProcess({ DATABASE_URL: data.url, CURSOR_SECRET: SECRET });
+const startGateway = (rateLimit: boolean, queryUrl: string) =>
+  startGatewayProcess({
+    QUERY_API_URL: queryUrl,
+    RATE_LIMIT_PER_MINUTE: rateLimit ? "1000000000" : "0",
+    RATE_LIMIT_REDIS_PREFIX: redisPrefix,
+    REDIS_URL,
+  });
 
 type Row = LoadFigures & { route: string; via: string; rss_mb: number; peak_rss_mb: number };
 const rows: Row[] = [];
-let gatewayOn: ReturnType<typeof startServiceProcess> | undefined;
-let gatewayOff: ReturnType<typeof startServiceProcess> | undefined;
+let gatewayOn: ServiceProcess | undefined;
+let gatewayOff: ServiceProcess | undefined;
 try {
   const direct = await serviceAddress(queryApi, "query-api");
-  gatewayOn = startServiceProcess({ service: "gateway", env: gatewayEnv(true, direct) });
-  gatewayOff = startServiceProcess({ service: "gateway", env: gatewayEnv(false, direct) });
+  gatewayOn = startGateway(true, direct);
+  gatewayOff = startGateway(false, direct);
   const targets = [
     { via: "direct", base: direct, pid: undefined as number | undefined },
     {
@@ -167,12 +146,7 @@ for (const r of rows) {
       bench: "gateway",
       route: r.route,
       via: r.via,
-      connections,
-      duration_s: durationSeconds,
-      rounds,
-      rps: r.rps,
-      p50_ms: r.p50_ms,
-      p99_ms: r.p99_ms,
+      ...args.record(r),
       errors: r.errors + r.timeouts + r.non_2xx,
       statuses: r.statuses,
       drop_pct: base && r.via !== "direct" ? Math.round((1 - r.rps / base.rps) * 1000) / 10 : null,

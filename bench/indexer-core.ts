@@ -60,7 +60,7 @@ log(
 );
 
 const db = await createTestDatabase();
-const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+const pool = new pg.Pool({ connectionString: db.url, max: 1, options: "-c jit=off" }); // as the indexer
 try {
   const client = await pool.connect();
   await client.query("SET synchronous_commit = off");

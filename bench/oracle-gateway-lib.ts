@@ -1,8 +1,8 @@
-// Helpers of `pnpm bench oracle` and `pnpm bench gateway`: an autocannon run with the figures
-// the benchmarks print, a table printer and the RSS of a process.
+// Helpers of the HTTP benches (`pnpm bench oracle`, `gateway`, `scale`, `stream --gateway`): an
+// autocannon run with the figures the benchmarks print, their load settings, a table printer, the
+// RSS and CPU of a process (the services they load: service-processes.ts).
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { type ServiceProcess, waitFor } from "@tmi/testkit";
 import autocannon from "autocannon";
 
 /** Figures of one load run. */
@@ -129,28 +129,39 @@ export function argValue(name: string, fallback: number): number {
   return Number.isFinite(value) && value > 0 ? value : fallback;
 }
 
-/** Waits until `check` returns a value, polling every 100 ms, or throws after `timeoutMs`. */
-export async function until<T>(
-  check: () => T | undefined | null,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** The load settings of an HTTP bench: `--duration` (s per run), `--connections`, `--rounds`. */
+export interface LoadArgs {
+  durationSeconds: number;
+  connections: number;
+  /** Runs per measured case, interleaved in time; each case keeps its best (shared, noisy machines). */
+  rounds: number;
+  /** The leading fields of the bench's JSON line: these settings and a run's throughput and latency. */
+  record(figures: Pick<LoadFigures, "rps" | "p50_ms" | "p99_ms">): {
+    connections: number;
+    duration_s: number;
+    rounds: number;
+    rps: number;
+    p50_ms: number;
+    p99_ms: number;
+  };
 }
 
-/** The base URL a service process logs when it listens (`"address":"http://…"`); throws if it exits first or after 60 s. */
-export function serviceAddress(service: ServiceProcess, name: string): Promise<string> {
-  return waitFor(
-    () => {
-      if (service.child.exitCode !== null) throw new Error(`${name} exited: ${service.output()}`);
-      return /"address":"(http:\/\/[^"]+)"/.exec(service.output())?.[1];
-    },
-    { timeoutMs: 60_000, message: `${name} did not start` },
-  );
+/** {@link LoadArgs} from the command line, else the bench's defaults (50 connections, 2 rounds unless given). */
+export function loadArgs(defaults: { duration: number; connections?: number; rounds?: number }): LoadArgs {
+  const durationSeconds = argValue("duration", defaults.duration);
+  const connections = argValue("connections", defaults.connections ?? 50);
+  const rounds = argValue("rounds", defaults.rounds ?? 2);
+  return {
+    durationSeconds,
+    connections,
+    rounds,
+    record: (figures) => ({
+      connections,
+      duration_s: durationSeconds,
+      rounds,
+      rps: figures.rps,
+      p50_ms: figures.p50_ms,
+      p99_ms: figures.p99_ms,
+    }),
+  };
 }

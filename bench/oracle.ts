@@ -7,12 +7,12 @@
 import { rpc, setEthUsdRound, setSequencerStatus, startDevnet } from "@tmi/devnet";
 import { startServiceProcess } from "@tmi/testkit";
 import { MULTICALL3_RUNTIME_BYTECODE } from "../services/oracle-price/src/test/multicall3-bytecode.js";
-import { argValue, type LoadFigures, printTable, rssOf, runLoad, until } from "./oracle-gateway-lib.js";
+import { type LoadFigures, loadArgs, printTable, rssOf, runLoad } from "./oracle-gateway-lib.js";
+import { serviceAddress } from "./service-processes.js";
 
-const durationSeconds = argValue("duration", 10);
-const connections = argValue("connections", 50);
-/** Runs per read path, interleaved in time; each path keeps its best run (shared, noisy machines). */
-const rounds = argValue("rounds", 2);
+/** `rounds`: runs per read path, interleaved in time; each path keeps its best run. */
+const args = loadArgs({ duration: 10 });
+const { durationSeconds, connections, rounds } = args;
 const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11";
 const now = () => BigInt(Math.floor(Date.now() / 1000));
 
@@ -60,10 +60,7 @@ try {
   }));
   try {
     for (const scenario of scenarios) {
-      const base = await until(
-        () => /"address":"(http:[^"]+)"/.exec(scenario.service.output())?.[1],
-        "oracle-price to listen",
-      );
+      const base = await serviceAddress(scenario.service, "oracle-price");
       scenario.url = `${base}/api/v1/prices/eth-usd`;
     }
     // Sanity: the answer is fresh on every request (no cache): change the round and read it back.
@@ -130,12 +127,7 @@ for (const r of rows) {
       bench: "oracle",
       route: r.route,
       read_path: r.read_path,
-      connections,
-      duration_s: durationSeconds,
-      rounds,
-      rps: r.rps,
-      p50_ms: r.p50_ms,
-      p99_ms: r.p99_ms,
+      ...args.record(r),
       non_2xx: r.non_2xx,
       errors: r.errors + r.timeouts,
       rss_mb: r.rss_mb,

@@ -11,20 +11,13 @@
 // (bench/_cpu-prof-preload.mjs) and writes gateway-<pid>.cpuprofile there at the end.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type PostgresCluster,
-  type ServiceProcess,
-  startPostgresCluster,
-  startServiceProcess,
-  startStandby,
-  waitFor,
-} from "@tmi/testkit";
+import { type PostgresCluster, type ServiceProcess, startPostgresCluster, startStandby } from "@tmi/testkit";
 import pg from "pg";
 import { ensureBenchDatabase } from "./api-data-lib.js";
-import { argValue, printTable, rssOf, runLoad } from "./oracle-gateway-lib.js";
+import { loadArgs, printTable, rssOf, runLoad } from "./oracle-gateway-lib.js";
+import { serviceAddress, startGatewayProcess, startQueryApiProcess } from "./service-processes.js";
 
-const durationSeconds = argValue("duration", 6);
-const connections = argValue("connections", 50);
+const { durationSeconds, connections } = loadArgs({ duration: 6 });
 const replicaCounts = (process.argv.find((a) => a.startsWith("--replicas="))?.slice(11) ?? "1,2,3")
   .split(",")
   .map(Number)
@@ -51,16 +44,6 @@ function clusterCpuMs(cluster: PostgresCluster): number {
     } catch {}
   }
   return total;
-}
-
-function started(service: ServiceProcess, name: string): Promise<string> {
-  return waitFor(
-    () => {
-      if (service.child.exitCode !== null) throw new Error(`${name} exited: ${service.output()}`);
-      return /"address":"(http:\/\/[^"]+)"/.exec(service.output())?.[1];
-    },
-    { timeoutMs: 60_000, message: `${name} did not start` },
-  );
 }
 
 log("starting a primary and a streaming standby (own clusters)");
@@ -105,37 +88,19 @@ try {
 
   for (const n of replicaCounts) {
     const queryApis = Array.from({ length: n }, () =>
-      startServiceProcess({
-        service: "query-api",
-        env: {
-          NODE_ENV: "production",
-          PORT: "0",
-          LOG_LEVEL: "info",
-          DATABASE_URL: data.url,
-          DATABASE_READ_URL: readUrl,
-          CURSOR_SECRET: SECRET,
-        },
-      }),
+      startQueryApiProcess({ DATABASE_URL: data.url, DATABASE_READ_URL: readUrl, CURSOR_SECRET: SECRET }),
     );
     processes.push(...queryApis);
-    const urls = await Promise.all(queryApis.map((q, i) => started(q, `query-api ${i + 1}`)));
-    const gateway = startServiceProcess({
-      service: "gateway",
-      env: {
-        NODE_ENV: "production",
-        GATEWAY_PORT: "0",
-        LOG_LEVEL: "info",
-        QUERY_API_URL: urls.join(","),
-        RATE_LIMIT_PER_MINUTE: "0",
-        GATEWAY_MAX_EVENT_LOOP_DELAY_MS: "0",
-        ...(CPU_PROF ? { TMI_CPU_PROF_DIR: CPU_PROF } : {}),
-        ...(CPU_PROF
-          ? { NODE_OPTIONS: `--import=${new URL("./_cpu-prof-preload.mjs", import.meta.url).href}` }
-          : {}),
-      },
+    const urls = await Promise.all(queryApis.map((q, i) => serviceAddress(q, `query-api ${i + 1}`)));
+    const gateway = startGatewayProcess({
+      QUERY_API_URL: urls.join(","),
+      ...(CPU_PROF ? { TMI_CPU_PROF_DIR: CPU_PROF } : {}),
+      ...(CPU_PROF
+        ? { NODE_OPTIONS: `--import=${new URL("./_cpu-prof-preload.mjs", import.meta.url).href}` }
+        : {}),
     });
     processes.push(gateway);
-    const base = await started(gateway, "gateway");
+    const base = await serviceAddress(gateway, "gateway");
     for (const route of routes) {
       const check = await fetch(base + route.path());
       if (check.status !== 200) throw new Error(`${route.route}: ${check.status} ${await check.text()}`);

@@ -10,8 +10,8 @@
 // {"bench":"stream-gateway","scenario",...,"rest_p99_ms",...}.
 import http from "node:http";
 import os from "node:os";
-import { startServiceProcess } from "@tmi/testkit";
-import { cpuMsOf, printTable, rssOf, serviceAddress } from "./oracle-gateway-lib.js";
+import { cpuMsOf, printTable, rssOf } from "./oracle-gateway-lib.js";
+import { serviceAddress, startGatewayProcess, startQueryApiProcess } from "./service-processes.js";
 
 /** Settings of {@link runStreamGatewayBench}. */
 export interface StreamGatewayOptions {
@@ -83,31 +83,16 @@ export async function runStreamGatewayBench(options: StreamGatewayOptions): Prom
   const perClientAll = Math.ceil(streams / clients);
   const results: Record<string, string | number>[] = [];
   for (const perClient of [10, perClientAll]) {
-    const queryApi = startServiceProcess({
-      service: "query-api",
-      env: {
-        NODE_ENV: "production",
-        PORT: "0",
-        LOG_LEVEL: "info",
-        DATABASE_URL: options.databaseUrl,
-        CURSOR_SECRET: "stream-gateway-bench-secret-0123456789",
-        TRUST_PROXY: "loopback",
-        STREAM_MAX_PER_CLIENT: String(perClient),
-      },
+    const queryApi = startQueryApiProcess({
+      DATABASE_URL: options.databaseUrl,
+      CURSOR_SECRET: "stream-gateway-bench-secret-0123456789",
+      TRUST_PROXY: "loopback",
+      STREAM_MAX_PER_CLIENT: String(perClient),
     });
-    const gateway = startServiceProcess({
-      service: "gateway",
-      env: {
-        NODE_ENV: "production",
-        GATEWAY_PORT: "0",
-        LOG_LEVEL: "info",
-        REDIS_URL,
-        RATE_LIMIT_PER_MINUTE: "0",
-        TRUST_PROXY: "loopback",
-        // Load shedding off: on a shared machine the event-loop delay can pass the default bound.
-        GATEWAY_MAX_EVENT_LOOP_DELAY_MS: "0",
-        QUERY_API_URL: await serviceAddress(queryApi, "query-api"),
-      },
+    const gateway = startGatewayProcess({
+      REDIS_URL,
+      TRUST_PROXY: "loopback",
+      QUERY_API_URL: await serviceAddress(queryApi, "query-api"),
     });
     const open: http.ClientRequest[] = [];
     try {

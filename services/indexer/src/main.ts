@@ -31,7 +31,14 @@ try {
 
 const logger = createLogger({ service: "indexer", level: config.LOG_LEVEL });
 const metrics = createMetrics(config.CHAIN_ID);
-const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4, application_name: "tmi-indexer" });
+// JIT off: a range's read-model statement is estimated above jit_above_cost as the tables grow, and
+// compiling it costs more CPU than running it (seconds per range; docs/benchmarks.md, Indexer).
+const pool = new pg.Pool({
+  connectionString: config.DATABASE_URL,
+  max: 4,
+  application_name: "tmi-indexer",
+  options: "-c jit=off",
+});
 pool.on("error", (error) =>
   logger.warn({ chain_id: config.CHAIN_ID, action: "db_error", err: error }, "idle database client error"),
 );

@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import { createDb } from "@tmi/db";
 import { erc20Abi } from "@tmi/shared/chain";
 import { loadEnv } from "@tmi/shared/env";
 import { serve } from "@tmi/shared/http";
@@ -8,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem";
 import { buildApp } from "./app.js";
+import { createMetadataDb } from "./db.js";
 import { metadataEnvSchema, resolveFactoryAddress, workspacePath } from "./env.js";
 import { createImageFetcher } from "./images/image-fetcher.js";
 import { createJobProducer } from "./jobs/job-catalog.js";
@@ -28,15 +28,7 @@ async function start() {
   if (rpcChainId !== env.CHAIN_ID) {
     throw new Error(`RPC_URL serves chain ${rpcChainId}, but CHAIN_ID is ${env.CHAIN_ID}`);
   }
-  const db = createDb({
-    url: env.DATABASE_URL,
-    applicationName: "tmi-metadata-api",
-    logger: {
-      info: (message) => logger.info(message),
-      warn: (message) => logger.warn(message),
-      error: (message) => logger.warn(message),
-    },
-  });
+  const db = createMetadataDb(env.DATABASE_URL, "tmi-metadata-api", logger);
   const storage = await createStorage(env);
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false });
   await checkRedisPersistence(redis, {

@@ -1,8 +1,8 @@
-import { createDb } from "@tmi/db";
 import { loadEnv } from "@tmi/shared/env";
 import { createLogger } from "@tmi/shared/logger";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
+import { createMetadataDb } from "./db.js";
 import { metadataEnvSchema } from "./env.js";
 import { createFinalizeProcessor } from "./jobs/finalize.worker.js";
 import { createJobProducer } from "./jobs/job-catalog.js";
@@ -14,15 +14,7 @@ import { checkRedisPersistence } from "./jobs/redis-persistence.js";
 const env = loadEnv(metadataEnvSchema);
 const logger = createLogger({ service: "metadata-worker", level: env.LOG_LEVEL });
 
-const db = createDb({
-  url: env.DATABASE_URL,
-  applicationName: "tmi-metadata-worker",
-  logger: {
-    info: (message) => logger.info(message),
-    warn: (message) => logger.warn(message),
-    error: (message) => logger.warn(message),
-  },
-});
+const db = createMetadataDb(env.DATABASE_URL, "tmi-metadata-worker", logger);
 // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
 const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
 const jobs = createJobProducer(connection, env.QUEUE_PREFIX);

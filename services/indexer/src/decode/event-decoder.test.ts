@@ -195,7 +195,7 @@ describe("decodeLog", () => {
       updatedAt: 1700n,
     });
     expect(ALL_TOPIC0).toContain(TOPIC0.Graduated);
-    expect(ALL_TOPIC0).toHaveLength(15);
+    expect(ALL_TOPIC0).toHaveLength(17);
   });
 
   it("error: unknown topic0, missing topics and short data give null", () => {

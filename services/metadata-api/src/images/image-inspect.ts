@@ -36,151 +36,42 @@ export type ImageVerdict =
     };
 
 /**
- * Streaming structural check of a PNG: signature, IHDR first, every chunk's length and CRC,
- * IEND last and nothing after it. Keeps a few bytes of state, never the image.
- * @dev Refuses PNG-headed polyglots: HTML or script after the signature breaks the chunk
- * structure, data appended after IEND is "trailing data".
+ * Driver shared by the streaming structural checks ({@link PngWalker}, {@link GifWalker}): the
+ * file is a sequence of fixed-size records (read whole, handed to {@link onRecord}) and of spans
+ * skipped without being kept ({@link skipThen}; {@link onSkipped} sees their bytes), ended by a
+ * terminal record after which any byte is `trailingError`. Keeps a few bytes of state, never the image.
  */
-export class PngWalker {
-  private header = Buffer.alloc(0);
-  private phase: "signature" | "chunk-header" | "data" | "crc" | "done" = "signature";
-  private remaining = 0;
-  private crc = 0;
-  private type = "";
-  private chunks = 0;
+abstract class StructureWalker<Phase extends string> {
+  /** The first problem found (the walk stops there), or null. */
   error: string | null = null;
-
-  /** Feeds the next bytes of the file. */
-  feed(chunk: Buffer): void {
-    let offset = 0;
-    while (offset < chunk.length && this.error === null) {
-      if (this.phase === "done") {
-        this.error = "trailing data after IEND";
-        return;
-      }
-      if (this.phase === "data") {
-        const take = Math.min(this.remaining, chunk.length - offset);
-        this.crc = crc32(chunk.subarray(offset, offset + take), this.crc);
-        this.remaining -= take;
-        offset += take;
-        if (this.remaining === 0) this.phase = "crc";
-        continue;
-      }
-      const need = this.phase === "signature" ? 8 : this.phase === "chunk-header" ? 8 : 4;
-      const take = Math.min(need - this.header.length, chunk.length - offset);
-      this.header = Buffer.concat([this.header, chunk.subarray(offset, offset + take)]);
-      offset += take;
-      if (this.header.length < need) continue;
-      const bytes = this.header;
-      this.header = Buffer.alloc(0);
-      if (this.phase === "signature") {
-        if (!bytes.equals(PNG_SIGNATURE)) this.error = "bad PNG signature";
-        this.phase = "chunk-header";
-      } else if (this.phase === "chunk-header") {
-        const length = bytes.readUInt32BE(0);
-        this.type = bytes.subarray(4, 8).toString("latin1");
-        if (length > 0x7fffffff || !/^[A-Za-z]{4}$/.test(this.type)) this.error = "malformed PNG chunk";
-        else if (this.chunks === 0 && (this.type !== "IHDR" || length !== 13))
-          this.error = "PNG must start with IHDR";
-        this.chunks += 1;
-        this.crc = crc32(bytes.subarray(4, 8));
-        this.remaining = length;
-        this.phase = length === 0 ? "crc" : "data";
-      } else {
-        if (bytes.readUInt32BE(0) !== this.crc >>> 0) this.error = `bad CRC in PNG chunk ${this.type}`;
-        this.phase = this.type === "IEND" ? "done" : "chunk-header";
-      }
-    }
-  }
-
-  /** Null when the file was a complete, well-formed PNG, else the problem. */
-  finish(): string | null {
-    if (this.error) return this.error;
-    return this.phase === "done" ? null : "truncated PNG (no IEND)";
-  }
-}
-
-/**
- * Streaming structural check of a GIF: header, logical screen descriptor and global colour
- * table, then extension and image blocks with their sub-blocks, the trailer (0x3B) last and
- * nothing after it. Refuses GIF/script polyglots whose bytes after the header are not GIF blocks.
- */
-export class GifWalker {
-  private phase:
-    | "header"
-    | "block"
-    | "skip"
-    | "subblock-size"
-    | "image-descriptor"
-    | "lzw-min"
-    | "extension-label"
-    | "done" = "header";
-  private need = 13; // header (6) + logical screen descriptor (7)
-  private pending: number[] = [];
+  private pending = Buffer.alloc(0);
   private skip = 0;
-  private after: "block" | "lzw-min" | "subblock-size" = "block";
-  error: string | null = null;
+  private after: Phase;
 
-  /** Feeds the next bytes of the file. */
-  feed(chunk: Buffer): void {
-    let offset = 0;
-    while (offset < chunk.length && this.error === null) {
-      if (this.phase === "done") {
-        this.error = "trailing data after the GIF trailer";
-        return;
-      }
-      if (this.phase === "skip") {
-        const take = Math.min(this.skip, chunk.length - offset);
-        this.skip -= take;
-        offset += take;
-        if (this.skip === 0) this.phase = this.after;
-        continue;
-      }
-      const needed = this.phase === "header" ? this.need : this.phase === "image-descriptor" ? 9 : 1;
-      while (this.pending.length < needed && offset < chunk.length) this.pending.push(chunk[offset++]!);
-      if (this.pending.length < needed) continue;
-      const bytes = this.pending;
-      this.pending = [];
-      switch (this.phase) {
-        case "header": {
-          const magic = String.fromCharCode(...bytes.slice(0, 6));
-          if (magic !== "GIF87a" && magic !== "GIF89a") {
-            this.error = "bad GIF header";
-            return;
-          }
-          const flags = bytes[10]!;
-          this.skipThen(flags & 0x80 ? 3 * 2 ** ((flags & 0x07) + 1) : 0, "block");
-          break;
-        }
-        case "block": {
-          const introducer = bytes[0]!;
-          if (introducer === 0x3b) this.phase = "done";
-          else if (introducer === 0x21) this.phase = "extension-label";
-          else if (introducer === 0x2c) this.phase = "image-descriptor";
-          else this.error = "unexpected byte between GIF blocks";
-          break;
-        }
-        case "extension-label":
-          this.phase = "subblock-size";
-          break;
-        case "image-descriptor": {
-          const flags = bytes[8]!;
-          this.skipThen(flags & 0x80 ? 3 * 2 ** ((flags & 0x07) + 1) : 0, "lzw-min");
-          break;
-        }
-        case "lzw-min":
-          if (bytes[0]! < 2 || bytes[0]! > 11) this.error = "bad GIF LZW code size";
-          this.phase = "subblock-size";
-          break;
-        case "subblock-size":
-          if (bytes[0] === 0) this.phase = "block";
-          else this.skipThen(bytes[0]!, "subblock-size");
-          break;
-      }
-    }
+  /**
+   * @param phase the phase of the first record
+   * @param trailingError the error of any byte after the terminal record
+   * @param truncatedError the error of a file that ends before it
+   */
+  protected constructor(
+    protected phase: Phase | "skip" | "done",
+    private readonly trailingError: string,
+    private readonly truncatedError: string,
+  ) {
+    this.after = phase as Phase;
   }
 
-  private skipThen(bytes: number, next: "block" | "lzw-min" | "subblock-size"): void {
+  /** Bytes of the record the walk expects next (in a record phase). */
+  protected abstract recordSize(): number;
+
+  /** Reads one whole record of {@link recordSize} bytes: sets the next phase or {@link error}. */
+  protected abstract onRecord(bytes: Buffer): void;
+
+  /** Sees the bytes of a skipped span as they pass (nothing by default). */
+  protected onSkipped(_bytes: Buffer): void {}
+
+  /** Skips `bytes` bytes (none: at once), then continues in phase `next`. */
+  protected skipThen(bytes: number, next: Phase): void {
     if (bytes === 0) {
       this.phase = next;
       return;
@@ -190,10 +81,138 @@ export class GifWalker {
     this.phase = "skip";
   }
 
-  /** Null when the file was a complete, well-formed GIF, else the problem. */
+  /** Feeds the next bytes of the file. */
+  feed(chunk: Buffer): void {
+    let offset = 0;
+    while (offset < chunk.length && this.error === null) {
+      if (this.phase === "done") {
+        this.error = this.trailingError;
+        return;
+      }
+      if (this.phase === "skip") {
+        const take = Math.min(this.skip, chunk.length - offset);
+        this.onSkipped(chunk.subarray(offset, offset + take));
+        this.skip -= take;
+        offset += take;
+        if (this.skip === 0) this.phase = this.after;
+        continue;
+      }
+      const need = this.recordSize();
+      const take = Math.min(need - this.pending.length, chunk.length - offset);
+      const part = chunk.subarray(offset, offset + take);
+      this.pending = this.pending.length === 0 ? Buffer.from(part) : Buffer.concat([this.pending, part]);
+      offset += take;
+      if (this.pending.length < need) continue;
+      const bytes = this.pending;
+      this.pending = Buffer.alloc(0);
+      this.onRecord(bytes);
+    }
+  }
+
+  /** Null when the file was complete and well-formed, else the problem. */
   finish(): string | null {
     if (this.error) return this.error;
-    return this.phase === "done" ? null : "truncated GIF (no trailer)";
+    return this.phase === "done" ? null : this.truncatedError;
+  }
+}
+
+/**
+ * Streaming structural check of a PNG: signature, IHDR first, every chunk's length and CRC,
+ * IEND last and nothing after it.
+ * @dev Refuses PNG-headed polyglots: HTML or script after the signature breaks the chunk
+ * structure, data appended after IEND is "trailing data".
+ */
+export class PngWalker extends StructureWalker<"signature" | "chunk-header" | "crc"> {
+  private crc = 0;
+  private type = "";
+  private chunks = 0;
+
+  constructor() {
+    super("signature", "trailing data after IEND", "truncated PNG (no IEND)");
+  }
+
+  protected recordSize(): number {
+    return this.phase === "crc" ? 4 : 8;
+  }
+
+  protected override onSkipped(bytes: Buffer): void {
+    this.crc = crc32(bytes, this.crc);
+  }
+
+  protected onRecord(bytes: Buffer): void {
+    if (this.phase === "signature") {
+      if (!bytes.equals(PNG_SIGNATURE)) this.error = "bad PNG signature";
+      this.phase = "chunk-header";
+    } else if (this.phase === "chunk-header") {
+      const length = bytes.readUInt32BE(0);
+      this.type = bytes.subarray(4, 8).toString("latin1");
+      if (length > 0x7fffffff || !/^[A-Za-z]{4}$/.test(this.type)) this.error = "malformed PNG chunk";
+      else if (this.chunks === 0 && (this.type !== "IHDR" || length !== 13))
+        this.error = "PNG must start with IHDR";
+      this.chunks += 1;
+      this.crc = crc32(bytes.subarray(4, 8));
+      this.skipThen(length, "crc");
+    } else {
+      if (bytes.readUInt32BE(0) !== this.crc >>> 0) this.error = `bad CRC in PNG chunk ${this.type}`;
+      this.phase = this.type === "IEND" ? "done" : "chunk-header";
+    }
+  }
+}
+
+type GifPhase = "header" | "block" | "subblock-size" | "image-descriptor" | "lzw-min" | "extension-label";
+
+/**
+ * Streaming structural check of a GIF: header, logical screen descriptor and global colour
+ * table, then extension and image blocks with their sub-blocks, the trailer (0x3B) last and
+ * nothing after it. Refuses GIF/script polyglots whose bytes after the header are not GIF blocks.
+ */
+export class GifWalker extends StructureWalker<GifPhase> {
+  constructor() {
+    super("header", "trailing data after the GIF trailer", "truncated GIF (no trailer)");
+  }
+
+  protected recordSize(): number {
+    // header (6) + logical screen descriptor (7); image descriptor (9); else one byte
+    return this.phase === "header" ? 13 : this.phase === "image-descriptor" ? 9 : 1;
+  }
+
+  protected onRecord(bytes: Buffer): void {
+    switch (this.phase) {
+      case "header": {
+        const magic = bytes.subarray(0, 6).toString("latin1");
+        if (magic !== "GIF87a" && magic !== "GIF89a") {
+          this.error = "bad GIF header";
+          return;
+        }
+        const flags = bytes[10]!;
+        this.skipThen(flags & 0x80 ? 3 * 2 ** ((flags & 0x07) + 1) : 0, "block");
+        break;
+      }
+      case "block": {
+        const introducer = bytes[0]!;
+        if (introducer === 0x3b) this.phase = "done";
+        else if (introducer === 0x21) this.phase = "extension-label";
+        else if (introducer === 0x2c) this.phase = "image-descriptor";
+        else this.error = "unexpected byte between GIF blocks";
+        break;
+      }
+      case "extension-label":
+        this.phase = "subblock-size";
+        break;
+      case "image-descriptor": {
+        const flags = bytes[8]!;
+        this.skipThen(flags & 0x80 ? 3 * 2 ** ((flags & 0x07) + 1) : 0, "lzw-min");
+        break;
+      }
+      case "lzw-min":
+        if (bytes[0]! < 2 || bytes[0]! > 11) this.error = "bad GIF LZW code size";
+        this.phase = "subblock-size";
+        break;
+      case "subblock-size":
+        if (bytes[0] === 0) this.phase = "block";
+        else this.skipThen(bytes[0]!, "subblock-size");
+        break;
+    }
   }
 }
 

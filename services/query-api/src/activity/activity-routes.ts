@@ -1,36 +1,21 @@
-import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
-import { addressParams } from "../common/params.js";
-import {
-  cacheData,
-  errorResponses,
-  eventPageQuery,
-  type RoutesPlugin,
-  typedRoutes,
-} from "../common/route-helpers.js";
+import { DataRoutes, eventPageQuery, type RoutesPlugin } from "../common/route-helpers.js";
 import { type ActivityRow, activityOf, TOKEN_ACTIVITY } from "./activity-queries.js";
 import { activityPageSchema } from "./activity-schemas.js";
 
 /** Activity routes (docs/api.md "Trades and activity"). */
 export const activityRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const app = typedRoutes(fastify);
-  app.get(
+  new DataRoutes(fastify, "tokens").byAddress(
     "/api/v1/tokens/:address/activity",
     {
-      schema: {
-        tags: ["tokens"],
-        summary: "Decoded chain events page",
-        description:
-          "Ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first).",
-        params: addressParams,
-        querystring: eventPageQuery,
-        response: { 200: activityPageSchema, ...errorResponses },
-      },
+      summary: "Decoded chain events page",
+      description:
+        "Ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first).",
+      query: eventPageQuery,
+      ok: activityPageSchema,
     },
-    async (request, reply) => {
-      const address = parseAddress(request.params.address, "address");
-      const { order, limit, cursor } = request.query;
+    async (address, { order, limit, cursor }) => {
       const page = await readKeysetPage<ActivityRow>(ctx.db, TOKEN_ACTIVITY, {
         filters: [address],
         order,
@@ -40,8 +25,7 @@ export const activityRoutes: RoutesPlugin = (ctx) => async (fastify) => {
         route: `tokens.activity:${address}:${order}`,
       });
       if (page === null) throw new AppError("not_found", `no canonical token ${address}`);
-      cacheData(reply);
-      return keysetBody(page, activityOf) as never;
+      return keysetBody(page, activityOf);
     },
   );
 };

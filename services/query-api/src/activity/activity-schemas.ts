@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { hashSchema, intSchema, pageSchema } from "../common/wire-schemas.js";
+import { eventOrderFields, pageSchema } from "../common/wire-schemas.js";
 
 /** Activity item: a canonical decoded chain event (docs/api.md "Trades and activity"). */
 export const activitySchema = z
@@ -8,10 +8,7 @@ export const activitySchema = z
     decoded: z
       .record(z.string(), z.unknown())
       .meta({ description: "decoded event arguments (uint256 as decimal strings)" }),
-    block_number: intSchema,
-    transaction_index: intSchema,
-    transaction_hash: hashSchema,
-    log_index: intSchema,
+    ...eventOrderFields,
   })
   .meta({ id: "ActivityItem" });
 

@@ -1,4 +1,4 @@
-import type { CursorCodec, CursorValue } from "@tmi/shared/codec";
+import { type CursorCodec, type CursorValue, parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import type { HttpApp } from "@tmi/shared/http";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from "fastify";
@@ -8,7 +8,7 @@ import type { ReadDb } from "../db.js";
 import type { ReadDatabase } from "../read-database/read-database.js";
 import type { DetailStatsSource } from "../tokens/token-queries.js";
 import type { PnlRankings } from "../wallets/pnl-ranking.js";
-import { cursorParam, limitParam, orderParam } from "./params.js";
+import { addressParams, cursorParam, limitParam, orderParam } from "./params.js";
 import { errorSchema } from "./wire-schemas.js";
 
 /**
@@ -38,6 +38,82 @@ export type RoutesPlugin<D = RouteContext> = (ctx: D) => FastifyPluginAsync;
 /** The zod-typed instance a routes plugin declares its routes on. */
 export function typedRoutes(fastify: FastifyInstance): HttpApp {
   return fastify.withTypeProvider<ZodTypeProvider>() as unknown as HttpApp;
+}
+
+/** OpenAPI texts and zod schemas of one data route (see {@link DataRoutes}). */
+export interface DataRouteSpec<Q extends z.ZodType> {
+  summary: string;
+  description?: string;
+  /** The query string (absent: the route takes none). */
+  query?: Q;
+  /** The 200 body (the error bodies are {@link errorResponses}). */
+  ok: z.ZodType;
+  /** OpenAPI tag, when not the folder's. */
+  tag?: string;
+}
+
+/**
+ * The data routes (`GET`, JSON, data `Cache-Control`) of one resource folder, declared on its
+ * plugin's instance under the folder's OpenAPI tag. Each route documents the shared
+ * {@link errorResponses}; its handler returns the body (an object the 200 schema serializes, or
+ * a {@link JsonText}) or throws an `AppError`.
+ */
+export class DataRoutes {
+  private readonly app: HttpApp;
+
+  constructor(
+    fastify: FastifyInstance,
+    private readonly tag: string,
+  ) {
+    this.app = typedRoutes(fastify);
+  }
+
+  /** `GET url` without path parameters: `handle` gets the validated query. */
+  get<Q extends z.ZodType>(
+    url: string,
+    spec: DataRouteSpec<Q>,
+    handle: (query: z.output<Q>) => Promise<unknown>,
+  ) {
+    this.declare(url, spec, false, (request) => handle(request.query as z.output<Q>));
+  }
+
+  /**
+   * `GET url` whose path holds `:address`: `handle` gets it lower-cased and the validated query
+   * (a malformed address: 400 `invalid_address`, before `handle` runs).
+   */
+  byAddress<Q extends z.ZodType>(
+    url: string,
+    spec: DataRouteSpec<Q>,
+    handle: (address: `0x${string}`, query: z.output<Q>) => Promise<unknown>,
+  ) {
+    this.declare(url, spec, true, (request) =>
+      handle(
+        parseAddress((request.params as { address: string }).address, "address"),
+        request.query as z.output<Q>,
+      ),
+    );
+  }
+
+  private declare(
+    url: string,
+    spec: DataRouteSpec<z.ZodType>,
+    addressed: boolean,
+    run: (request: { params: unknown; query: unknown }) => Promise<unknown>,
+  ): void {
+    const schema = {
+      tags: [spec.tag ?? this.tag],
+      summary: spec.summary,
+      ...(spec.description === undefined ? {} : { description: spec.description }),
+      ...(addressed ? { params: addressParams } : {}),
+      ...(spec.query === undefined ? {} : { querystring: spec.query }),
+      response: { 200: spec.ok, ...errorResponses },
+    };
+    this.app.get(url, { schema }, async (request, reply) => {
+      const body = await run(request);
+      cacheData(reply);
+      return body as never;
+    });
+  }
 }
 
 /** `Cache-Control` of data responses: short shared caching, the data moves with every block. */

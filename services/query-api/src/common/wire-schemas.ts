@@ -31,6 +31,17 @@ export const priceSchema = amountSchema.nullable().meta({
 /** A JSON integer. */
 export const intSchema = z.number().int();
 
+/**
+ * Where a chain event stands, the fields of its keyset order on the wire (trades and activity
+ * items): `block_number`, `transaction_index`, `transaction_hash`, `log_index`.
+ */
+export const eventOrderFields = {
+  block_number: intSchema,
+  transaction_index: intSchema,
+  transaction_hash: hashSchema,
+  log_index: intSchema,
+};
+
 const nextCursor = z
   .string()
   .optional()

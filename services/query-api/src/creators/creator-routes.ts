@@ -1,16 +1,6 @@
-import { parseAddress } from "@tmi/shared/codec";
-import { addressParams, pageQuery } from "../common/params.js";
-import {
-  cacheData,
-  decodeNewest,
-  errorResponses,
-  JsonText,
-  jsonPage,
-  jsonPageBody,
-  type RoutesPlugin,
-  typedRoutes,
-} from "../common/route-helpers.js";
-import { newestPositionOf } from "../tokens/token-queries.js";
+import { pageQuery } from "../common/params.js";
+import { DataRoutes, JsonText, jsonPageBody, type RoutesPlugin } from "../common/route-helpers.js";
+import { newestTokenPage } from "../tokens/token-list-queries.js";
 import { tokenPageSchema } from "../tokens/token-schemas.js";
 import { getCreatorAggregates, listCreatorTokens } from "./creator-queries.js";
 import { creatorProfileSchema } from "./creator-schemas.js";
@@ -21,55 +11,30 @@ import { creatorProfileSchema } from "./creator-schemas.js";
  * that launched nothing, or an excluded creator, has a zero profile (200), not a 404.
  */
 export const creatorRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const app = typedRoutes(fastify);
-  const tokensPage = async (address: string, query: { limit: number; cursor?: string | undefined }) => {
-    const route = `creators.tokens:${address}`;
-    const after = decodeNewest(ctx.cursors, route, query.cursor);
-    const rows = await listCreatorTokens(ctx.db, { creator: address, after, take: query.limit + 1 });
-    return jsonPage(rows, query.limit, (row) => row.item, newestPositionOf, ctx.cursors, route);
-  };
+  const routes = new DataRoutes(fastify, "creators");
+  const tokensPage = (address: string, query: { limit: number; cursor?: string | undefined }) =>
+    newestTokenPage({ ...query, cursors: ctx.cursors, route: `creators.tokens:${address}` }, (after, take) =>
+      listCreatorTokens(ctx.db, { creator: address, after, take }),
+    );
 
-  app.get(
+  routes.byAddress(
     "/api/v1/creators/:address",
-    {
-      schema: {
-        tags: ["creators"],
-        summary: "Creator profile with its tokens, newest first",
-        params: addressParams,
-        querystring: pageQuery,
-        response: { 200: creatorProfileSchema, ...errorResponses },
-      },
-    },
-    async (request, reply) => {
-      const address = parseAddress(request.params.address, "address");
+    { summary: "Creator profile with its tokens, newest first", query: pageQuery, ok: creatorProfileSchema },
+    async (address, query) => {
       const [aggregates, page] = await Promise.all([
         getCreatorAggregates(ctx.db, address),
-        tokensPage(address, request.query),
+        tokensPage(address, query),
       ]);
-      cacheData(reply);
       const cursor = page.nextCursor === undefined ? "" : `,"next_cursor":${JSON.stringify(page.nextCursor)}`;
       return new JsonText(
         `{"address":${JSON.stringify(address)},"token_count":${aggregates.tokenCount},"volume":${JSON.stringify(aggregates.volume)},"tokens":${page.items}${cursor}}`,
-      ) as never;
+      );
     },
   );
 
-  app.get(
+  routes.byAddress(
     "/api/v1/creators/:address/tokens",
-    {
-      schema: {
-        tags: ["creators"],
-        summary: "Creator tokens page, newest first",
-        params: addressParams,
-        querystring: pageQuery,
-        response: { 200: tokenPageSchema, ...errorResponses },
-      },
-    },
-    async (request, reply) => {
-      const address = parseAddress(request.params.address, "address");
-      const page = await tokensPage(address, request.query);
-      cacheData(reply);
-      return jsonPageBody(page) as never;
-    },
+    { summary: "Creator tokens page, newest first", query: pageQuery, ok: tokenPageSchema },
+    async (address, query) => jsonPageBody(await tokensPage(address, query)),
   );
 };

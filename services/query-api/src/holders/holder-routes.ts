@@ -1,8 +1,8 @@
-import { parseAddress, toBigInt } from "@tmi/shared/codec";
+import { toBigInt } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import { decodeKeyset, keysetBody, readKeysetPage } from "../common/keyset-page.js";
-import { addressParams, pageQuery } from "../common/params.js";
-import { cacheData, errorResponses, type RoutesPlugin, typedRoutes } from "../common/route-helpers.js";
+import { pageQuery } from "../common/params.js";
+import { DataRoutes, type RoutesPlugin } from "../common/route-helpers.js";
 import { type HolderRow, readHolderToken, shareBps, TOKEN_HOLDERS } from "./holder-queries.js";
 import { holderPageSchema } from "./holder-schemas.js";
 
@@ -17,23 +17,16 @@ export const HOLDERS_CURSOR_ROUTE = "tokens.holders";
  * 1–100, or a cursor not issued by this route), 404 `not_found` (no canonical token).
  */
 export const holderRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const app = typedRoutes(fastify);
-  app.get(
+  new DataRoutes(fastify, "tokens").byAddress(
     "/api/v1/tokens/:address/holders",
     {
-      schema: {
-        tags: ["tokens"],
-        summary: "Token holders",
-        description:
-          "Holders of a token by balance (descending, then address ascending). The zero address, the factory, the token itself and its platform contracts (curve, canonical pool, fee manager, graduation manager, LP custodian, residual escrow, permanent LP fee vault) are not holders.",
-        params: addressParams,
-        querystring: pageQuery,
-        response: { 200: holderPageSchema, ...errorResponses },
-      },
+      summary: "Token holders",
+      description:
+        "Holders of a token by balance (descending, then address ascending). The zero address, the factory, the token itself and its platform contracts (curve, canonical pool, fee manager, graduation manager, LP custodian, residual escrow, permanent LP fee vault) are not holders.",
+      query: pageQuery,
+      ok: holderPageSchema,
     },
-    async (request, reply) => {
-      const token = parseAddress(request.params.address, "address");
-      const { limit, cursor } = request.query;
+    async (token, { limit, cursor }) => {
       const route = `${HOLDERS_CURSOR_ROUTE}:${token}`;
       // A cursor of another route is a 400 even for an unknown token.
       decodeKeyset(ctx.cursors, route, TOKEN_HOLDERS, cursor);
@@ -47,7 +40,6 @@ export const holderRoutes: RoutesPlugin = (ctx) => async (fastify) => {
         cursors: ctx.cursors,
         route,
       });
-      cacheData(reply);
       return keysetBody(page ?? { rows: [] }, (row) => {
         const balance = toBigInt(row.balance);
         return {

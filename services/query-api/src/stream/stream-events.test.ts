@@ -1,7 +1,7 @@
 import { compareStreamPositions } from "@tmi/shared/market";
 import { describe, expect, it } from "vitest";
 import { dataEventId, hash8, parseEventId, sseFrame } from "./stream-events.js";
-import { subscriberKey } from "./stream-hub.js";
+import { subscriberKey } from "./stream-subscribers.js";
 
 describe("stream events", () => {
   it("default", () => {

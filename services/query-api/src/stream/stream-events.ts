@@ -90,3 +90,35 @@ export function parseEventId(id: string): ParsedEventId | null {
 export function sseFrame(event: Pick<StreamEventData, "id" | "name" | "data">): string {
   return `id: ${event.id}\nevent: ${event.name}\ndata: ${JSON.stringify(event.data)}\n\n`;
 }
+
+/** Why a client got a `reset` event. */
+export type ResetReason = "unknown_id" | "too_old" | "orphaned" | "backlog";
+
+/** The `reorg` event of blocks `from`..`to` rolled back: placed before every data event of `from`. */
+export function reorgEvent(reorg: { from: bigint; to: bigint }): StreamEventData {
+  const depth = reorg.to - reorg.from + 1n;
+  return {
+    name: "reorg",
+    id: `${reorg.from}-reorg-${reorg.to}`,
+    position: { block: reorg.from, logIndex: -1, sub: 0 },
+    token: null,
+    interval: null,
+    data: { from_block: Number(reorg.from), to_block: Number(reorg.to), depth: Number(depth) },
+  };
+}
+
+/**
+ * The `reset` event telling a client to reload (`reason`), placed after `highWater`, the last
+ * dispatched block (null before the first checkpoint).
+ */
+export function resetEvent(reason: ResetReason, highWater: bigint | null): StreamEventData {
+  const next = (highWater ?? -1n) + 1n;
+  return {
+    name: "reset",
+    id: `${next}-reset`,
+    position: { block: next, logIndex: -1, sub: 0 },
+    token: null,
+    interval: null,
+    data: { reason, indexed_block: highWater === null ? null : Number(highWater) },
+  };
+}

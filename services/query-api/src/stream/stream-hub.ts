@@ -1,22 +1,19 @@
-import type { ServerResponse } from "node:http";
-import {
-  type CandleInterval,
-  compareStreamPositions,
-  INDEXED_CHANNEL,
-  parseIndexedNotification,
-  type StreamPosition,
-} from "@tmi/shared/market";
+import { parseIndexedNotification } from "@tmi/shared/market";
 import type { FastifyBaseLogger } from "fastify";
 import pg from "pg";
+import { CandleFixes } from "./stream-candle-fixes.js";
 import {
-  candleSub,
-  type DataEventName,
-  hash8,
   parseEventId,
+  type ResetReason,
+  reorgEvent,
+  resetEvent,
   type StreamEventData,
   sseFrame,
 } from "./stream-events.js";
-import { readBlockRange, readCandles, readEventBlockHash, readStreamCheckpoint } from "./stream-reader.js";
+import { IndexedListener } from "./stream-listener.js";
+import { readBlockRange, readResumeGap, readStreamCheckpoint } from "./stream-reader.js";
+import { ReplayRing } from "./stream-ring.js";
+import { matches, type StreamSubscriber, writeTo } from "./stream-subscribers.js";
 
 /** Settings of the stream hub (all optional; defaults in brackets). */
 export interface StreamHubConfig {
@@ -43,40 +40,11 @@ export interface StreamHubConfig {
   idleStopMs?: number;
 }
 
-/** One connected client. */
-export interface StreamSubscriber {
-  res: ServerResponse;
-  ip: string;
-  /** Lowercase token addresses, or null for every token. */
-  tokens: Set<string> | null;
-  /** Lowercase wallet addresses: `trade` events only of these traders; null for every trader. */
-  wallets?: Set<string> | null;
-  events: Set<DataEventName>;
-  interval: CandleInterval;
-  /** Frames held back while a resume is being re-read from the database. */
-  queue: (string | Buffer)[] | null;
-  /** Filter signature (same filters → same bytes, encoded once per batch); see {@link subscriberKey}. */
-  key: string;
-  /** Skip data events at or before this position (resume from an id ahead of this process). */
-  after: StreamPosition | null;
-  closed: boolean;
-}
-
-interface RingEntry {
-  seq: number;
-  event: StreamEventData;
-  frame: string;
-  orphaned: boolean;
-}
-
 interface Notification {
   reorg?: { from: bigint; to: bigint };
   /** `performance.now()` at arrival. */
   at?: number;
 }
-
-/** Why a client got a `reset` event. */
-export type ResetReason = "unknown_id" | "too_old" | "orphaned" | "backlog";
 
 /**
  * The per-process fan-out of the live stream. One dedicated `pg` connection LISTENs on
@@ -91,20 +59,15 @@ export type ResetReason = "unknown_id" | "too_old" | "orphaned" | "backlog";
 export class StreamHub {
   private readonly cfg: Required<StreamHubConfig>;
   private readonly subscribers = new Set<StreamSubscriber>();
-  private readonly ring: RingEntry[] = [];
-  private readonly ringIndex = new Map<string, RingEntry>();
-  private seq = 0;
+  private readonly ring: ReplayRing;
   /** Every block ≤ this has been dispatched (null before start). */
   private highWater: bigint | null = null;
   private seenReorgAt: number | null = null;
   /** Candles that carried orphaned trades, to be sent again with their state after the rollback. */
-  private readonly candleFixes = new Map<
-    string,
-    { token: string; interval: CandleInterval; bucket: string; reorg: { from: bigint; to: bigint } }
-  >();
+  private readonly candleFixes = new CandleFixes();
   /** Range of a reorg sent from the checkpoint, whose notification may still arrive (sent once only). */
   private reorgFromCheckpoint: string | null = null;
-  private listener: pg.Client | null = null;
+  private readonly listener: IndexedListener;
   private readonly pending: Notification[] = [];
   private ticked = false;
   private draining = false;
@@ -113,7 +76,6 @@ export class StreamHub {
   /** True while idle-stopped (no subscriber): nothing is read until the next subscriber. */
   private suspended = false;
   private timers: NodeJS.Timeout[] = [];
-  private reconnectTimer: NodeJS.Timeout | null = null;
   private readonly ownPool: pg.Pool | null;
   private readonly db: pg.Pool;
   private idleTimer: NodeJS.Timeout | null = null;
@@ -148,6 +110,17 @@ export class StreamHub {
       idleStopMs: 30_000,
       ...options.config,
     };
+    this.ring = new ReplayRing(this.cfg.ringSize);
+    this.listener = new IndexedListener({
+      url: options.listenerUrl,
+      logger: options.logger,
+      onNotification: (payload) => {
+        this.pending.push({ ...parseNotification(payload, options.logger), at: performance.now() });
+        void this.drain();
+      },
+      onReconnected: () => this.tick(), // catch up on whatever was committed meanwhile
+      stopped: () => this.stopped,
+    });
     this.ownPool = options.pool
       ? null
       : new pg.Pool({
@@ -186,7 +159,7 @@ export class StreamHub {
 
   private async doStart(): Promise<void> {
     this.suspended = false;
-    await this.connectListener();
+    await this.listener.connect();
     const checkpoint = await readStreamCheckpoint(this.db);
     if (checkpoint) {
       this.highWater = checkpoint.blockNumber;
@@ -198,46 +171,6 @@ export class StreamHub {
     poll.unref();
     this.timers.push(heartbeat, poll);
     this.tick();
-  }
-
-  private async connectListener(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.options.listenerUrl,
-      application_name: "query-api-stream-listen",
-    });
-    client.on("notification", (message) => {
-      if (message.channel !== INDEXED_CHANNEL) return;
-      this.pending.push({
-        ...parseNotification(message.payload, this.options.logger),
-        at: performance.now(),
-      });
-      void this.drain();
-    });
-    client.on("error", (error) => {
-      this.options.logger.warn({ err: error }, "stream listener connection failed");
-      this.reconnect(client);
-    });
-    client.on("end", () => this.reconnect(client));
-    await client.connect();
-    await client.query(`LISTEN ${INDEXED_CHANNEL}`);
-    this.listener = client;
-  }
-
-  private reconnect(client: pg.Client): void {
-    if (this.stopped || this.listener !== client) return;
-    this.listener = null;
-    client.removeAllListeners("end");
-    client.end().catch(() => {});
-    const attempt = (delay: number) => {
-      this.reconnectTimer = setTimeout(() => {
-        if (this.stopped) return;
-        this.connectListener()
-          .then(() => this.tick()) // catch up on whatever was committed meanwhile
-          .catch(() => attempt(Math.min(delay * 2, 10_000)));
-      }, delay);
-      this.reconnectTimer.unref();
-    };
-    attempt(500);
   }
 
   /** Asks for a catch-up read (checkpoint poll, reconnect). */
@@ -317,7 +250,7 @@ export class StreamHub {
       read = await readBlockRange(this.db, this.highWater, checkpoint.blockNumber, this.cfg.maxBatchEvents);
     }
     const fixes =
-      this.candleFixes.size > 0 && !read.overflow ? await this.candleCorrections(read.events) : [];
+      this.candleFixes.size > 0 && !read.overflow ? await this.candleFixes.take(this.db, read.events) : [];
     const after = this.highWater;
     const hi = read.hi ?? checkpoint.blockNumber;
     if (hi <= after) {
@@ -371,85 +304,14 @@ export class StreamHub {
     }
   }
 
-  /**
-   * `candle` events with the state, after the rollback, of every bucket whose candle was sent with
-   * an orphaned trade and that the new rows do not update anyway (an emptied bucket comes with
-   * zero counts and null prices). They follow the `reorg` event: id `<from>-reorg-<to>-<interval>-<bucket>-<token8>`.
-   */
-  private async candleCorrections(events: StreamEventData[]): Promise<StreamEventData[]> {
-    const covered = new Set(
-      events.filter((e) => e.name === "candle").map((e) => `${e.token}|${e.interval}|${e.data.bucket_start}`),
-    );
-    const fixes = [...this.candleFixes.entries()].filter(([key]) => !covered.has(key)).map(([, fix]) => fix);
-    this.candleFixes.clear();
-    if (fixes.length === 0) return [];
-    const current = await readCandles(this.db, fixes);
-    return fixes.map((fix) => {
-      const row = current.get(`${fix.token}|${fix.interval}|${fix.bucket}`);
-      return {
-        name: "candle" as const,
-        id: `${fix.reorg.from}-reorg-${fix.reorg.to}-${fix.interval}-${fix.bucket}-${fix.token.slice(2, 10)}`,
-        position: { block: fix.reorg.from, logIndex: -1, sub: candleSub(fix.interval) },
-        token: fix.token,
-        interval: fix.interval,
-        data: row ?? {
-          token_address: fix.token,
-          interval: fix.interval,
-          bucket_start: Number(fix.bucket),
-          trade_count: 0,
-          buy_count: 0,
-          sell_count: 0,
-          volume: "0",
-          unique_trader_count: 0,
-          open_price: null,
-          high_price: null,
-          low_price: null,
-          close_price: null,
-        },
-      };
-    });
-  }
-
   private dispatchReorg(reorg: { from: bigint; to: bigint }): void {
-    for (let i = this.ring.length - 1; i >= 0; i--) {
-      const entry = this.ring[i]!;
-      if (entry.event.name === "reorg" || entry.event.name === "reset") continue;
-      if (entry.event.position.block < reorg.from || entry.orphaned) continue;
-      entry.orphaned = true;
-      if (entry.event.name === "candle" && entry.event.token && entry.event.interval) {
-        const bucket = String(entry.event.data.bucket_start);
-        this.candleFixes.set(`${entry.event.token}|${entry.event.interval}|${bucket}`, {
-          token: entry.event.token,
-          interval: entry.event.interval,
-          bucket,
-          reorg,
-        });
-      }
-    }
+    for (const entry of this.ring.orphanFrom(reorg.from)) this.candleFixes.orphaned(entry.event, reorg);
     if (this.highWater !== null && this.highWater >= reorg.from) this.highWater = reorg.from - 1n;
-    const depth = reorg.to - reorg.from + 1n;
-    this.dispatch([
-      {
-        name: "reorg",
-        id: `${reorg.from}-reorg-${reorg.to}`,
-        position: { block: reorg.from, logIndex: -1, sub: 0 },
-        token: null,
-        interval: null,
-        data: { from_block: Number(reorg.from), to_block: Number(reorg.to), depth: Number(depth) },
-      },
-    ]);
+    this.dispatch([reorgEvent(reorg)]);
   }
 
   private resetEvent(reason: ResetReason): StreamEventData {
-    const next = (this.highWater ?? -1n) + 1n;
-    return {
-      name: "reset",
-      id: `${next}-reset`,
-      position: { block: next, logIndex: -1, sub: 0 },
-      token: null,
-      interval: null,
-      data: { reason, indexed_block: this.highWater === null ? null : Number(this.highWater) },
-    };
+    return resetEvent(reason, this.highWater);
   }
 
   private broadcastReset(reason: ResetReason): void {
@@ -463,7 +325,7 @@ export class StreamHub {
    */
   private dispatch(events: StreamEventData[]): void {
     if (events.length === 0) return;
-    const entries = events.map((event) => this.remember(event));
+    const entries = events.map((event) => this.ring.remember(event));
     const byKey = new Map<string, Buffer | null>();
     for (const sub of this.subscribers) {
       const shared = sub.after === null && !sub.closed;
@@ -480,31 +342,8 @@ export class StreamHub {
     }
   }
 
-  private remember(event: StreamEventData): RingEntry {
-    const entry: RingEntry = { seq: ++this.seq, event, frame: sseFrame(event), orphaned: false };
-    this.ring.push(entry);
-    this.ringIndex.set(event.id, entry);
-    if (this.ring.length > this.cfg.ringSize * 1.1) {
-      const dropped = this.ring.splice(0, this.ring.length - this.cfg.ringSize);
-      for (const old of dropped)
-        if (this.ringIndex.get(old.event.id) === old) this.ringIndex.delete(old.event.id);
-    }
-    return entry;
-  }
-
   private write(sub: StreamSubscriber, chunk: string | Buffer): void {
-    if (sub.closed) return;
-    if (sub.queue) {
-      sub.queue.push(chunk);
-      return;
-    }
-    if (sub.res.writableLength > this.cfg.maxBufferedBytes) {
-      this.options.logger.info({ ip: sub.ip }, "stream: disconnecting a slow subscriber");
-      sub.closed = true;
-      sub.res.destroy();
-      return;
-    }
-    sub.res.write(chunk);
+    writeTo(sub, chunk, this.cfg.maxBufferedBytes, this.options.logger);
   }
 
   private heartbeat(): void {
@@ -530,12 +369,11 @@ export class StreamHub {
       this.subscribers.add(sub);
       return;
     }
-    const known = this.ringIndex.get(lastEventId);
+    const known = this.ring.get(lastEventId);
     if (known) {
       // Synchronous: nothing can be dispatched between the replay and joining the live set.
       let chunk = "";
-      for (let i = this.ringStart(known.seq); i < this.ring.length; i++) {
-        const entry = this.ring[i]!;
+      for (const entry of this.ring.after(known.seq)) {
         if (!entry.orphaned && matches(sub, entry.event)) chunk += entry.frame;
       }
       if (chunk) this.write(sub, chunk);
@@ -564,7 +402,7 @@ export class StreamHub {
     this.subscribers.add(sub);
     let gap: StreamEventData[] | ResetReason;
     try {
-      gap = await this.readGap(parsed, highWater);
+      gap = await readResumeGap(this.db, parsed, highWater, this.cfg.maxGapEvents);
     } catch (error) {
       this.options.logger.warn({ err: error }, "stream: resume read failed");
       gap = "too_old";
@@ -576,39 +414,6 @@ export class StreamHub {
     else for (const event of gap) if (matches(sub, event)) chunk += sseFrame(event);
     if (chunk) this.write(sub, chunk);
     for (const held of queued) this.write(sub, held);
-  }
-
-  private async readGap(
-    parsed: NonNullable<ReturnType<typeof parseEventId>>,
-    upTo: bigint,
-  ): Promise<StreamEventData[] | ResetReason> {
-    const client = await this.db.connect();
-    try {
-      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      if (parsed.kind === "data") {
-        const hash = await readEventBlockHash(client, parsed.position.block, parsed.position.logIndex);
-        if (hash === null || hash8(hash) !== parsed.hash8) return "orphaned";
-      }
-      const read = await readBlockRange(client, parsed.position.block - 1n, upTo, this.cfg.maxGapEvents);
-      if (read.overflow) return "too_old";
-      const events = read.events.filter((e) => compareStreamPositions(e.position, parsed.position) > 0);
-      return events.length > this.cfg.maxGapEvents ? "too_old" : events;
-    } finally {
-      await client.query("COMMIT").catch(() => {});
-      client.release();
-    }
-  }
-
-  /** Index in the ring of the first entry after sequence number `seq`. */
-  private ringStart(seq: number): number {
-    let lo = 0;
-    let hi = this.ring.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.ring[mid]!.seq <= seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 
   /** Removes a subscriber (on disconnect). */
@@ -642,20 +447,14 @@ export class StreamHub {
     // From here on synchronous (no subscriber can slip in), then the listener is closed.
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    const listener = this.listener;
-    this.listener = null;
-    this.ring.length = 0;
-    this.ringIndex.clear();
+    const closing = this.listener.close();
+    this.ring.clear();
     this.pending.length = 0;
     this.candleFixes.clear();
     this.reorgFromCheckpoint = null;
     this.highWater = null;
     this.starting = null;
-    if (listener) {
-      listener.removeAllListeners("end");
-      await listener.end().catch(() => {});
-    }
+    await closing;
     this.options.logger.debug("stream: no subscriber, stopped listening");
   }
 
@@ -664,47 +463,16 @@ export class StreamHub {
     this.stopped = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     for (const timer of this.timers) clearInterval(timer);
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const closing = this.listener.close();
     for (const sub of this.subscribers) {
       sub.closed = true;
       sub.res.end();
     }
     this.subscribers.clear();
-    const listener = this.listener;
-    this.listener = null;
-    if (listener) {
-      listener.removeAllListeners("end");
-      await listener.end().catch(() => {});
-    }
+    await closing;
     await this.starting?.catch(() => {});
     await this.ownPool?.end().catch(() => {});
   }
-}
-
-/** Signature of a subscriber's filters: subscribers with equal keys receive identical bytes. */
-export function subscriberKey(filters: {
-  tokens: Set<string> | null;
-  wallets?: Set<string> | null;
-  events: Set<string>;
-  interval: string;
-}): string {
-  const tokens = filters.tokens ? [...filters.tokens].sort().join(",") : "*";
-  const wallets = filters.wallets ? `|${[...filters.wallets].sort().join(",")}` : "";
-  return `${filters.interval}|${[...filters.events].sort().join(",")}|${tokens}${wallets}`;
-}
-
-/** True when `sub` wants `event` (control events always). */
-function matches(sub: StreamSubscriber, event: StreamEventData): boolean {
-  if (event.name === "reorg" || event.name === "reset") {
-    sub.after = null;
-    return true;
-  }
-  if (!sub.events.has(event.name)) return false;
-  if (event.name === "candle" && event.interval !== sub.interval) return false;
-  if (sub.tokens && (event.token === null || !sub.tokens.has(event.token))) return false;
-  if (sub.wallets && event.name === "trade" && !sub.wallets.has(event.data.trader as string)) return false;
-  if (sub.after && compareStreamPositions(event.position, sub.after) <= 0) return false;
-  return true;
 }
 
 /** The reorg range of a `tmi_indexed` payload (ranges only matter for reorgs); logs an unreadable one. */

@@ -8,7 +8,14 @@ import {
 } from "@tmi/shared/market";
 import type pg from "pg";
 import { tradeReserveUsdSql } from "../common/usd-sql.js";
-import { candleSub, dataEventId, type StreamEventData } from "./stream-events.js";
+import {
+  candleSub,
+  dataEventId,
+  hash8,
+  type parseEventId,
+  type ResetReason,
+  type StreamEventData,
+} from "./stream-events.js";
 
 /** Something that runs a query: a pooled client inside a transaction, or a pool. */
 export interface Queryable {
@@ -203,6 +210,13 @@ export async function readBlockRange(
   const trades: TradeRow[] = [];
   const graduations: GraduatedRow[] = [];
   const candles: CandleRow[] = [];
+  // Every other kind's rows go to their list as they are.
+  const lists: Record<string, unknown[]> = {
+    token_created: created,
+    trade: trades,
+    graduated: graduations,
+    candle: candles,
+  };
   for (const row of rows) {
     switch (row.kind) {
       case "cp": {
@@ -222,18 +236,8 @@ export async function readBlockRange(
         hi = j.hi === null ? null : BigInt(j.hi);
         break;
       }
-      case "token_created":
-        created.push(row.j as unknown as CreatedRow);
-        break;
-      case "trade":
-        trades.push(row.j as unknown as TradeRow);
-        break;
-      case "graduated":
-        graduations.push(row.j as unknown as GraduatedRow);
-        break;
-      case "candle":
-        candles.push(row.j as unknown as CandleRow);
-        break;
+      default:
+        lists[row.kind]?.push(row.j);
     }
   }
   if (toBlock !== null) hi = toBlock;
@@ -243,14 +247,8 @@ export async function readBlockRange(
 
   const events: StreamEventData[] = [];
   for (const r of created) {
-    const block = BigInt(r.block_number);
-    events.push({
-      name: "token_created",
-      id: dataEventId(block, r.log_index, r.block_hash),
-      position: { block, logIndex: r.log_index, sub: 0 },
-      token: r.address,
-      interval: null,
-      data: {
+    events.push(
+      chainRowEvent("token_created", r.address, r, {
         address: r.address,
         creator: r.creator,
         name: r.name,
@@ -258,14 +256,14 @@ export async function readBlockRange(
         initial_supply: r.initial_supply,
         graduation_threshold: r.graduation_threshold,
         created_at: {
-          block_number: Number(block),
+          block_number: Number(r.block_number),
           transaction_hash: r.transaction_hash,
           log_index: r.log_index,
         },
         transaction_index: r.transaction_index,
         timestamp: Number(r.created_at),
-      },
-    });
+      }),
+    );
   }
 
   // Last trade of the range per (token, interval, bucket): where that bucket's candle event goes.
@@ -273,13 +271,8 @@ export async function readBlockRange(
   for (const r of trades) {
     const block = BigInt(r.block_number);
     const timestamp = BigInt(r.block_timestamp);
-    events.push({
-      name: "trade",
-      id: dataEventId(block, r.log_index, r.block_hash),
-      position: { block, logIndex: r.log_index, sub: 0 },
-      token: r.token_address,
-      interval: null,
-      data: {
+    events.push(
+      chainRowEvent("trade", r.token_address, r, {
         token_address: r.token_address,
         trader: r.trader,
         side: r.side,
@@ -296,8 +289,8 @@ export async function readBlockRange(
         transaction_hash: r.transaction_hash,
         log_index: r.log_index,
         reserve_amount_usd: r.reserve_amount_usd,
-      },
-    });
+      }),
+    );
     for (const interval of CANDLE_INTERVALS) {
       const bucket = bucketStart(Number(timestamp), interval);
       lastInBucket.set(`${r.token_address}|${interval}|${bucket}`, {
@@ -309,22 +302,16 @@ export async function readBlockRange(
   }
 
   for (const r of graduations) {
-    const block = BigInt(r.block_number);
-    events.push({
-      name: "graduated",
-      id: dataEventId(block, r.log_index, r.block_hash),
-      position: { block, logIndex: r.log_index, sub: 0 },
-      token: r.token_address,
-      interval: null,
-      data: {
+    events.push(
+      chainRowEvent("graduated", r.token_address, r, {
         token_address: r.token_address,
         pool_address: r.pool_address,
-        block_number: Number(block),
+        block_number: Number(r.block_number),
         transaction_hash: r.transaction_hash,
         log_index: r.log_index,
         timestamp: Number(r.block_timestamp),
-      },
-    });
+      }),
+    );
   }
 
   for (const c of candles) {
@@ -380,6 +367,28 @@ export async function readEventBlockHash(
   return rows[0]?.hash ?? null;
 }
 
+/**
+ * The stream event of one chain event's row (`token_created`, `trade`, `graduated`): its id
+ * from the row's block, log index and block hash, its position (block, log index, first of the
+ * log), about `token`, carrying `data` (the wire payload).
+ */
+function chainRowEvent(
+  name: "token_created" | "trade" | "graduated",
+  token: string,
+  row: { block_number: string; log_index: number; block_hash: string | null },
+  data: Record<string, unknown>,
+): StreamEventData {
+  const block = BigInt(row.block_number);
+  return {
+    name,
+    id: dataEventId(block, row.log_index, row.block_hash),
+    position: { block, logIndex: row.log_index, sub: 0 },
+    token,
+    interval: null,
+    data,
+  };
+}
+
 /** Wire form of a candle row (the chart Candle plus `token_address` and `interval`). */
 function candleData(c: CandleRow): Record<string, unknown> {
   return {
@@ -396,4 +405,32 @@ function candleData(c: CandleRow): Record<string, unknown> {
     low_price: c.low_price,
     close_price: c.close_price,
   };
+}
+
+/**
+ * The events a client resuming from `parsed` (a `Last-Event-ID` no longer in the ring) missed,
+ * up to block `upTo`, read in one REPEATABLE READ snapshot: `orphaned` when the block of a data
+ * event's id is no longer canonical (its hash changed), `too_old` when more than `maxGapEvents`.
+ */
+export async function readResumeGap(
+  db: pg.Pool,
+  parsed: NonNullable<ReturnType<typeof parseEventId>>,
+  upTo: bigint,
+  maxGapEvents: number,
+): Promise<StreamEventData[] | ResetReason> {
+  const client = await db.connect();
+  try {
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    if (parsed.kind === "data") {
+      const hash = await readEventBlockHash(client, parsed.position.block, parsed.position.logIndex);
+      if (hash === null || hash8(hash) !== parsed.hash8) return "orphaned";
+    }
+    const read = await readBlockRange(client, parsed.position.block - 1n, upTo, maxGapEvents);
+    if (read.overflow) return "too_old";
+    const events = read.events.filter((e) => compareStreamPositions(e.position, parsed.position) > 0);
+    return events.length > maxGapEvents ? "too_old" : events;
+  } finally {
+    await client.query("COMMIT").catch(() => {});
+    client.release();
+  }
 }

@@ -7,7 +7,8 @@ import type pg from "pg";
 import { z } from "zod";
 import { errorSchema } from "../common/wire-schemas.js";
 import { DATA_EVENT_NAMES, type DataEventName } from "./stream-events.js";
-import { StreamHub, type StreamHubConfig, type StreamSubscriber, subscriberKey } from "./stream-hub.js";
+import { StreamHub, type StreamHubConfig } from "./stream-hub.js";
+import { type StreamSubscriber, subscriberKey } from "./stream-subscribers.js";
 
 /** Settings of {@link streamRoutes} (defaults in brackets). */
 export interface StreamRoutesConfig extends StreamHubConfig {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { CursorCodec } from "@tmi/shared/codec";
+import type { CursorCodec, CursorValue } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import { lifecycleOf, progressBpsSql } from "@tmi/shared/market";
 import { TOKEN_FROM_SQL, TOKEN_METADATA_JOIN_SQL } from "@tmi/shared/token";
@@ -12,9 +12,18 @@ import {
   keysetOrderBy,
   keysetPositionOf,
 } from "../common/keyset-page.js";
-import { invalidCursor, JsonText } from "../common/route-helpers.js";
+import { decodeNewest, invalidCursor, JsonText, jsonPage } from "../common/route-helpers.js";
 import { type Int8, prepared, type ReadDb } from "../db.js";
-import { limitLiteral, prefixRange, SEARCH_WINDOW, TOKEN_ITEM_JSON, VISIBLE_TOKEN } from "./token-queries.js";
+import {
+  limitLiteral,
+  type NewestPosition,
+  newestPositionOf,
+  prefixRange,
+  SEARCH_WINDOW,
+  TOKEN_ITEM_JSON,
+  type TokenJsonRow,
+  VISIBLE_TOKEN,
+} from "./token-queries.js";
 
 // Discovery over every token (docs/api.md "Discovery: sorts, phase and batch"): the sorts of
 // `GET /api/v1/tokens`, the `phase` filter, `search` combined with any sort, and the batch
@@ -332,14 +341,7 @@ export function expiredSnapshot(): AppError {
  */
 export async function twoPartPage(
   db: ReadDb,
-  options: {
-    sort: TwoPartSort;
-    filters: TokenFilters;
-    limit: number;
-    cursor: string | undefined;
-    cursors: CursorCodec;
-    route: string;
-  },
+  options: TokenPageOptions & { sort: TwoPartSort },
 ): Promise<TokenJsonPage> {
   const { sort, filters, limit, cursors, route } = options;
   let snapshot: bigint | null = null;
@@ -384,12 +386,12 @@ export async function twoPartPage(
     });
     for (const row of rest) rows.push({ row, key: sort.rest.key });
   }
-  const shown = rows.slice(0, limit);
-  const page: TokenJsonPage = { items: shown.map((r) => r.row.item) };
-  const last = shown[shown.length - 1];
-  if (rows.length > limit && last !== undefined)
-    page.nextCursor = cursors.encode(route, [snapshotId, ...keysetPositionOf(last, last.row)]);
-  return page;
+  return tokenPage(
+    rows,
+    options,
+    (r) => r.row.item,
+    (r) => [snapshotId, ...keysetPositionOf(r, r.row)],
+  );
 }
 
 /**
@@ -399,22 +401,57 @@ export async function twoPartPage(
  */
 export async function orderedPage(
   db: ReadDb,
-  options: {
-    order: TokenOrder;
-    filters: TokenFilters;
-    limit: number;
-    cursor: string | undefined;
-    cursors: CursorCodec;
-    route: string;
-  },
+  options: TokenPageOptions & { order: TokenOrder },
 ): Promise<TokenJsonPage> {
   const { order, filters, limit, cursors, route } = options;
   const after = decodeKeyset(cursors, route, order, options.cursor);
   const rows = await listOrderedTokens(db, { order, filters, after, take: limit + 1 });
-  const shown = rows.slice(0, limit);
-  const page: TokenJsonPage = { items: shown.map((r) => r.item) };
+  return tokenPage(
+    rows,
+    options,
+    (r) => r.item,
+    (r) => keysetPositionOf(order, r),
+  );
+}
+
+/**
+ * One page of visible tokens newest first (the default list and a creator's tokens), `limit`
+ * items; `list` reads `take` rows after a position (null: from the newest). Cursors, bound to
+ * `route`, hold the position (created block, log index).
+ * @throws AppError `invalid_request` for a cursor of another route or shape.
+ */
+export async function newestTokenPage(
+  options: { limit: number; cursor?: string | undefined; cursors: CursorCodec; route: string },
+  list: (after: NewestPosition | null, take: number) => Promise<TokenJsonRow[]>,
+): Promise<{ items: string; nextCursor: string | undefined }> {
+  const { limit, cursors, route } = options;
+  const rows = await list(decodeNewest(cursors, route, options.cursor), limit + 1);
+  return jsonPage(rows, limit, (row) => row.item, newestPositionOf, cursors, route);
+}
+
+/** What a page of the token list is asked: filters, size, the cursor and the route it is bound to. */
+interface TokenPageOptions {
+  filters: TokenFilters;
+  limit: number;
+  cursor: string | undefined;
+  cursors: CursorCodec;
+  route: string;
+}
+
+/**
+ * The first `limit` of `rows` (read with `take = limit + 1`) as a page, with a cursor (bound to
+ * `route`) at the last item shown when a further row exists.
+ */
+function tokenPage<R>(
+  rows: readonly R[],
+  options: Pick<TokenPageOptions, "limit" | "cursors" | "route">,
+  item: (row: R) => string,
+  position: (row: R) => CursorValue[],
+): TokenJsonPage {
+  const shown = rows.slice(0, options.limit);
+  const page: TokenJsonPage = { items: shown.map(item) };
   const last = shown[shown.length - 1];
-  if (rows.length > limit && last !== undefined)
-    page.nextCursor = cursors.encode(route, keysetPositionOf(order, last));
+  if (rows.length > options.limit && last !== undefined)
+    page.nextCursor = options.cursors.encode(options.route, position(last));
   return page;
 }

@@ -1,20 +1,11 @@
-import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import { z } from "zod";
-import { addressParams, likePrefix, normalizeSearch, pageQuery, parseAddressList } from "../common/params.js";
-import {
-  cacheData,
-  decodeNewest,
-  errorResponses,
-  JsonText,
-  jsonPage,
-  jsonPageBody,
-  type RoutesPlugin,
-  typedRoutes,
-} from "../common/route-helpers.js";
+import { likePrefix, normalizeSearch, pageQuery, parseAddressList } from "../common/params.js";
+import { DataRoutes, JsonText, jsonPageBody, type RoutesPlugin } from "../common/route-helpers.js";
 import {
   BATCH_MAX,
   listTokensByAddress,
+  newestTokenPage,
   orderedPage,
   TOKEN_ORDERS,
   TOKEN_PHASES,
@@ -23,7 +14,7 @@ import {
   tokenPageBody,
   twoPartPage,
 } from "./token-list-queries.js";
-import { getPricing, getTokenDetail, listTokens, newestPositionOf } from "./token-queries.js";
+import { getPricing, getTokenDetail, listTokens } from "./token-queries.js";
 import { pricingSchema, tokenDetailSchema, tokenPageSchema } from "./token-schemas.js";
 
 const notFound = (address: string) => new AppError("not_found", `no canonical token ${address}`);
@@ -33,7 +24,7 @@ const notFound = (address: string) => new AppError("not_found", `no canonical to
  * exclusions"): the list (and its `/newest` alias) with search, detail and pricing.
  */
 export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const app = typedRoutes(fastify);
+  const routes = new DataRoutes(fastify, "tokens");
   const listQuery = pageQuery.extend({
     search: z.string().optional().meta({
       description:
@@ -53,23 +44,20 @@ export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
       }),
   });
   for (const url of ["/api/v1/tokens", "/api/v1/tokens/newest"]) {
-    app.get(
+    routes.get(
       url,
       {
-        schema: {
-          tags: ["tokens"],
-          summary: url.endsWith("newest")
-            ? "Newest tokens (alias of the token list)"
-            : "List, sort or search tokens (newest launch first by default), or fetch a batch",
-          querystring: listQuery,
-          response: { 200: tokenPageSchema, ...errorResponses },
-        },
+        summary: url.endsWith("newest")
+          ? "Newest tokens (alias of the token list)"
+          : "List, sort or search tokens (newest launch first by default), or fetch a batch",
+        query: listQuery,
+        ok: tokenPageSchema,
       },
-      async (request, reply) => {
-        const { limit, cursor, sort, phase, addresses } = request.query;
+      async (query) => {
+        const { limit, cursor, sort, phase, addresses } = query;
         if (addresses !== undefined) {
           const mixed = (["cursor", "search", "sort", "phase"] as const).filter(
-            (k) => request.query[k] !== undefined,
+            (k) => query[k] !== undefined,
           );
           if (mixed.length > 0)
             throw new AppError(
@@ -83,23 +71,17 @@ export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
             ctx.db,
             parseAddressList(addresses, "addresses", BATCH_MAX),
           );
-          cacheData(reply);
-          return tokenPageBody({ items }) as never;
+          return tokenPageBody({ items });
         }
-        const search = normalizeSearch(request.query.search);
+        const search = normalizeSearch(query.search);
         if ((sort === undefined || sort === "newest") && phase === undefined) {
           // Cursors are bound to the search they were issued for (aliases share them).
-          const route = `tokens?search=${search}`;
-          const after = decodeNewest(ctx.cursors, route, cursor);
-          const rows = await listTokens(ctx.db, {
-            searchPattern: search === "" ? null : likePrefix(search),
-            after,
-            take: limit + 1,
-          });
-          cacheData(reply);
-          return jsonPageBody(
-            jsonPage(rows, limit, (row) => row.item, newestPositionOf, ctx.cursors, route),
-          ) as never;
+          const searchPattern = search === "" ? null : likePrefix(search);
+          const page = await newestTokenPage(
+            { limit, cursor, cursors: ctx.cursors, route: `tokens?search=${search}` },
+            (after, take) => listTokens(ctx.db, { searchPattern, after, take }),
+          );
+          return jsonPageBody(page);
         }
         // Every other sort or a phase: cursors are bound to the sort, the phase and the search.
         const route = `tokens?sort=${sort ?? "newest"}&phase=${phase ?? ""}&search=${search}`;
@@ -108,46 +90,27 @@ export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
           sort === "trending" || sort === "volume_24h"
             ? await twoPartPage(ctx.db, { sort: TWO_PART_SORTS[sort], ...options })
             : await orderedPage(ctx.db, { order: TOKEN_ORDERS[sort ?? "newest"], ...options });
-        cacheData(reply);
-        return tokenPageBody(page) as never;
+        return tokenPageBody(page);
       },
     );
   }
 
-  app.get(
+  routes.byAddress(
     "/api/v1/tokens/:address",
-    {
-      schema: {
-        tags: ["tokens"],
-        summary: "Token detail",
-        params: addressParams,
-        response: { 200: tokenDetailSchema, ...errorResponses },
-      },
-    },
-    async (request, reply) => {
-      const address = parseAddress(request.params.address, "address");
+    { summary: "Token detail", ok: tokenDetailSchema },
+    async (address) => {
       const detail = await getTokenDetail(ctx.db, address, ctx.detailStats);
       if (detail === null) throw notFound(address);
-      cacheData(reply);
-      return new JsonText(detail) as never;
+      return new JsonText(detail);
     },
   );
 
-  app.get(
+  routes.byAddress(
     "/api/v1/tokens/:address/pricing",
-    {
-      schema: {
-        tags: ["tokens"],
-        summary: "Current price and fully diluted value",
-        params: addressParams,
-        response: { 200: pricingSchema, ...errorResponses },
-      },
-    },
-    async (request, reply) => {
-      const address = parseAddress(request.params.address, "address");
+    { summary: "Current price and fully diluted value", ok: pricingSchema },
+    async (address) => {
       const pricing = await getPricing(ctx.db, address);
       if (pricing === null) throw notFound(address);
-      cacheData(reply);
       return pricing;
     },
   );

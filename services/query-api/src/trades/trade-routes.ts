@@ -2,14 +2,7 @@ import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import { z } from "zod";
 import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
-import { addressParams } from "../common/params.js";
-import {
-  cacheData,
-  errorResponses,
-  eventPageQuery,
-  type RoutesPlugin,
-  typedRoutes,
-} from "../common/route-helpers.js";
+import { DataRoutes, eventPageQuery, type RoutesPlugin } from "../common/route-helpers.js";
 import {
   MARKET_TRADES,
   MARKET_TRADES_BY_SOURCE,
@@ -30,25 +23,19 @@ const tokenTradesQuery = eventPageQuery.extend({
 
 /** Trades routes (docs/api.md "Trades and activity"). */
 export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const app = typedRoutes(fastify);
-  app.get(
+  const routes = new DataRoutes(fastify, "tokens");
+  routes.byAddress(
     "/api/v1/tokens/:address/trades",
     {
-      schema: {
-        tags: ["tokens"],
-        summary: "Trades page",
-        description:
-          "Ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first). `trader` keeps the trades of one wallet (same order and cursors).",
-        params: addressParams,
-        querystring: tokenTradesQuery,
-        response: { 200: tradePageSchema, ...errorResponses },
-      },
+      summary: "Trades page",
+      description:
+        "Ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first). `trader` keeps the trades of one wallet (same order and cursors).",
+      query: tokenTradesQuery,
+      ok: tradePageSchema,
     },
-    async (request, reply) => {
-      const address = parseAddress(request.params.address, "address");
-      const { order, limit, cursor } = request.query;
-      const trader =
-        request.query.trader === undefined ? undefined : parseAddress(request.query.trader, "trader");
+    async (address, query) => {
+      const { order, limit, cursor } = query;
+      const trader = query.trader === undefined ? undefined : parseAddress(query.trader, "trader");
       const page = await readKeysetPage<TradeRow>(ctx.db, trader ? TOKEN_TRADER_TRADES : TOKEN_TRADES, {
         filters: trader ? [address, trader] : [address],
         order,
@@ -58,30 +45,25 @@ export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
         route: trader ? `tokens.trades:${address}:${order}:${trader}` : `tokens.trades:${address}:${order}`,
       });
       if (page === null) throw new AppError("not_found", `no canonical token ${address}`);
-      cacheData(reply);
-      return keysetBody(page, tradeOf) as never;
+      return keysetBody(page, tradeOf);
     },
   );
 
-  app.get(
+  routes.get(
     "/api/v1/trades",
     {
-      schema: {
-        tags: ["tokens"],
-        summary: "Market-wide trades page (addition)",
-        description:
-          "Every visible token's trades (excluded tokens and creators left out), ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first); `source` keeps one venue.",
-        querystring: eventPageQuery.extend({
-          source: z.enum(["curve", "uniswap_v3"]).optional().meta({
-            description:
-              "`curve` (bonding-curve trades) or `uniswap_v3` (swaps of the canonical pools); both when absent",
-          }),
+      summary: "Market-wide trades page (addition)",
+      description:
+        "Every visible token's trades (excluded tokens and creators left out), ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first); `source` keeps one venue.",
+      query: eventPageQuery.extend({
+        source: z.enum(["curve", "uniswap_v3"]).optional().meta({
+          description:
+            "`curve` (bonding-curve trades) or `uniswap_v3` (swaps of the canonical pools); both when absent",
         }),
-        response: { 200: tradePageSchema, ...errorResponses },
-      },
+      }),
+      ok: tradePageSchema,
     },
-    async (request, reply) => {
-      const { order, limit, cursor, source } = request.query;
+    async ({ order, limit, cursor, source }) => {
       const page = await readKeysetPage<TradeRow>(
         ctx.db,
         source === undefined ? MARKET_TRADES : MARKET_TRADES_BY_SOURCE,
@@ -94,8 +76,7 @@ export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
           route: `trades:${source ?? "all"}:${order}`,
         },
       );
-      cacheData(reply);
-      return keysetBody(page ?? { rows: [] }, tradeOf) as never;
+      return keysetBody(page ?? { rows: [] }, tradeOf);
     },
   );
 };

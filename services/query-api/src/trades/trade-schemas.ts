@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { reserveAmountUsdSchema } from "../common/usd-schemas.js";
-import { addressSchema, amountSchema, hashSchema, intSchema, pageSchema } from "../common/wire-schemas.js";
+import { addressSchema, amountSchema, eventOrderFields, pageSchema } from "../common/wire-schemas.js";
 
 /** Trade (docs/api.md "Trades and activity"). */
 export const tradeSchema = z
@@ -16,10 +16,7 @@ export const tradeSchema = z
     source: z
       .enum(["curve", "uniswap_v3"])
       .meta({ description: "`curve` or `uniswap_v3` (a swap of the canonical pool)" }),
-    block_number: intSchema,
-    transaction_index: intSchema,
-    transaction_hash: hashSchema,
-    log_index: intSchema,
+    ...eventOrderFields,
     reserve_amount_usd: reserveAmountUsdSchema,
   })
   .meta({ id: "Trade" });

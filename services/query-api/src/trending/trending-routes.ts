@@ -1,5 +1,5 @@
 import { pageQuery } from "../common/params.js";
-import { cacheData, errorResponses, type RoutesPlugin, typedRoutes } from "../common/route-helpers.js";
+import { DataRoutes, type RoutesPlugin } from "../common/route-helpers.js";
 import { tokenPageBody } from "../tokens/token-list-queries.js";
 import { tokenPageSchema } from "../tokens/token-schemas.js";
 import { trendingPage } from "./trending-queries.js";
@@ -10,26 +10,19 @@ import { trendingPage } from "./trending-queries.js";
  * visible token, newest first; a cursor pages through the snapshot it was issued from.
  */
 export const trendingRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const app = typedRoutes(fastify);
+  const routes = new DataRoutes(fastify, "tokens");
   for (const url of ["/api/v1/tokens/trending", "/api/v1/trending"]) {
-    app.get(
+    routes.get(
       url,
       {
-        schema: {
-          tags: ["tokens"],
-          summary: url === "/api/v1/trending" ? "Trending tokens (alias)" : "Trending tokens",
-          description:
-            "Tokens with at least one trade in the trending window, ordered by window volume, then window trade count, then window unique traders, then address, from the latest materialized snapshot; then every other visible token, newest launch first. A cursor pages through the snapshot it was issued from.",
-          querystring: pageQuery,
-          response: { 200: tokenPageSchema, ...errorResponses },
-        },
+        summary: url === "/api/v1/trending" ? "Trending tokens (alias)" : "Trending tokens",
+        description:
+          "Tokens with at least one trade in the trending window, ordered by window volume, then window trade count, then window unique traders, then address, from the latest materialized snapshot; then every other visible token, newest launch first. A cursor pages through the snapshot it was issued from.",
+        query: pageQuery,
+        ok: tokenPageSchema,
       },
-      async (request, reply) => {
-        const { limit, cursor } = request.query;
-        const page = await trendingPage(ctx.db, { limit, cursor, cursors: ctx.cursors });
-        cacheData(reply);
-        return tokenPageBody(page) as never;
-      },
+      async ({ limit, cursor }) =>
+        tokenPageBody(await trendingPage(ctx.db, { limit, cursor, cursors: ctx.cursors })),
     );
   }
 };

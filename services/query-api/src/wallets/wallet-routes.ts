@@ -1,15 +1,6 @@
-import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
-import { addressParams } from "../common/params.js";
-import {
-  cacheData,
-  errorResponses,
-  invalidCursor,
-  JsonText,
-  type RoutesPlugin,
-  typedRoutes,
-} from "../common/route-helpers.js";
+import { DataRoutes, invalidCursor, JsonText, type RoutesPlugin } from "../common/route-helpers.js";
 import { getCreatorAggregates } from "../creators/creator-queries.js";
 import { type TradeRow, tradeOf, walletTradesSource } from "../trades/trade-queries.js";
 import { tradePageSchema } from "../trades/trade-schemas.js";
@@ -33,49 +24,38 @@ import {
  * A wallet with nothing has a zero summary and empty pages.
  */
 export const walletRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const app = typedRoutes(fastify);
+  const routes = new DataRoutes(fastify, "wallets");
   const { db: pool, cursors: cursorCodec } = ctx;
 
-  app.get(
+  routes.byAddress(
     "/api/v1/wallets/:address",
     {
-      schema: {
-        tags: ["wallets"],
-        summary: "Wallet summary",
-        description:
-          "Sums over the wallet's holdings (holding_count, value) and positions (realized_pnl, unrealized_pnl, pnl, trade_count, volume), and the tokens it launched. Zero for an address with nothing.",
-        params: addressParams,
-        response: { 200: walletSummarySchema, ...errorResponses },
-      },
+      summary: "Wallet summary",
+      description:
+        "Sums over the wallet's holdings (holding_count, value) and positions (realized_pnl, unrealized_pnl, pnl, trade_count, volume), and the tokens it launched. Zero for an address with nothing.",
+      ok: walletSummarySchema,
     },
-    async (request, reply) => {
-      const address = parseAddress(request.params.address, "address");
+    async (address) => {
       const [totals, created] = await Promise.all([
         getWalletTotals(pool, address),
         getCreatorAggregates(pool, address),
       ]);
-      cacheData(reply);
       return { address, ...totals, created_token_count: created.tokenCount };
     },
   );
 
-  app.get(
+  routes.byAddress(
     "/api/v1/wallets/:address/holdings",
     {
-      schema: {
-        tags: ["wallets"],
-        summary: "Wallet holdings",
-        description:
-          'Tokens the wallet holds (positive balance) by value descending, then token address; `include_closed=true` adds the tokens it traded and no longer holds (balance "0") after them, by token address.',
-        params: addressParams,
-        querystring: holdingsQuery,
-        response: { 200: holdingPageSchema, ...errorResponses },
-      },
+      summary: "Wallet holdings",
+      description:
+        'Tokens the wallet holds (positive balance) by value descending, then token address; `include_closed=true` adds the tokens it traded and no longer holds (balance "0") after them, by token address.',
+      query: holdingsQuery,
+      ok: holdingPageSchema,
     },
-    async (request, reply) => {
-      const address = parseAddress(request.params.address, "address");
-      const { limit, cursor } = request.query;
-      const includeClosed = request.query.include_closed === "true";
+    async (address, query) => {
+      const { limit, cursor } = query;
+      const includeClosed = query.include_closed === "true";
       const route = `wallets.holdings:${address}:${includeClosed}`;
       let after: HoldingPosition | null = null;
       if (cursor !== undefined) {
@@ -96,27 +76,20 @@ export const walletRoutes: RoutesPlugin = (ctx) => async (fastify) => {
         rows.length > limit && last
           ? `,"next_cursor":${JSON.stringify(cursorCodec.encode(route, last.position))}`
           : "";
-      cacheData(reply);
-      return new JsonText(`{"items":[${items.join(",")}]${next}}`) as never;
+      return new JsonText(`{"items":[${items.join(",")}]${next}}`);
     },
   );
 
-  app.get(
+  routes.byAddress(
     "/api/v1/wallets/:address/trades",
     {
-      schema: {
-        tags: ["wallets"],
-        summary: "Wallet trades",
-        description:
-          "The wallet's trades (it is the trade's `trader`) across all tokens, ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default.",
-        params: addressParams,
-        querystring: walletTradesQuery,
-        response: { 200: tradePageSchema, ...errorResponses },
-      },
+      summary: "Wallet trades",
+      description:
+        "The wallet's trades (it is the trade's `trader`) across all tokens, ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default.",
+      query: walletTradesQuery,
+      ok: tradePageSchema,
     },
-    async (request, reply) => {
-      const address = parseAddress(request.params.address, "address");
-      const { order, limit, source, cursor } = request.query;
+    async (address, { order, limit, source, cursor }) => {
       const page = await readKeysetPage<TradeRow>(pool, walletTradesSource(source !== undefined), {
         filters: source === undefined ? [address] : [address, source],
         order,
@@ -125,27 +98,21 @@ export const walletRoutes: RoutesPlugin = (ctx) => async (fastify) => {
         cursors: cursorCodec,
         route: `wallets.trades:${address}:${order}:${source ?? ""}`,
       });
-      cacheData(reply);
-      return keysetBody(page ?? { rows: [] }, tradeOf) as never;
+      return keysetBody(page ?? { rows: [] }, tradeOf);
     },
   );
 
-  app.get(
+  routes.byAddress(
     "/api/v1/tokens/:address/traders",
     {
-      schema: {
-        tags: ["tokens"],
-        summary: "Token traders",
-        description:
-          "Every address that traded the token, with its balance and position, by `sort` descending, ties by trader address ascending. Cursors are bound to the token and the sort.",
-        params: addressParams,
-        querystring: tradersQuery,
-        response: { 200: traderPageSchema, ...errorResponses },
-      },
+      tag: "tokens",
+      summary: "Token traders",
+      description:
+        "Every address that traded the token, with its balance and position, by `sort` descending, ties by trader address ascending. Cursors are bound to the token and the sort.",
+      query: tradersQuery,
+      ok: traderPageSchema,
     },
-    async (request, reply) => {
-      const token = parseAddress(request.params.address, "address");
-      const { limit, cursor, sort } = request.query;
+    async (token, { limit, cursor, sort }) => {
       const page = await readTokenTraders(pool, {
         token,
         sort,
@@ -155,7 +122,6 @@ export const walletRoutes: RoutesPlugin = (ctx) => async (fastify) => {
         ...(ctx.pnlRankings ? { rankings: ctx.pnlRankings } : {}),
       });
       if (page === null) throw new AppError("not_found", `no canonical token ${token}`);
-      cacheData(reply);
       return keysetBody(page, (row) => ({
         trader: row.trader,
         balance: row.balance,

@@ -1,0 +1,44 @@
+// The services the HTTP benches load, each as its own process (from sources, as in production).
+import { type ServiceProcess, startServiceProcess, waitFor } from "@tmi/testkit";
+
+/** The base URL a service process logs when it listens (`"address":"http://…"`); throws if it exits first or after 60 s. */
+export function serviceAddress(service: ServiceProcess, name: string): Promise<string> {
+  return waitFor(
+    () => {
+      if (service.child.exitCode !== null) throw new Error(`${name} exited: ${service.output()}`);
+      return /"address":"(http:\/\/[^"]+)"/.exec(service.output())?.[1];
+    },
+    { timeoutMs: 60_000, message: `${name} did not start` },
+  );
+}
+
+/**
+ * query-api as its own process (from sources, as in production) on a free port, logging at info
+ * (requests are logged at debug only); `env` adds its settings (`DATABASE_URL`, `CURSOR_SECRET`, ...).
+ */
+export function startQueryApiProcess(env: Record<string, string>): ServiceProcess {
+  return startServiceProcess({
+    service: "query-api",
+    env: { NODE_ENV: "production", PORT: "0", LOG_LEVEL: "info", ...env },
+  });
+}
+
+/**
+ * The gateway as its own process (from sources, as in production) on a free port, logging at info,
+ * rate limiting off unless `env` sets `RATE_LIMIT_PER_MINUTE`, and load shedding off: this measures
+ * the proxy's cost, and on a machine shared with other work the event-loop delay of any process can
+ * pass the default bound and shed requests. `env` adds `QUERY_API_URL` and the rest.
+ */
+export function startGatewayProcess(env: Record<string, string>): ServiceProcess {
+  return startServiceProcess({
+    service: "gateway",
+    env: {
+      NODE_ENV: "production",
+      GATEWAY_PORT: "0",
+      LOG_LEVEL: "info",
+      RATE_LIMIT_PER_MINUTE: "0",
+      GATEWAY_MAX_EVENT_LOOP_DELAY_MS: "0",
+      ...env,
+    },
+  });
+}
