@@ -109,46 +109,18 @@ export interface DecodedLogFields {
   logIndex: number;
 }
 
-/** Reads one 32-byte word of a static ABI type from lowercase hex `hex`, whose digits start at `at`. */
-type WordReader = (hex: string, at: number) => string | bigint | number | boolean;
-
 interface PreparedEvent {
   name: EventName;
   topic0: string;
   indexed: AbiParameter[];
   data: AbiParameter[];
-  /** Readers of the indexed arguments (topics 1…), in order. */
-  indexedReaders: WordReader[];
-  /** Readers of the data words when every data parameter is a static one-word type, else null (viem decodes). */
-  dataReaders: WordReader[] | null;
+  /** Every data parameter is a static one-word type: decode by slicing words. */
+  staticData: boolean;
 }
 
 const ONE_WORD = /^(u?int\d*|address|bool|bytes32)$/;
 /** Integer types viem decodes to `number` (48 bits or fewer). */
 const SMALL_INT = /^u?int(8|16|24|32|40|48)$/;
-
-const TWO_256 = 1n << 256n;
-
-/**
- * The reader of a static one-word ABI type, chosen once per parameter (the hot path runs it once
- * per argument): addresses and bytes32 as `0x` + lowercase hex, bools by their last digit,
- * integers as viem types them (`number` up to 48 bits, else `bigint`; signed ones sign-extended
- * over 256 bits).
- */
-function wordReader(type: string): WordReader {
-  if (type === "address") return (hex, at) => `0x${hex.slice(at + 24, at + 64)}`;
-  if (type === "bool") return (hex, at) => hex.charCodeAt(at + 63) !== 48; // last hex digit != '0'
-  if (type === "bytes32")
-    return (hex, at) => (at === 2 && hex.length === 66 ? hex : `0x${hex.slice(at, at + 64)}`);
-  const small = SMALL_INT.test(type);
-  const signed = type.startsWith("int");
-  return (hex, at) => {
-    const unsigned = at === 2 && hex.length === 66 ? BigInt(hex) : BigInt(`0x${hex.slice(at, at + 64)}`);
-    // Signed ABI values of any width are sign-extended to a full word: two's complement over 256 bits.
-    const value = signed && unsigned >= TWO_256 / 2n ? unsigned - TWO_256 : unsigned;
-    return small ? Number(value) : value;
-  };
-}
 
 function prepare(event: AbiEvent): PreparedEvent {
   const indexed = event.inputs.filter((p) => (p as { indexed?: boolean }).indexed);
@@ -158,8 +130,7 @@ function prepare(event: AbiEvent): PreparedEvent {
     topic0: toEventSelector(event),
     indexed,
     data,
-    indexedReaders: indexed.map((p) => wordReader(p.type)),
-    dataReaders: data.every((p) => ONE_WORD.test(p.type)) ? data.map((p) => wordReader(p.type)) : null,
+    staticData: data.every((p) => ONE_WORD.test(p.type)),
   };
 }
 
@@ -199,6 +170,19 @@ export const ALL_TOPIC0: readonly string[] = PREPARED.map((p) => p.topic0);
 
 const BY_TOPIC0 = new Map<string, PreparedEvent>(PREPARED.map((p) => [p.topic0, p]));
 
+const TWO_256 = 1n << 256n;
+
+/** Decodes one 32-byte word (64 hex chars, no 0x) of a static ABI type. */
+function decodeWord(type: string, word: string): string | bigint | number | boolean {
+  if (type === "address") return `0x${word.slice(24)}`.toLowerCase();
+  if (type === "bool") return word.charCodeAt(63) !== 48; // last hex digit != '0'
+  if (type === "bytes32") return `0x${word}`.toLowerCase();
+  const value = BigInt(`0x${word}`);
+  // Signed ABI values of any width are sign-extended to a full word: two's complement over 256 bits.
+  const signed = type.startsWith("int") && value >= TWO_256 / 2n ? value - TWO_256 : value;
+  return SMALL_INT.test(type) ? Number(signed) : signed;
+}
+
 function hexToNumber(hex: string): number {
   return Number.parseInt(hex, 16);
 }
@@ -225,13 +209,16 @@ export function decodeLog(log: RpcLog): DecodedEvent | null {
   if (log.topics.length !== prepared.indexed.length + 1) return null;
   const args: DecodedArgs = {};
   for (let i = 0; i < prepared.indexed.length; i++) {
-    args[prepared.indexed[i]!.name!] = prepared.indexedReaders[i]!(log.topics[i + 1]!.toLowerCase(), 2);
+    const param = prepared.indexed[i]!;
+    args[param.name!] = decodeWord(param.type, log.topics[i + 1]!.slice(2));
   }
-  const data = log.data.toLowerCase();
-  const readers = prepared.dataReaders;
-  if (readers) {
-    if (data.length < 2 + 64 * readers.length) return null;
-    for (let i = 0; i < readers.length; i++) args[prepared.data[i]!.name!] = readers[i]!(data, 2 + i * 64);
+  const data = log.data;
+  if (prepared.staticData) {
+    if (data.length < 2 + 64 * prepared.data.length) return null;
+    for (let i = 0; i < prepared.data.length; i++) {
+      const param = prepared.data[i]!;
+      args[param.name!] = decodeWord(param.type, data.slice(2 + i * 64, 2 + (i + 1) * 64));
+    }
   } else {
     let values: readonly unknown[];
     try {

@@ -80,23 +80,18 @@ export function aggregateCandles(trades: Iterable<CandleInput>): {
   traders: CandleTraderRow[];
   traderBuckets: Map<string, TraderBuckets>;
 } {
+  // Nested maps with numeric keys (bucket · 8 + interval index): no key strings per trade.
   interface Slot {
     candle: CandleDelta;
     traders: Map<string, CandleTraderRow | null>;
   }
-  // Per token and interval: the slot of the latest bucket (trades come in chain order, so a
-  // bucket is almost always the latest one's or a new one) and every slot by bucket start.
-  interface IntervalSlots {
-    latest: Slot | null;
-    byStart: Map<number, Slot>;
-  }
-  const byToken = new Map<string, IntervalSlots[]>();
+  const byToken = new Map<string, Map<number, Slot>>();
   const slots: Slot[] = [];
   const traderBuckets = new Map<string, TraderBuckets>();
   for (const trade of trades) {
     let perToken = byToken.get(trade.tokenAddress);
     if (!perToken) {
-      perToken = CANDLE_INTERVALS.map(() => ({ latest: null, byStart: new Map() }));
+      perToken = new Map();
       byToken.set(trade.tokenAddress, perToken);
     }
     const key = `${trade.tokenAddress}|${trade.trader}`;
@@ -110,32 +105,28 @@ export function aggregateCandles(trades: Iterable<CandleInput>): {
     for (let i = 0; i < CANDLE_INTERVALS.length; i++) {
       const interval = CANDLE_INTERVALS[i]!;
       const start = bucketStart(trade.blockTimestamp, interval);
-      const perInterval = perToken[i]!;
-      let slot = perInterval.latest;
-      if (slot?.candle.bucketStart !== start) {
-        slot = perInterval.byStart.get(start) ?? null;
-        if (!slot) {
-          slot = {
-            candle: {
-              tokenAddress: trade.tokenAddress,
-              interval,
-              bucketStart: start,
-              tradeCount: 0,
-              buyCount: 0,
-              sellCount: 0,
-              volume: 0n,
-              open: null,
-              high: null,
-              low: null,
-              close: null,
-              rangeTraders: 0,
-            },
-            traders: new Map(),
-          };
-          perInterval.byStart.set(start, slot);
-          slots.push(slot);
-        }
-        perInterval.latest = slot;
+      const slotKey = start * 8 + i;
+      let slot = perToken.get(slotKey);
+      if (!slot) {
+        slot = {
+          candle: {
+            tokenAddress: trade.tokenAddress,
+            interval,
+            bucketStart: start,
+            tradeCount: 0,
+            buyCount: 0,
+            sellCount: 0,
+            volume: 0n,
+            open: null,
+            high: null,
+            low: null,
+            close: null,
+            rangeTraders: 0,
+          },
+          traders: new Map(),
+        };
+        perToken.set(slotKey, slot);
+        slots.push(slot);
       }
       const c = slot.candle;
       c.tradeCount++;
