@@ -1,5 +1,4 @@
 import { type CursorCodec, type CursorValue, parseAddress } from "@tmi/shared/codec";
-import { AppError } from "@tmi/shared/errors";
 import type { HttpApp } from "@tmi/shared/http";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -8,6 +7,7 @@ import type { ReadDb } from "../db.js";
 import type { ReadDatabase } from "../read-database/read-database.js";
 import type { DetailStatsSource } from "../tokens/token-queries.js";
 import type { PnlRankings } from "../wallets/pnl-ranking.js";
+import { invalidCursor } from "./invalid-cursor.js";
 import { addressParams, cursorParam, limitParam, orderParam } from "./params.js";
 import { errorSchema } from "./wire-schemas.js";
 
@@ -165,6 +165,9 @@ export function jsonPageBody(page: { items: string; nextCursor: string | undefin
   return new JsonText(`{"items":${page.items}${cursor}}`);
 }
 
+/** Also reachable here for route modules that page by hand (the token lists). */
+export { invalidCursor };
+
 /** Decodes an optional cursor for `route` as (bigint, int) — the newest-first token order. */
 export function decodeNewest(
   cursors: CursorCodec,
@@ -175,13 +178,6 @@ export function decodeNewest(
   const [block, logIndex] = cursors.decode(route, cursor, 2);
   if (typeof block !== "bigint" || typeof logIndex !== "number") throw invalidCursor();
   return [block, logIndex];
-}
-
-/** The error of a cursor that decodes but does not hold the expected position shape. */
-export function invalidCursor(): AppError {
-  return new AppError("invalid_request", "invalid cursor", {
-    details: [{ field: "cursor", reason: "not a cursor issued by this route" }],
-  });
 }
 
 /** `limit`, `cursor` and `order` of trades and activity pages. */

@@ -1,6 +1,7 @@
 import { AppError } from "@tmi/shared/errors";
+import { invalidCursor } from "../common/invalid-cursor.js";
 import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
-import { DataRoutes, invalidCursor, JsonText, type RoutesPlugin } from "../common/route-helpers.js";
+import { DataRoutes, JsonText, type RoutesPlugin } from "../common/route-helpers.js";
 import { getCreatorAggregates } from "../creators/creator-queries.js";
 import { type TradeRow, tradeOf, walletTradesSource } from "../trades/trade-queries.js";
 import { tradePageSchema } from "../trades/trade-schemas.js";
