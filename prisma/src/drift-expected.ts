@@ -1,11 +1,6 @@
 // The database shape schema.prisma declares, from Prisma's DMMF (`@prisma/get-dmmf` →
 // `datamodel`): pure, unit-tested through the drift check.
-import {
-  type DefaultValue,
-  normalizeLiteral,
-  type SchemaShape,
-  type TableShape,
-} from "./drift-shape.js";
+import { type DefaultValue, normalizeLiteral, type SchemaShape, type TableShape } from "./drift-shape.js";
 
 /** The parts of Prisma's DMMF datamodel the check reads (see `@prisma/dmmf`). */
 export interface DmmfDatamodel {
