@@ -11,7 +11,7 @@ import { positionsCtes } from "../read-models/positions.js";
 import { newTokensStatement, tokensUpdateCtes } from "../read-models/tokens.js";
 import { tradersCtes } from "../read-models/traders.js";
 import { COPY_TRADES, tradesCopy } from "../read-models/trades.js";
-import { copyIn, type SqlParams, sqlParams, timed } from "./sql-text.js";
+import { copyIn, type SqlParams, sqlParams, timed, unnestRows } from "./sql-text.js";
 
 export { copyValue, pgArray, statementMs, timed } from "./sql-text.js";
 
@@ -96,25 +96,17 @@ export async function executeWrite(client: PoolClient, prepared: PreparedWrite):
 
 /** `blocks` (headers kept for reorg checks), pruning of blocks and journal, the checkpoint. */
 function chainPositionCtes(batch: Batch, q: SqlParams, options: WriteOptions): string[] {
-  const h = batch.headers;
   const end = batch.endHeader;
   const keepFrom = batch.toBlock - options.keepBlocks;
   return [
     `bi AS (
     INSERT INTO blocks (number, hash, parent_hash, timestamp)
-    SELECT * FROM unnest(${q.p(
-      h.map((x) => x.number),
-      "bigint[]",
-    )}, ${q.p(
-      h.map((x) => x.hash),
-      "text[]",
-    )}, ${q.p(
-      h.map((x) => x.parentHash),
-      "text[]",
-    )}, ${q.p(
-      h.map((x) => x.timestamp),
-      "bigint[]",
-    )})
+    SELECT * FROM ${unnestRows(q, batch.headers, "d", {
+      number: ["bigint", (x) => x.number],
+      hash: ["text", (x) => x.hash],
+      parent_hash: ["text", (x) => x.parentHash],
+      timestamp: ["bigint", (x) => x.timestamp],
+    })}
     ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = excluded.parent_hash, timestamp = excluded.timestamp)`,
     // Keep the header before every journaled write: a reorg may revert to it.
     `bp AS (DELETE FROM blocks WHERE number < LEAST(${q.p(keepFrom, "bigint")},

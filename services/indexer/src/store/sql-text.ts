@@ -88,6 +88,43 @@ export function sqlParams(): SqlParams {
   };
 }
 
+/**
+ * One column of an {@link unnestRows} relation: the PostgreSQL type of its elements (`text`,
+ * `numeric`, …) and the value of a row in it (bigints as they are or as decimal text; null for NULL).
+ */
+export type UnnestColumn<T> = readonly [type: string, value: (row: T) => unknown];
+
+/**
+ * The rows as a relation for one statement: `unnest($1::text[], $2::numeric[], …) AS alias(a, b, …)`,
+ * one array parameter per column (in the order of `columns`, named by its keys, which must be SQL
+ * identifiers that are not integers), plus `WITH ORDINALITY` and a last column of that name when
+ * `ordinality` is given (the row's 1-based position in `rows`).
+ * @example unnestRows(q, rows, "d", { token: ["text", (r) => r.token], delta: ["numeric", (r) => r.delta] })
+ *   // "unnest($1::text[], $2::numeric[]) AS d(token, delta)"
+ */
+export function unnestRows<T>(
+  q: SqlParams,
+  rows: readonly T[],
+  alias: string,
+  columns: Readonly<Record<string, UnnestColumn<T>>>,
+  ordinality?: string,
+): string {
+  let params = "";
+  let names = "";
+  for (const name in columns) {
+    const [type, value] = columns[name]!;
+    if (names) {
+      params += ", ";
+      names += ", ";
+    }
+    params += q.p(rows.map(value), `${type}[]`);
+    names += name;
+  }
+  return ordinality === undefined
+    ? `unnest(${params}) AS ${alias}(${names})`
+    : `unnest(${params}) WITH ORDINALITY AS ${alias}(${names}, ${ordinality})`;
+}
+
 /** Accumulated milliseconds per write statement since start (logged with the catch-up stats). */
 export const statementMs: Record<string, number> = {};
 
