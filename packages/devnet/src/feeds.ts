@@ -14,15 +14,45 @@ export interface EthUsdRound {
   answeredInRound: bigint;
 }
 
+/** A setter of one devnet feed: its contract in the deployment, ABI and function. */
+interface FeedSetter {
+  contract: "ethUsdFeed" | "sequencerUptimeFeed";
+  abi: unknown;
+  functionName: string;
+}
+
+const ETH_USD_ROUND: FeedSetter = {
+  contract: "ethUsdFeed",
+  abi: devnetAggregatorAbi,
+  functionName: "setRoundData",
+};
+const SEQUENCER_STATUS: FeedSetter = {
+  contract: "sequencerUptimeFeed",
+  abi: devnetSequencerUptimeFeedAbi,
+  functionName: "setStatus",
+};
+
+/**
+ * Calls `setter` with `args` from `account` (default devnet account 9), one transaction at a
+ * time per sender, and waits for it to be mined.
+ * @throws Error when the transaction reverts.
+ */
 async function sendFeed(
   rpcUrl: string,
   deployment: Deployment,
-  build: () => { address: `0x${string}`; abi: unknown; functionName: string; args: readonly unknown[] },
-  account: number | `0x${string}`,
+  setter: FeedSetter,
+  args: readonly unknown[],
+  account: number | `0x${string}` = FEED_ACCOUNT,
 ): Promise<{ hash: Hash; receipt: TransactionReceipt }> {
   const wallet = localWalletClient(rpcUrl, account, deployment.chainId);
   return serialize(`${rpcUrl}:${wallet.account.address}`, async () => {
-    const hash = await wallet.writeContract(build() as never);
+    const call = {
+      address: deployment.contracts[setter.contract],
+      abi: setter.abi,
+      functionName: setter.functionName,
+      args,
+    };
+    const hash = await wallet.writeContract(call as never);
     const receipt = await waitForReceipt(localPublicClient(rpcUrl, deployment.chainId), hash);
     if (receipt.status !== "success") throw new Error(`feed update reverted: ${hash}`);
     return { hash, receipt };
@@ -41,17 +71,9 @@ export async function setEthUsdRound(
   round: EthUsdRound,
   options: { account?: number | `0x${string}` } = {},
 ): Promise<{ hash: Hash; receipt: TransactionReceipt }> {
-  return sendFeed(
-    rpcUrl,
-    deployment,
-    () => ({
-      address: deployment.contracts.ethUsdFeed,
-      abi: devnetAggregatorAbi,
-      functionName: "setRoundData",
-      args: [round.roundId, round.answer, round.startedAt, round.updatedAt, round.answeredInRound],
-    }),
-    options.account ?? FEED_ACCOUNT,
-  );
+  const { roundId, answer, startedAt, updatedAt, answeredInRound } = round;
+  const args = [roundId, answer, startedAt, updatedAt, answeredInRound];
+  return sendFeed(rpcUrl, deployment, ETH_USD_ROUND, args, options.account);
 }
 
 /**
@@ -65,15 +87,6 @@ export async function setSequencerStatus(
   status: { answer: bigint; startedAt: bigint },
   options: { account?: number | `0x${string}` } = {},
 ): Promise<{ hash: Hash; receipt: TransactionReceipt }> {
-  return sendFeed(
-    rpcUrl,
-    deployment,
-    () => ({
-      address: deployment.contracts.sequencerUptimeFeed,
-      abi: devnetSequencerUptimeFeedAbi,
-      functionName: "setStatus",
-      args: [status.answer, status.startedAt],
-    }),
-    options.account ?? FEED_ACCOUNT,
-  );
+  const args = [status.answer, status.startedAt];
+  return sendFeed(rpcUrl, deployment, SEQUENCER_STATUS, args, options.account);
 }

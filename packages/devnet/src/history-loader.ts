@@ -1,38 +1,19 @@
-import { swapRouterAbi, uniswapV3PoolAbi } from "@tmi/contracts";
-import {
-  applyBuy,
-  applySell,
-  CURVE_ALLOCATION,
-  type CurveState,
-  GRADUATION_NET_ETH,
-  grossRequiredForNet,
-  INITIAL_CURVE_STATE,
-  POOL_FEE,
-  quoteBuy,
-  quoteSell,
-  zonkCurveV3Abi,
-  zonkFactoryV3Abi,
-} from "@tmi/shared/chain";
+import { uniswapV3PoolAbi } from "@tmi/contracts";
+import { INITIAL_CURVE_STATE, zonkCurveV3Abi, zonkFactoryV3Abi } from "@tmi/shared/chain";
 import {
   type Address,
   encodeEventTopics,
   encodeFunctionData,
-  erc20Abi,
   getAddress,
-  type Hex,
   keccak256,
-  maxUint256,
   slice,
   stringToHex,
 } from "viem";
-import {
-  type BackgroundOptions,
-  backgroundRates,
-  deployBackgroundEmitter,
-  sendBackgroundBlock,
-} from "./background.js";
-import { localPublicClient, rpc, rpcBatch } from "./clients.js";
+import { type BackgroundOptions, backgroundRates, deployBackgroundEmitter } from "./background.js";
+import { localPublicClient, rpc } from "./clients.js";
 import type { Deployment } from "./deploy.js";
+import { BlockSender, checkedBatch, GAS_PRICE, hex } from "./history-sender.js";
+import { type HistoryToken, HistoryTrades, minBigint, SWAPS_PER_GRADUATION } from "./history-trades.js";
 import { Random, tokenName } from "./random.js";
 
 /** Options of {@link loadHistory}. */
@@ -91,26 +72,6 @@ export interface LoadHistoryResult {
 }
 
 const WAD = 10n ** 18n;
-const GAS_PRICE = 1_000_000_000n; // 1 gwei; the base fee is pinned below it while loading
-const DEADLINE = 2n ** 40n;
-const hex = (n: bigint | number) => `0x${n.toString(16)}`;
-
-interface PendingTx {
-  from: Address;
-  to: Address;
-  data: Hex;
-  value?: bigint;
-  gas: bigint;
-}
-
-interface HistoryToken {
-  address: `0x${string}`;
-  curve: `0x${string}`;
-  state: CurveState;
-  /** Tokens each holder is known to hold at least (credited at 95 % of what the mirror predicts). */
-  holders: Map<Address, bigint>;
-  graduated: boolean;
-}
 
 /**
  * Fast history for benchmarks, on the zonk.fun V3 contracts: launches `tokens` tokens through the
@@ -191,7 +152,7 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
       { from: firstLaunch.from, to: firstLaunch.to, data: firstLaunch.data },
     ]),
   );
-  const launchGas = min((launchGasEstimate * 3n) / 2n, blockGasLimit);
+  const launchGas = minBigint((launchGasEstimate * 3n) / 2n, blockGasLimit);
 
   // A chain whose clock is in the past (anvil --timestamp, see startDevnet's `timestamp`): spread the
   // history's blocks evenly up to now, then set the chain's clock to now.
@@ -202,77 +163,24 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
   const expectedBlocks =
     Math.ceil(options.trades / perBlock) + Math.ceil(tokenCount / launchesPerBlock) + 2 * graduations + 4;
   const step = spread ? Math.max(1, Math.floor((now - 60 - spreadFrom) / expectedBlocks)) : 0;
-  let lastTimestamp = spreadFrom;
-
-  let blocks = 0;
-  // Sends the node refused (e.g. a nonce clash): their trades are topped up; reported at the end.
-  let refused = 0;
-  let refusedSample = "";
-  let queue: PendingTx[] = [];
-  const send = async () => {
-    if (queue.length === 0) return;
-    const batch = queue;
-    queue = [];
-    const calls = batch.map((tx, i) => {
-      const nonce = nonces.get(tx.from)!;
-      nonces.set(tx.from, nonce + 1n);
-      return {
-        method: "eth_sendTransaction",
-        params: [
-          {
-            from: tx.from,
-            to: tx.to,
-            data: tx.data,
-            value: hex(tx.value ?? 0n),
-            gas: hex(tx.gas),
-            nonce: hex(nonce),
-            // Decreasing priority fees make the block execute in queue order, so the local curve
-            // mirror matches the chain.
-            maxFeePerGas: hex(GAS_PRICE + BigInt(batch.length - i)),
-            maxPriorityFeePerGas: hex(BigInt(batch.length - i)),
-          },
-        ],
-      };
-    });
-    const results = await rpcBatch(rpcUrl, calls);
-    const failedSenders = new Set<Address>();
-    results.forEach((r, i) => {
-      if (!r?.error) return;
-      failedSenders.add(batch[i]!.from);
-      refused += 1;
-      refusedSample ||= r.error.message;
-    });
-    if (failedSenders.size > 0) {
-      const fresh = await checkedBatch(
-        rpcUrl,
-        [...failedSenders].map((a) => ({ method: "eth_getTransactionCount", params: [a, "pending"] })),
-      );
-      for (const [i, a] of [...failedSenders].entries()) nonces.set(a, BigInt(fresh[i] as string));
-    }
-    // Mine until the pool is empty (a block takes what fits in its gas limit).
-    for (;;) {
-      if (backgroundEmitter && background)
-        await sendBackgroundBlock(rpcUrl, backgroundEmitter, background, BigInt(fromBlock + blocks));
-      await rpc(rpcUrl, "anvil_setNextBlockBaseFeePerGas", [hex(pinnedBaseFee)]);
-      if (spread && lastTimestamp + step < now - 1) {
-        lastTimestamp += step;
-        await rpc(rpcUrl, "evm_mine", [lastTimestamp]);
-      } else {
-        await rpc(rpcUrl, "evm_mine");
-      }
-      blocks += 1;
-      const status = await rpc<{ pending: string }>(rpcUrl, "txpool_status");
-      if (BigInt(status.pending) === 0n) break;
-    }
-  };
+  const sender = new BlockSender({
+    rpcUrl,
+    nonces,
+    pinnedBaseFee,
+    fromBlock,
+    ...(backgroundEmitter && background
+      ? { background: { emitter: backgroundEmitter, rates: background } }
+      : {}),
+    ...(spread ? { spread: { from: spreadFrom, step, until: now } } : {}),
+  });
 
   // 1. Launches (each launch is the creator's: traders in turn).
-  queue.push({ ...firstLaunch, gas: launchGas });
+  sender.push({ ...firstLaunch, gas: launchGas });
   for (let i = 1; i < tokenCount; i++) {
-    queue.push({ ...launchCall(i), gas: launchGas });
-    if (queue.length >= 50) await send();
+    sender.push({ ...launchCall(i), gas: launchGas });
+    if (sender.queued >= 50) await sender.send();
   }
-  await send();
+  await sender.send();
   const launchLogs = await client.getContractEvents({
     address: factory,
     abi: zonkFactoryV3Abi,
@@ -288,165 +196,40 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
     graduated: false,
   }));
   if (tokens.length === 0) throw new Error("loadHistory: no token was launched");
-  const tradable = () => tokens.filter((t) => !t.graduated);
-  const approved = new Set<string>();
-  const approve = (owner: Address, token: `0x${string}`, spender: Address) => {
-    const key = `${owner}:${token}:${spender}`;
-    if (approved.has(key)) return;
-    approved.add(key);
-    queue.push({
-      from: owner,
-      to: token,
-      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] }),
-      gas: 80_000n,
-    });
-  };
+  const trades = new HistoryTrades({
+    rpcUrl,
+    client,
+    sender,
+    random,
+    traders,
+    tokens,
+    swapRouter,
+    weth,
+    blockGasLimit,
+  });
 
   // 2. Curve trades (popular tokens get more trades: squared-uniform index).
-  const swapsPerGraduation = 10;
-  const curveTrades = Math.max(0, options.trades - graduations * (1 + swapsPerGraduation));
-  const limit = (GRADUATION_NET_ETH * 6n) / 10n;
+  const curveTrades = Math.max(0, options.trades - graduations * (1 + SWAPS_PER_GRADUATION));
   let lastLog = performance.now();
-  const pushCurveTrade = () => {
-    const open = tradable();
-    const token = open[Math.floor(random.next() ** 2 * open.length)]!;
-    const wantSell = token.holders.size > 0 && (token.state.reserveCoordinate > limit || random.chance(0.4));
-    if (wantSell) {
-      const holders = [...token.holders.keys()];
-      const seller = random.pick(holders);
-      const known = token.holders.get(seller)!;
-      const amount = known / 2n <= 1000n ? known / 2n : random.fraction(known / 2n, 0.3, 1);
-      const quote = amount > 0n ? tryQuote(() => quoteSell(token.state, amount)) : undefined;
-      if (quote) {
-        token.state = applySell(token.state, quote);
-        const left = known - amount;
-        if (left < 10n ** 12n) token.holders.delete(seller);
-        else token.holders.set(seller, left);
-        approve(seller, token.address, token.curve);
-        queue.push({
-          from: seller,
-          to: token.curve,
-          data: encodeFunctionData({
-            abi: zonkCurveV3Abi,
-            functionName: "sell",
-            args: [amount, 0n, DEADLINE],
-          }),
-          gas: 300_000n,
-        });
-        return;
-      }
-    }
-    let value = random.ethAmount(0.02, 1.2, 0.0005, 0.3);
-    const room = limit - token.state.reserveCoordinate;
-    if (room <= 0n) value = 10n ** 14n;
-    else if (value > room) value = room / 2n + 10n ** 14n;
-    const buyer = random.pick(traders);
-    const quote = quoteBuy(token.state, value);
-    token.state = applyBuy(token.state, quote);
-    // Credit 95% of the expected amount: sells stay within balances even if the mirror drifts.
-    token.holders.set(buyer, (token.holders.get(buyer) ?? 0n) + (quote.tokensOut * 95n) / 100n);
-    queue.push({
-      from: buyer,
-      to: token.curve,
-      data: encodeFunctionData({ abi: zonkCurveV3Abi, functionName: "buy", args: [0n, DEADLINE] }),
-      value,
-      gas: 300_000n,
-    });
-  };
   const pushTrades = async (count: number) => {
     for (let i = 0; i < count; i++) {
-      pushCurveTrade();
-      if (queue.length >= perBlock) await send();
+      trades.curveTrade();
+      if (sender.queued >= perBlock) await sender.send();
       if (options.logger && performance.now() - lastLog > 5_000) {
         lastLog = performance.now();
         const seconds = (performance.now() - started) / 1000;
         options.logger.info(
-          `history: ${i + 1}/${count} trades sent, ${blocks} blocks, ${((i + 1) / seconds).toFixed(0)} trades/s`,
+          `history: ${i + 1}/${count} trades sent, ${sender.blocks} blocks, ${((i + 1) / seconds).toFixed(0)} trades/s`,
         );
       }
     }
-    await send();
+    await sender.send();
   };
   await pushTrades(curveTrades);
 
   // 3. Graduations (one buy each, from the chain's reserve: exact), then swaps on the pools.
-  const graduated = tokens.slice(0, graduations);
-  const graduators = new Map<`0x${string}`, { buyer: Address; tokens: bigint }>();
-  for (const token of graduated) {
-    token.graduated = true;
-    const [reserve, sold] = await Promise.all([
-      client.readContract({ address: token.curve, abi: zonkCurveV3Abi, functionName: "activeEthReserve" }),
-      client.readContract({ address: token.curve, abi: zonkCurveV3Abi, functionName: "soldSupply" }),
-    ]);
-    // Overpay by 0.01 ETH: the curve accepts the exact gross and refunds the rest.
-    const value = grossRequiredForNet(GRADUATION_NET_ETH - reserve) + 10n ** 16n;
-    const buyer = random.pick(traders);
-    const data = encodeFunctionData({ abi: zonkCurveV3Abi, functionName: "buy", args: [0n, DEADLINE] });
-    const estimate = BigInt(
-      await rpc<string>(rpcUrl, "eth_estimateGas", [
-        { from: buyer, to: token.curve, data, value: hex(value) },
-      ]),
-    );
-    queue.push({ from: buyer, to: token.curve, data, value, gas: min((estimate * 3n) / 2n, blockGasLimit) });
-    graduators.set(token.address, { buyer, tokens: CURVE_ALLOCATION - sold });
-  }
-  await send();
-  for (const token of graduated) {
-    const graduator = graduators.get(token.address)!;
-    for (let i = 0; i < swapsPerGraduation; i++) {
-      if (i % 3 === 2) {
-        // token → WETH: the graduating buyer sells 0.5–2 % of what the graduating buy gave it.
-        approve(graduator.buyer, token.address, swapRouter);
-        const amountIn = random.fraction(graduator.tokens, 0.005, 0.02);
-        queue.push({
-          from: graduator.buyer,
-          to: swapRouter,
-          data: encodeFunctionData({
-            abi: swapRouterAbi,
-            functionName: "exactInputSingle",
-            args: [
-              {
-                tokenIn: token.address,
-                tokenOut: weth,
-                fee: POOL_FEE,
-                recipient: graduator.buyer,
-                deadline: DEADLINE,
-                amountIn,
-                amountOutMinimum: 0n,
-                sqrtPriceLimitX96: 0n,
-              },
-            ],
-          }),
-          gas: 400_000n,
-        });
-        continue;
-      }
-      const value = random.ethAmount(0.05, 1, 0.001, 0.5);
-      queue.push({
-        from: random.pick(traders),
-        to: swapRouter,
-        data: encodeFunctionData({
-          abi: swapRouterAbi,
-          functionName: "exactInputSingle",
-          args: [
-            {
-              tokenIn: weth,
-              tokenOut: token.address,
-              fee: POOL_FEE,
-              recipient: random.pick(traders),
-              deadline: DEADLINE,
-              amountIn: value,
-              amountOutMinimum: 0n,
-              sqrtPriceLimitX96: 0n,
-            },
-          ],
-        }),
-        value,
-        gas: 400_000n,
-      });
-    }
-  }
-  await send();
+  await trades.graduate(tokens.slice(0, graduations));
+  await sender.send();
 
   const tCount = performance.now();
   // 4. Count, top up what reverted, count again.
@@ -462,7 +245,9 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
   }
   options.logger?.info(
     `history: counted logs in ${((performance.now() - tCount) / 1000).toFixed(1)} s` +
-      (refused > 0 ? `; the node refused ${refused} sends (e.g. "${refusedSample}")` : ""),
+      (sender.refused > 0
+        ? `; the node refused ${sender.refused} sends (e.g. "${sender.refusedSample}")`
+        : ""),
   );
   await checkedBatch(
     rpcUrl,
@@ -476,7 +261,7 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
     events: counted.events,
     backgroundLogs: counted.background,
     ...(backgroundEmitter ? { backgroundEmitter } : {}),
-    blocks,
+    blocks: sender.blocks,
     fromBlock,
     toBlock,
     seconds,
@@ -487,32 +272,6 @@ export async function loadHistory(options: LoadHistoryOptions): Promise<LoadHist
     `history: ${result.trades} trades, ${result.events} events in ${result.blocks} blocks (${fromBlock}-${toBlock}) in ${seconds.toFixed(1)} s = ${result.tradesPerSecond.toFixed(0)} trades/s`,
   );
   return result;
-}
-
-const min = (a: bigint, b: bigint) => (a < b ? a : b);
-
-/** The quote, or undefined where the curve would revert (dust, reserve): the trade is not sent. */
-function tryQuote<T>(quote: () => T): T | undefined {
-  try {
-    return quote();
-  } catch {
-    return undefined;
-  }
-}
-
-async function checkedBatch(
-  rpcUrl: string,
-  calls: { method: string; params: unknown[] }[],
-): Promise<unknown[]> {
-  const out: unknown[] = [];
-  for (let i = 0; i < calls.length; i += 500) {
-    const results = await rpcBatch(rpcUrl, calls.slice(i, i + 500));
-    for (const r of results) {
-      if (r?.error) throw new Error(`loadHistory: ${r.error.message}`);
-      out.push(r?.result);
-    }
-  }
-  return out;
 }
 
 const TRADE_TOPICS = new Set(

@@ -33,17 +33,7 @@ export {
   UNISWAP_V3_FEE_TIERS,
 } from "./canonical.js";
 export { localPublicClient, localWalletClient, rpc, rpcBatch, waitForReceipt } from "./clients.js";
-export {
-  BASE_QUOTER_V2,
-  BASE_SWAP_ROUTER02,
-  type Deployment,
-  type DeployOptions,
-  deployAll,
-  isDeploymentLive,
-  placeBaseRouters,
-  readDeployment,
-  writeDeployment,
-} from "./deploy.js";
+export * from "./deploy.js";
 export { type Devnet, type StartDevnetOptions, startDevnet } from "./devnet.js";
 export { type EthUsdRound, setEthUsdRound, setSequencerStatus } from "./feeds.js";
 export {

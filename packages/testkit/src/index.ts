@@ -3,8 +3,10 @@
 
 export * from "./database.js";
 export * from "./indexer.js";
+export * from "./pgbouncer.js";
 export * from "./positions-oracle.js";
 export * from "./postgres-cluster.js";
+export * from "./postgres-replay.js";
 export * from "./process.js";
 export * from "./redis.js";
 export * from "./rpc-proxy.js";

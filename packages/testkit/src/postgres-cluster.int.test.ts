@@ -1,14 +1,8 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  type PostgresCluster,
-  pauseReplay,
-  resumeReplay,
-  startPgBouncer,
-  startPostgresCluster,
-  startStandby,
-  waitForReplay,
-} from "./postgres-cluster.js";
+import { startPgBouncer } from "./pgbouncer.js";
+import { type PostgresCluster, startPostgresCluster, startStandby } from "./postgres-cluster.js";
+import { pauseReplay, resumeReplay, waitForReplay } from "./postgres-replay.js";
 
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {
