@@ -19,7 +19,6 @@ import {
   TWO_PART_SORTS,
   twoPartPage,
 } from "../services/query-api/src/tokens/token-list-queries.js";
-import { listTokens } from "../services/query-api/src/tokens/token-queries.js";
 import { MARKET_TRADES, MARKET_TRADES_BY_SOURCE } from "../services/query-api/src/trades/trade-queries.js";
 import { ensureBenchDatabase } from "./api-data-lib.js";
 
@@ -142,8 +141,16 @@ const cases: [string, (db: ReadDb) => Promise<unknown>][] = [
         ...page("s:m", { search: "moon 1", phase: undefined }),
       }),
   ],
-  ["search_newest_mid", (db) => listTokens(db, { searchPattern: "moon 1%", after: null, take: 21 })],
-  ["search_newest_address", (db) => listTokens(db, { searchPattern: "0xab%", after: null, take: 21 })],
+  [
+    "search_newest_mid",
+    (db) =>
+      orderedPage(db, { order: TOKEN_ORDERS.newest, ...page("s:n", { search: "moon 1", phase: undefined }) }),
+  ],
+  [
+    "search_newest_address",
+    (db) =>
+      orderedPage(db, { order: TOKEN_ORDERS.newest, ...page("s:a", { search: "0xab", phase: undefined }) }),
+  ],
   ["batch_100", (db) => listTokensByAddress(db, batch)],
   [
     "market_trades",

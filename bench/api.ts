@@ -290,19 +290,24 @@ const routes: RouteBench[] = [
     route: "list",
     group: "lists",
     path: () => "/api/v1/tokens",
-    raw: (db) => listTokens(db, { searchPattern: null, after: null, take: 21 }),
+    raw: (db) => listTokens(db, { after: null, take: 21 }),
   },
   {
     route: "newest_deep",
     group: "lists",
     path: () => `/api/v1/tokens/newest?cursor=${rotate(deepNewest).cursor}`,
-    raw: (db) => listTokens(db, { searchPattern: null, after: rotate(deepNewest).position, take: 21 }),
+    raw: (db) => listTokens(db, { after: rotate(deepNewest).position, take: 21 }),
   },
   {
     route: "search",
     group: "lists",
     path: () => `/api/v1/tokens?search=${encodeURIComponent(rotate(searches))}`,
-    raw: (db) => listTokens(db, { searchPattern: `${rotate(searches)}%`, after: null, take: 21 }),
+    raw: (db) =>
+      orderedPage(db, {
+        order: TOKEN_ORDERS.newest,
+        ...firstPage("tokens?search=x"),
+        filters: { search: rotate(searches), phase: undefined },
+      }),
   },
   {
     route: "trending",

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { likePrefix, limitParam, normalizeSearch } from "./params.js";
+import { limitParam, normalizeSearch } from "./params.js";
 
 describe("normalizeSearch", () => {
   test("default", () => {
@@ -31,18 +31,6 @@ describe("normalizeSearch", () => {
         expect.objectContaining({ code: "invalid_request" }),
       );
     }
-  });
-});
-
-describe("likePrefix", () => {
-  test("default", () => {
-    expect(likePrefix("abc")).toBe("abc%");
-  });
-
-  test("behavior: LIKE wildcards and the escape are literal", () => {
-    expect(likePrefix("a_b")).toBe("a\\_b%");
-    expect(likePrefix("50%")).toBe("50\\%%");
-    expect(likePrefix("a\\b")).toBe("a\\\\b%");
   });
 });
 

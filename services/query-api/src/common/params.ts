@@ -66,11 +66,6 @@ export function normalizeSearch(raw: string | undefined): string {
   return nfc.trim().toLowerCase();
 }
 
-/** Escapes `value` for a `LIKE` pattern with the default `\` escape, and appends `%` (prefix match). */
-export function likePrefix(value: string): string {
-  return `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /**
  * A comma-separated list of 1 to `max` addresses (any letter case, blanks around commas
  * ignored), lowercased, duplicates dropped (first kept), in the given order.

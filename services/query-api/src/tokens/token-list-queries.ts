@@ -19,7 +19,6 @@ import {
   type NewestPosition,
   newestPositionOf,
   prefixRange,
-  SEARCH_WINDOW,
   TOKEN_ITEM_JSON,
   type TokenJsonRow,
   VISIBLE_TOKEN,
@@ -28,10 +27,10 @@ import {
 // Discovery over every token (docs/api.md "Discovery: sorts, phase and batch"): the sorts of
 // `GET /api/v1/tokens`, the `phase` filter, `search` combined with any sort, and the batch
 // lookup. Every order is read from an index (prisma/migrations/*_discovery-indexes.sql): a page
-// walks its index from the cursor and stops after `take` rows; with `search`, the first
-// `SEARCH_WINDOW` rows of the order are filtered, and only when they hold less than a page are
-// the prefix matches collected from the three prefix indexes and ordered (a sort of the matches,
-// never of the table). Trending and `volume_24h` are two parts: the trending snapshot's tokens
+// walks its index from the cursor and stops after `take` rows; with `search`, a bounded part of
+// the order is filtered, else the prefix matches are collected, bounded, from the three prefix
+// indexes and ordered (a sort of at most a few thousand matches, never of the table); see
+// `searchPageSql`. Trending and `volume_24h` are two parts: the trending snapshot's tokens
 // (by rank, or by window volume), then every other token (newest first, or by address).
 
 /** Values of the `sort` query parameter. */
@@ -116,10 +115,32 @@ export interface TokenPageRow extends Record<string, unknown> {
   item: string;
 }
 
-/** The name, symbol or address of `tokens t` starts with the prefix [$lo, $hi) (`text_pattern_ops` ranges, index-backed). */
+/** `column` of `tokens t` starts with the prefix [$lo, $hi) (a `text_pattern_ops` range, index-backed). */
 const inPrefix = (column: string) =>
   `(${column} ~>=~ (SELECT $lo::text) AND ${column} ~<~ (SELECT $hi::text))`;
+/** The name, symbol or address of `tokens t` starts with the prefix. */
 const SEARCH_MATCH = `(${inPrefix("t.search_name")} OR ${inPrefix("t.search_symbol")} OR ${inPrefix("t.address")})`;
+/** The columns of `tokens t` a prefix is matched on, each with its `text_pattern_ops` index. */
+const PREFIX_COLUMNS = ["t.search_name", "t.search_symbol", "t.address"] as const;
+
+/**
+ * The work a page of a search may do, whatever the prefix and the number of tokens
+ * (docs/api.md "Discovery: sorts, phase and batch"): `window` tokens of the order read from the
+ * cursor on, and at most `cap` + 1 prefix matches read from each of the three prefix indexes.
+ */
+export interface SearchBudget {
+  window: number;
+  cap: number;
+}
+
+/**
+ * Sizes of the reads of a prefix index before the last one (`cap`): each runs only when the
+ * one before was full (see `searchPageSql`).
+ */
+const SEARCH_TIERS = [32, 200];
+
+/** The budget of query-api's search pages (docs/benchmarks.md "1M tokens, 10M trades"). */
+export const SEARCH_BUDGET: SearchBudget = { window: 250, cap: 1000 };
 
 const phaseSql = (phase: TokenPhase | undefined) =>
   phase === undefined ? [] : [`t.lifecycle = '${lifecycleOf(phase === "graduated")}'`];
@@ -127,45 +148,124 @@ const phaseSql = (phase: TokenPhase | undefined) =>
 /** Key columns in the select list, as `k0`, `k1`. */
 const keyColumns = (k: readonly KeysetColumn[]) => k.map((c) => `${c.sql} AS ${c.column}`).join(", ");
 
+/** `k` read from the columns `k0`, `k1` of the relation `alias` (a materialized step of a statement). */
+const keyOf = (k: readonly KeysetColumn[], alias: string) =>
+  k.map((c) => ({ ...c, sql: `${alias}.${c.column}` }));
+
 /** The cursor condition of `k` with its values read from `$k0`, `$k1`, ... (init plans, see `inPrefix`). */
 const afterSql = (k: readonly KeysetColumn[]) =>
   keysetCondition(k, "desc", (i, type) => `(SELECT $k${i}::${type})`);
 
 /**
- * A page of `take` visible tokens in `order`, with `conditions` (over `tokens t`, named
- * parameters) and, when `search`, only prefix matches of [$lo, $hi): as {@link TokenPageRow}s.
+ * Conditions of a page over `tokens t` (named parameters): `position` bounds the order's index
+ * (the cursor), `filters` only keep rows (phase, left-out snapshot tokens).
  */
-function orderedPageSql(order: TokenOrder, conditions: string[], search: boolean, take: number): string {
-  const limit = limitLiteral(take);
-  const where = [...(order.where ? [order.where] : []), ...conditions];
-  const orderBy = keysetOrderBy(order.key, "desc");
-  if (!search) {
-    // The page's rows first, then their metadata: joined to the whole order, PostgreSQL may
-    // merge-join `metadata_drafts` in address order and read it from its start to the cursor.
-    const outerKey = order.key.map((c) => ({ ...c, sql: `t.${c.column}` }));
-    return `SELECT t.k0${order.key.length > 1 ? ", t.k1" : ""}, ${TOKEN_ITEM_JSON} AS item
+interface PageConditions {
+  position: string[];
+  filters: string[];
+}
+
+/**
+ * A page of `take` visible tokens in `order` after the position, filtered, as
+ * {@link TokenPageRow}s: without search, the order's index walked from the cursor.
+ */
+function orderedPageSql(order: TokenOrder, conditions: PageConditions, take: number): string {
+  const where = [...(order.where ? [order.where] : []), ...conditions.position, ...conditions.filters];
+  // The page's rows first, then their metadata: joined to the whole order, PostgreSQL may
+  // merge-join `metadata_drafts` in address order and read it from its start to the cursor.
+  return `SELECT t.k0${order.key.length > 1 ? ", t.k1" : ""}, ${TOKEN_ITEM_JSON} AS item
   FROM (SELECT ${keyColumns(order.key)}, t.* FROM tokens t
     WHERE ${[VISIBLE_TOKEN, ...where].join(" AND ")}
-    ORDER BY ${orderBy} LIMIT ${limit}) t
+    ORDER BY ${keysetOrderBy(order.key, "desc")} LIMIT ${limitLiteral(take)}) t
   ${TOKEN_METADATA_JOIN_SQL}
-  ORDER BY ${keysetOrderBy(outerKey, "desc")}`;
-  }
-  const filter = where.length === 0 ? "true" : where.join(" AND ");
+  ORDER BY ${keysetOrderBy(keyOf(order.key, "t"), "desc")}`;
+}
+
+/**
+ * A page of `take` visible prefix matches of [$lo, $hi) in `order` after the position, filtered,
+ * in bounded work (`budget`), as {@link TokenPageRow}s. One statement with a generic plan:
+ *
+ * 1. `recent`: the matches among the next `budget.window` tokens of the order's index from the
+ *    cursor, stopping at `take` matches: the page when they fill it (frequent prefixes).
+ * 2. Else the matches are read from the three prefix indexes, each in its own key order (an index
+ *    scan the planner keeps: the `ORDER BY … USING ~<~` is the index's), at most `cap` + 1 of
+ *    each, with their sort key; the page is the first `take` of these and of `recent` in the
+ *    order (a sort of at most 3 × (`cap` + 1) rows).
+ *
+ * Exact unless a prefix index holds more than `cap` matches and they are sparse at this point of
+ * the order: then the page is taken from the matches read (docs/api.md).
+ */
+function searchPageSql(
+  order: TokenOrder,
+  conditions: PageConditions,
+  take: number,
+  budget: SearchBudget,
+): string {
+  if (
+    !Number.isInteger(budget.window) ||
+    !Number.isInteger(budget.cap) ||
+    budget.window < 1 ||
+    budget.cap < 1
+  )
+    throw new Error(`invalid search budget ${JSON.stringify(budget)}`);
+  const limit = limitLiteral(take);
+  const walked = [...(order.where ? [order.where] : []), ...conditions.position];
+  const inOrder = [...walked, ...conditions.filters];
+  const byKey = keysetOrderBy(keyOf(order.key, "t"), "desc");
+  const kept = inOrder.length === 0 ? "true" : inOrder.join(" AND ");
+  const row = `${keyColumns(order.key)}, t.address, t.creator, ${kept} AS kept`;
+  const rowOf = (alias: string) =>
+    `${keyOf(order.key, alias)
+      .map((c) => c.sql)
+      .join(", ")}, ${alias}.address, ${alias}.creator, ${alias}.kept`;
+  // Per prefix index, reads of growing size, each only when the one before found as many
+  // matches as it could hold: the first with both bounds (at most `SEARCH_TIERS[0]` + 1 rows:
+  // rare prefixes end here), the next ones the next n + 1 index entries from the prefix on, then
+  // the ones in its range. With both bounds as the index condition the generic plan estimates
+  // 0.5 % of the table: under a limit above that it reads every match through a bitmap and sorts
+  // them; with the lower bound alone it estimates a third of the table and keeps the ordered
+  // index scan, which stops at the limit.
+  const tiers = [...SEARCH_TIERS.filter((n) => n < budget.cap), budget.cap];
+  const reads = PREFIX_COLUMNS.flatMap((column, i) =>
+    tiers.map((n, k) => {
+      const name = `read${i}_${k}`;
+      const gate =
+        k === 0 ? "(SELECT short FROM state)" : `(SELECT count(*) FROM read${i}_${k - 1}) > ${tiers[k - 1]}`;
+      const text =
+        k === 0
+          ? `SELECT ${row} FROM tokens t WHERE ${gate} AND ${inPrefix(column)}
+    ORDER BY ${column} USING ~<~ LIMIT ${n + 1}`
+          : `SELECT ${rowOf("l")} FROM (
+      SELECT ${row}, ${column} AS prefixed FROM tokens t WHERE ${gate} AND ${column} ~>=~ (SELECT $lo::text)
+      ORDER BY ${column} USING ~<~ LIMIT ${n + 1}) l
+    WHERE l.prefixed ~<~ (SELECT $hi::text)`;
+      return { name, sql: `${name} AS MATERIALIZED (\n    ${text})` };
+    }),
+  );
   return `WITH recent AS MATERIALIZED (
-    SELECT t.address FROM (SELECT t.* FROM tokens t WHERE ${filter} ORDER BY ${orderBy} LIMIT ${limitLiteral(SEARCH_WINDOW)}) t
-    WHERE ${SEARCH_MATCH} AND ${VISIBLE_TOKEN}
-    ORDER BY ${orderBy} LIMIT ${limit}),
-  short AS MATERIALIZED (SELECT count(*) < ${limit} AS short FROM recent),
-  hits AS MATERIALIZED (
-    SELECT t.* FROM tokens t WHERE (SELECT short FROM short) AND ${SEARCH_MATCH} AND ${filter}),
+    SELECT t.* FROM (
+      SELECT ${keyColumns(order.key)}, t.address, t.creator, t.search_name, t.search_symbol${conditions.filters.length === 0 ? "" : `, ${conditions.filters.join(" AND ")} AS kept`}
+      FROM tokens t WHERE ${walked.length === 0 ? "true" : walked.join(" AND ")}
+      ORDER BY ${keysetOrderBy(order.key, "desc")} LIMIT ${budget.window}) t
+    WHERE ${SEARCH_MATCH}${conditions.filters.length === 0 ? "" : " AND t.kept"} AND ${VISIBLE_TOKEN}
+    ORDER BY ${byKey} LIMIT ${limit}),
+  state AS MATERIALIZED (SELECT count(*) < ${limit} AS short FROM recent),
+  ${reads.map((r) => r.sql).join(",\n  ")},
   page AS (
-    SELECT address FROM recent WHERE NOT (SELECT short FROM short)
+    SELECT address FROM recent WHERE NOT (SELECT short FROM state)
     UNION ALL
-    (SELECT t.address FROM hits t WHERE ${VISIBLE_TOKEN} ORDER BY ${orderBy} LIMIT ${limit}))
+    (SELECT t.address FROM (
+      SELECT ${keyOf(order.key, "r")
+        .map((c) => c.sql)
+        .join(", ")}, r.address, r.creator, true AS kept
+      FROM recent r WHERE (SELECT short FROM state)
+      ${reads.map((r) => `UNION SELECT ${rowOf(r.name)} FROM ${r.name}`).join("\n      ")}) t
+      WHERE t.kept AND ${VISIBLE_TOKEN}
+      ORDER BY ${byKey} LIMIT ${limit}))
   SELECT ${keyColumns(order.key)}, ${TOKEN_ITEM_JSON} AS item
   FROM page p, ${TOKEN_FROM_SQL}
   WHERE t.address = p.address
-  ORDER BY ${orderBy}`;
+  ORDER BY ${keysetOrderBy(order.key, "desc")}`;
 }
 
 /**
@@ -219,8 +319,9 @@ const positionValues = (after: KeysetPosition | null): Record<string, unknown> =
 
 /**
  * One page of `take` visible tokens in a one-part `order` after `after` (exclusive), filtered by
- * `filters`, plus `exclude`: a condition leaving out rows (used for the rest of a two-part sort).
- * Source: `tokens`, `excluded_addresses`, `metadata_drafts`, `eth_usd_answers`.
+ * `filters` (with `search`, in bounded work: `budget`), leaving out the tokens of trending
+ * snapshot `notInSnapshot` (the rest of a two-part sort).
+ * Source: `tokens`, `excluded_addresses`, `metadata_drafts`, `eth_usd_answers`, `trending_entries`.
  */
 export async function listOrderedTokens(
   db: ReadDb,
@@ -230,26 +331,35 @@ export async function listOrderedTokens(
     after: KeysetPosition | null;
     take: number;
     notInSnapshot?: bigint;
+    budget?: SearchBudget;
   },
 ): Promise<TokenPageRow[]> {
   const { order, filters, after, take } = options;
-  const conditions = [...phaseSql(filters.phase)];
-  if (after !== null) conditions.push(afterSql(order.key));
+  const conditions: PageConditions = {
+    position: after === null ? [] : [afterSql(order.key)],
+    filters: phaseSql(filters.phase),
+  };
   if (options.notInSnapshot !== undefined)
-    conditions.push(
+    conditions.filters.push(
       "NOT EXISTS (SELECT 1 FROM trending_entries e WHERE e.snapshot_id = (SELECT $snapshot::int8) AND e.token_address = t.address)",
     );
-  return run<TokenPageRow>(db, orderedPageSql(order, conditions, filters.search !== "", take), {
+  const values = {
     ...searchValues(filters.search),
     ...positionValues(after),
     ...(options.notInSnapshot !== undefined ? { snapshot: options.notInSnapshot.toString() } : {}),
-  });
+  };
+  const sql =
+    filters.search === ""
+      ? orderedPageSql(order, conditions, take)
+      : searchPageSql(order, conditions, take, options.budget ?? SEARCH_BUDGET);
+  return run<TokenPageRow>(db, sql, values);
 }
 
 /**
  * One page of the snapshot part of a two-part sort: visible tokens of snapshot `snapshot` (the
- * latest when null) in `ranked` order after `after`, filtered. `snapshotId` null: no such
- * snapshot (none yet, or pruned). Source: `trending_snapshots`, `trending_entries`, `tokens`, ...
+ * latest when null) in `ranked` order after `after`, filtered (a search filters the snapshot's
+ * entries: bounded by the snapshot's size). `snapshotId` null: no such snapshot (none yet, or
+ * pruned). Source: `trending_snapshots`, `trending_entries`, `tokens`, ...
  */
 export async function listRankedTokens(
   db: ReadDb,
@@ -401,11 +511,17 @@ export async function twoPartPage(
  */
 export async function orderedPage(
   db: ReadDb,
-  options: TokenPageOptions & { order: TokenOrder },
+  options: TokenPageOptions & { order: TokenOrder; budget?: SearchBudget },
 ): Promise<TokenJsonPage> {
   const { order, filters, limit, cursors, route } = options;
   const after = decodeKeyset(cursors, route, order, options.cursor);
-  const rows = await listOrderedTokens(db, { order, filters, after, take: limit + 1 });
+  const rows = await listOrderedTokens(db, {
+    order,
+    filters,
+    after,
+    take: limit + 1,
+    ...(options.budget !== undefined ? { budget: options.budget } : {}),
+  });
   return tokenPage(
     rows,
     options,

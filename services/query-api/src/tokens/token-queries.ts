@@ -67,62 +67,6 @@ const tokensAfterSql = (take: number) => `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FR
     AND (t.created_block_number, t.created_log_index) < ($1::int8, $2::int4)
   ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limitLiteral(take)}`;
 
-// Search runs as one statement with a generic plan (a constant `LIMIT` per page size, like the
-// lists): the prefix is matched as a `text_pattern_ops` range (`~>=~ $1 AND ~<~ $2`), which the
-// indexes serve whatever the values, instead of `LIKE`, which needs a plan made for its value.
-// A generic plan cannot choose between "walk the newest index and filter" (frequent prefixes)
-// and "collect the matches from the prefix indexes, then sort" (rare ones), so the statement does
-// both in turn: the first `SEARCH_WINDOW` tokens of the newest order (after the cursor) are
-// filtered, and only when they hold less than a page of matches are the matches collected from
-// the three prefix indexes. The Token object is built for the page's rows only. The parameters
-// are read through `(SELECT $n)` (an init plan: its value is unknown to the planner, yet usable
-// as an index condition), so custom plans cost the same as the generic one and PostgreSQL keeps
-// the generic plan instead of planning the Token object's expression on every execution.
-
-/** Tokens of the newest order filtered first, before the prefix indexes are used. */
-export const SEARCH_WINDOW = 250;
-
-/** `column` starts with the prefix whose range is [$1, $2). */
-const inPrefixRange = (column: string) =>
-  `(${column} ~>=~ (SELECT $1::text) AND ${column} ~<~ (SELECT $2::text))`;
-
-/** The name, symbol or address of `tokens t` starts with the prefix [$1, $2). */
-const SEARCH_MATCH = `(${inPrefixRange("t.search_name")} OR ${inPrefixRange("t.search_symbol")} OR ${inPrefixRange("t.address")})`;
-
-/**
- * The page of `take` visible tokens whose name, symbol or address starts with the prefix whose
- * `text_pattern_ops` range is [$1, $2), newest first, as {@link TokenJsonRow}s; with `after`,
- * after the keyset position ($3, $4). `window`: tokens of the newest order filtered before the
- * prefix indexes are used (the answer does not depend on it, only the cost).
- * @throws Error when `take` is not an integer from 1 to 1001.
- */
-export const tokensSearchSql = (take: number, after: boolean, window = SEARCH_WINDOW) => {
-  const limit = limitLiteral(take);
-  const cursor = after
-    ? "AND (t.created_block_number, t.created_log_index) < ((SELECT $3::int8), (SELECT $4::int4))"
-    : "";
-  return `WITH recent AS MATERIALIZED (
-    SELECT t.address, t.created_block_number, t.created_log_index FROM (
-      SELECT t.address, t.creator, t.search_name, t.search_symbol, t.created_block_number, t.created_log_index
-      FROM tokens t WHERE true ${cursor}
-      ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limitLiteral(window)}) t
-    WHERE ${SEARCH_MATCH} AND ${VISIBLE_TOKEN}
-    ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limit}),
-  short AS MATERIALIZED (SELECT count(*) < ${limit} AS short FROM recent),
-  hits AS MATERIALIZED (
-    SELECT t.address, t.creator, t.created_block_number, t.created_log_index FROM tokens t
-    WHERE (SELECT short FROM short) AND ${SEARCH_MATCH} ${cursor}),
-  page AS (
-    SELECT * FROM recent WHERE NOT (SELECT short FROM short)
-    UNION ALL
-    (SELECT t.address, t.created_block_number, t.created_log_index FROM hits t WHERE ${VISIBLE_TOKEN}
-      ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limit}))
-  SELECT t.created_block_number, t.created_log_index, ${TOKEN_ITEM_JSON} AS item
-  FROM page p, ${TOKEN_FROM_SQL}
-  WHERE t.address = p.address
-  ORDER BY t.created_block_number DESC, t.created_log_index DESC`;
-};
-
 /**
  * The `text_pattern_ops` range [lower, upper) of the strings that start with `prefix` (non-empty):
  * `upper` is `prefix` with its last code point incremented (UTF-8 byte order is code point
@@ -136,43 +80,20 @@ export function prefixRange(prefix: string): [string, string] {
   return [prefix, `${chars.join("")}${String.fromCodePoint((last.codePointAt(0) ?? 0) + 1)}`];
 }
 
-/** The literal prefix of a `LIKE` prefix pattern made by `likePrefix` (escapes undone, `%` dropped). */
-function prefixOfLikePattern(pattern: string): string {
-  return pattern.slice(0, -1).replace(/\\(.)/gsu, "$1");
-}
-
 /**
  * Visible tokens, newest launch first (`tokens_newest_idx`), after `after` (exclusive), at most
- * `take` rows. With `searchPattern` (an escaped `LIKE` prefix pattern, see `likePrefix`), only
- * tokens whose `search_name`, `search_symbol` or `address` starts with that prefix, matched as a
- * `text_pattern_ops` range ({@link prefixRange}) in one generic-plan statement.
+ * `take` rows (a search is a sort of `token-list-queries.ts`).
  * Source: `tokens`, `excluded_addresses`, `metadata_drafts`, `eth_usd_answers`.
  */
 export async function listTokens(
   db: ReadDb,
-  options: { searchPattern: string | null; after: NewestPosition | null; take: number },
+  options: { after: NewestPosition | null; take: number },
 ): Promise<TokenJsonRow[]> {
-  const { searchPattern, after, take } = options;
-  if (searchPattern === null) {
-    const result =
-      after === null
-        ? await prepared<TokenJsonRow>(db, `qapi_tokens_all_first_${take}`, tokensFirstSql(take), [])
-        : await prepared<TokenJsonRow>(db, `qapi_tokens_all_after_${take}`, tokensAfterSql(take), [
-            after[0].toString(),
-            after[1],
-          ]);
-    return result.rows;
-  }
-  const [lower, upper] = prefixRange(prefixOfLikePattern(searchPattern));
+  const { after, take } = options;
   const result =
     after === null
-      ? await prepared<TokenJsonRow>(db, `qapi_tokens_search_first_${take}`, tokensSearchSql(take, false), [
-          lower,
-          upper,
-        ])
-      : await prepared<TokenJsonRow>(db, `qapi_tokens_search_after_${take}`, tokensSearchSql(take, true), [
-          lower,
-          upper,
+      ? await prepared<TokenJsonRow>(db, `qapi_tokens_all_first_${take}`, tokensFirstSql(take), [])
+      : await prepared<TokenJsonRow>(db, `qapi_tokens_all_after_${take}`, tokensAfterSql(take), [
           after[0].toString(),
           after[1],
         ]);

@@ -1,6 +1,6 @@
 import { AppError } from "@tmi/shared/errors";
 import { z } from "zod";
-import { likePrefix, normalizeSearch, pageQuery, parseAddressList } from "../common/params.js";
+import { normalizeSearch, pageQuery, parseAddressList } from "../common/params.js";
 import { DataRoutes, JsonText, jsonPageBody, type RoutesPlugin } from "../common/route-helpers.js";
 import {
   BATCH_MAX,
@@ -74,17 +74,20 @@ export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
           return tokenPageBody({ items });
         }
         const search = normalizeSearch(query.search);
-        if ((sort === undefined || sort === "newest") && phase === undefined) {
-          // Cursors are bound to the search they were issued for (aliases share them).
-          const searchPattern = search === "" ? null : likePrefix(search);
+        // The plain list (newest first, no phase): cursors are bound to the search they were
+        // issued for (aliases share them); every other sort or a phase: to the sort, the phase
+        // and the search.
+        const plain = (sort === undefined || sort === "newest") && phase === undefined;
+        if (plain && search === "") {
           const page = await newestTokenPage(
-            { limit, cursor, cursors: ctx.cursors, route: `tokens?search=${search}` },
-            (after, take) => listTokens(ctx.db, { searchPattern, after, take }),
+            { limit, cursor, cursors: ctx.cursors, route: "tokens?search=" },
+            (after, take) => listTokens(ctx.db, { after, take }),
           );
           return jsonPageBody(page);
         }
-        // Every other sort or a phase: cursors are bound to the sort, the phase and the search.
-        const route = `tokens?sort=${sort ?? "newest"}&phase=${phase ?? ""}&search=${search}`;
+        const route = plain
+          ? `tokens?search=${search}`
+          : `tokens?sort=${sort ?? "newest"}&phase=${phase ?? ""}&search=${search}`;
         const options = { filters: { search, phase }, limit, cursor, cursors: ctx.cursors, route };
         const page =
           sort === "trending" || sort === "volume_24h"

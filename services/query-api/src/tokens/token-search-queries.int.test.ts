@@ -1,16 +1,29 @@
+import { createCursorCodec } from "@tmi/shared/codec";
 import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { insertToken, testAddress } from "../../test/fixtures.js";
+import { keysetOrderBy } from "../common/keyset-page.js";
 import { createReadPool } from "../db.js";
-import { type NewestPosition, prefixRange, tokensSearchSql } from "./token-queries.js";
+import {
+  orderedPage,
+  SEARCH_BUDGET,
+  type SearchBudget,
+  TOKEN_ORDERS,
+  type TokenPhase,
+} from "./token-list-queries.js";
+import { prefixRange, VISIBLE_TOKEN } from "./token-queries.js";
 
-// 40 tokens, newest = highest block: every 3rd a "pepe", every 7th a "moon", the rest "cat";
-// one "pepe" token excluded, and every token of one creator excluded.
-const names = Array.from({ length: 40 }, (_, i) =>
+// 120 tokens, newest = highest block: every 3rd a "Pepe" (40: more than a prefix index's probe),
+// every 7th a "Moon", the rest "Cat"; symbols "P<n>" on every 5th token (a second prefix index);
+// market caps, holders and last trades with ties and nulls; every 4th token graduated; one "Pepe"
+// excluded, and every token of one creator excluded.
+const COUNT = 120;
+const names = Array.from({ length: COUNT }, (_, i) =>
   i % 3 === 0 ? `Pepe ${i}` : i % 7 === 0 ? `Moon ${i}` : `Cat ${i}`,
 );
 const excludedCreator = testAddress(7, "c");
+const codec = createCursorCodec("search-test-secret-0123456789abcdef");
 
 let db: TestDatabase;
 let writer: pg.Pool;
@@ -22,14 +35,28 @@ beforeAll(async () => {
   writer.on("error", () => {});
   reader = createReadPool({ url: db.url, max: 2 });
   for (const [i, name] of names.entries()) {
+    const address = testAddress(i + 1);
     await insertToken(writer, {
-      address: testAddress(i + 1),
-      creator: i === 12 ? excludedCreator : undefined,
+      address,
+      creator: i % 17 === 12 ? excludedCreator : undefined,
       block: BigInt(100 + i),
       logIndex: i % 2,
       timestamp: BigInt(1_763_712_000 + i),
       name,
     });
+    await writer.query(
+      `UPDATE tokens SET symbol = $2, search_symbol = lower($2), fully_diluted_value = $3, holder_count = $4,
+         latest_trade_timestamp = $5, sold_supply = $6, lifecycle = $7 WHERE address = $1`,
+      [
+        address,
+        i % 5 === 0 ? `P${i}` : "TST",
+        i % 11 === 0 ? null : String(((i * 37) % 50) * 1_000_000_000),
+        (i * 13) % 9,
+        i % 6 === 0 ? null : String(1_763_712_000 + ((i * 7) % 40)),
+        String(((i * 29) % 100) * 1e24),
+        i % 4 === 0 ? "graduated" : "active",
+      ],
+    );
   }
   await writer.query(
     `INSERT INTO excluded_addresses (kind, address, reason) VALUES ('token', $1, 'test'), ('creator', $2, 'test')`,
@@ -43,66 +70,109 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** Addresses of one search page, through the statement of `listTokens` with a given window. */
-async function page(prefix: string, take: number, after: NewestPosition | null, window: number) {
-  const [lower, upper] = prefixRange(prefix);
-  const values = after === null ? [lower, upper] : [lower, upper, after[0].toString(), after[1]];
-  const { rows } = await reader.query<{
-    created_block_number: string;
-    created_log_index: number;
-    item: string;
-  }>(tokensSearchSql(take, after !== null, window), values);
-  return rows.map((row) => ({
-    address: JSON.parse(row.item).address as string,
-    position: [BigInt(row.created_block_number), row.created_log_index] as NewestPosition,
-  }));
-}
+type Sort = keyof typeof TOKEN_ORDERS;
 
-/** Every visible token starting with `prefix`, newest first, by `LIKE` (the reference). */
-async function reference(prefix: string): Promise<string[]> {
+/** Every visible token of `sort` and `phase` starting with `prefix`, in the sort's order, by `LIKE` (the reference). */
+async function reference(sort: Sort, prefix: string, phase?: TokenPhase): Promise<string[]> {
+  const order = TOKEN_ORDERS[sort];
+  const where = [
+    "(t.search_name LIKE $1 || '%' OR t.search_symbol LIKE $1 || '%' OR t.address LIKE $1 || '%')",
+    VISIBLE_TOKEN,
+    ...(order.where ? [order.where] : []),
+    ...(phase ? [`t.lifecycle = '${phase === "graduated" ? "graduated" : "active"}'`] : []),
+  ];
   const { rows } = await reader.query<{ address: string }>(
-    `SELECT address FROM tokens t
-      WHERE (search_name LIKE $1 || '%' OR search_symbol LIKE $1 || '%' OR address LIKE $1 || '%')
-        AND NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'token' AND x.address = t.address)
-        AND NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'creator' AND x.address = t.creator)
-      ORDER BY created_block_number DESC, created_log_index DESC`,
+    `SELECT t.address FROM tokens t WHERE ${where.join(" AND ")} ORDER BY ${keysetOrderBy(order.key, "desc")}`,
     [prefix],
   );
   return rows.map((row) => row.address);
 }
 
-describe("search statement", () => {
+/** Every page of a search in `sort`, followed by its cursors: the addresses of each page. */
+async function walk(sort: Sort, prefix: string, limit: number, budget: SearchBudget, phase?: TokenPhase) {
+  const route = `t:${sort}:${prefix}:${phase ?? ""}`;
+  const pages: string[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await orderedPage(reader, {
+      order: TOKEN_ORDERS[sort],
+      filters: { search: prefix, phase },
+      limit,
+      cursor,
+      cursors: codec,
+      route,
+      budget,
+    });
+    pages.push(page.items.map((item) => JSON.parse(item).address as string));
+    cursor = page.nextCursor;
+    if (pages.length > COUNT) throw new Error("no end");
+  } while (cursor !== undefined);
+  return pages;
+}
+
+const SORTS = Object.keys(TOKEN_ORDERS) as Sort[];
+// Few matches ("moon 1", "p10"), many ("pepe": 40 by name, "p": names and symbols, "0xa": every
+// address), none ("x").
+const PREFIXES = [
+  "pepe",
+  "moon",
+  "moon 1",
+  "cat 1",
+  "p",
+  "p10",
+  "0xa",
+  "0xa00000000000000000000000000000000000000",
+  "x",
+];
+
+describe("search pages", () => {
   test("default", async () => {
     expect(prefixRange("pepe")).toEqual(["pepe", "pepf"]);
     expect(prefixRange("日本")).toEqual(["日本", "日札"]);
-    const rows = await page("pepe", 3, null, 1000);
-    expect(rows.map((r) => r.address)).toEqual((await reference("pepe")).slice(0, 3));
+    const pages = await walk("newest", "pepe", 3, SEARCH_BUDGET);
+    expect(pages[0]).toEqual((await reference("newest", "pepe")).slice(0, 3));
   });
 
-  test("behavior: the newest window and the prefix indexes give the same pages", async () => {
-    for (const prefix of [
-      "pepe",
-      "moon",
-      "cat",
-      "cat 1",
-      "pepe 3",
-      "0xa",
-      "0xa00000000000000000000000000000000000000",
-      "x",
-    ]) {
-      const expected = await reference(prefix);
-      for (const window of [1, 4, 1000]) {
-        for (const take of [1, 2, 5]) {
-          const walked: string[] = [];
-          let after: NewestPosition | null = null;
-          for (;;) {
-            const rows = await page(prefix, take, after, window);
-            walked.push(...rows.map((r) => r.address));
-            if (rows.length < take) break;
-            after = rows[rows.length - 1]!.position;
+  test("behavior: within the budget, every sort's pages are the brute-force order, full pages but the last", async () => {
+    // `cap` at least the matches of every prefix index: exact whatever the window (1: the
+    // prefix indexes answer nearly every page; 1000: the order's window does).
+    for (const sort of SORTS) {
+      for (const prefix of PREFIXES) {
+        for (const phase of [undefined, "graduated"] as const) {
+          const expected = await reference(sort, prefix, phase);
+          for (const budget of [
+            { window: 1, cap: COUNT },
+            { window: 7, cap: COUNT },
+            { window: 1000, cap: 1 },
+          ]) {
+            for (const limit of [3, 20]) {
+              const label = `${sort} ${prefix} ${phase} ${JSON.stringify(budget)} limit ${limit}`;
+              const pages = await walk(sort, prefix, limit, budget, phase);
+              expect(pages.flat(), label).toEqual(expected);
+              for (const page of pages.slice(0, -1)) expect(page.length, label).toBe(limit);
+            }
           }
-          expect(walked, `${prefix} window ${window} take ${take}`).toEqual(expected);
         }
+      }
+    }
+  });
+
+  test("behavior: past the cap, pages stay in order without repeats and hold only matches", async () => {
+    // "pepe" has 40 name matches, "0xa" 120 address matches: more than a `cap` of 2 with a
+    // window of 2, so a page may come from the matches read (docs/api.md).
+    for (const sort of SORTS) {
+      for (const prefix of ["pepe", "0xa", "p"]) {
+        const expected = await reference(sort, prefix);
+        const pages = await walk(sort, prefix, 5, { window: 2, cap: 2 });
+        const walked = pages.flat();
+        expect(new Set(walked).size, `${sort} ${prefix}`).toBe(walked.length);
+        const positions = walked.map((address) => expected.indexOf(address));
+        expect(
+          positions.every((p) => p >= 0),
+          `${sort} ${prefix}`,
+        ).toBe(true);
+        expect(positions, `${sort} ${prefix}`).toEqual([...positions].sort((a, b) => a - b));
+        expect(walked.length, `${sort} ${prefix}`).toBeGreaterThan(0);
       }
     }
   });
