@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { migrate } from "@tmi/db";
 import pg from "pg";
 import type { TestDatabase } from "./database.js";
+import { readyOrReleased } from "./process.js";
 import {
   freeTcpPort,
   isRoot,
@@ -110,13 +111,11 @@ async function launchCluster(
     },
     log: (chars = 4000) => logTail(logFile, chars),
   };
-  try {
-    await cluster.start();
-  } catch (error) {
-    await cluster.destroy().catch(() => undefined);
-    throw error;
-  }
-  return cluster;
+  return readyOrReleased(
+    cluster,
+    (c) => c.start(),
+    (c) => c.destroy(),
+  );
 }
 
 /** Settings every test cluster gets: small, no durability (tests), replication allowed. */
