@@ -27,6 +27,22 @@ export { freeTcpPort, pgBouncerBin, postgresBinDir } from "./server-process.js";
 /** Prefix of the temporary folders of {@link startPostgresCluster} (under the OS temp folder). */
 export const CLUSTER_DIR_PREFIX = "tmi-pgcluster-";
 
+/** Settings every test cluster gets: small, no durability (tests), replication allowed. */
+const BASE_SETTINGS: Record<string, string> = {
+  listen_addresses: "'127.0.0.1'",
+  fsync: "off",
+  synchronous_commit: "off",
+  full_page_writes: "off",
+  wal_level: "replica",
+  max_wal_senders: "8",
+  max_replication_slots: "8",
+  hot_standby: "on",
+  hot_standby_feedback: "on",
+  max_connections: "200",
+  shared_buffers: "64MB",
+  logging_collector: "off",
+};
+
 /** One PostgreSQL server of a test's own (see {@link startPostgresCluster}). */
 export interface PostgresCluster {
   /** 127.0.0.1 port the server listens on. */
@@ -117,22 +133,6 @@ async function launchCluster(
     (c) => c.destroy(),
   );
 }
-
-/** Settings every test cluster gets: small, no durability (tests), replication allowed. */
-const BASE_SETTINGS: Record<string, string> = {
-  listen_addresses: "'127.0.0.1'",
-  fsync: "off",
-  synchronous_commit: "off",
-  full_page_writes: "off",
-  wal_level: "replica",
-  max_wal_senders: "8",
-  max_replication_slots: "8",
-  hot_standby: "on",
-  hot_standby_feedback: "on",
-  max_connections: "200",
-  shared_buffers: "64MB",
-  logging_collector: "off",
-};
 
 /**
  * Makes and starts a new PostgreSQL cluster of the test's own: `initdb` (as the `postgres` user via
