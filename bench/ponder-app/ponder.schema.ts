@@ -47,15 +47,18 @@ export const trades = onchainTable(
 /** 1-minute OHLC candles per token; prices are the price after each trade (wei per whole token). */
 export const candles1m = onchainTable(
   "candles_1m",
-  (t) => ({
-    token: t.hex().notNull(),
-    bucket: t.bigint().notNull(),
-    open: t.bigint().notNull(),
-    high: t.bigint().notNull(),
-    low: t.bigint().notNull(),
-    close: t.bigint().notNull(),
-    volume: t.bigint().notNull(),
-    tradeCount: t.integer().notNull(),
-  }),
+  (t) => {
+    const price = () => t.bigint().notNull();
+    return {
+      token: t.hex().notNull(),
+      bucket: t.bigint().notNull(),
+      open: price(),
+      high: price(),
+      low: price(),
+      close: price(),
+      volume: t.bigint().notNull(),
+      tradeCount: t.integer().notNull(),
+    };
+  },
   (table) => ({ pk: primaryKey({ columns: [table.token, table.bucket] }) }),
 );

@@ -78,33 +78,36 @@ ponder.on("Factory:TokenLaunchedV3", async ({ event, context }) => {
 
 type CurveTradeEvent = {
   id: string;
+  args: { token: `0x${string}` };
   block: { number: bigint; timestamp: bigint };
   log: { logIndex: number };
   transaction: { hash: `0x${string}` };
 };
 
 /**
- * One curve trade: the token's curve state moves by `soldDelta` tokens and `reserveDelta` wei, its
- * price is the curve's spot price after the trade, and the trade row and candle are written.
+ * One curve trade of `event.args.token` (`TokensBought` or `TokensSold`): the curve's sold supply
+ * moves by `tokenAmount` and its reserve coordinate by `curveValue` (up on a buy, down on a sell),
+ * its price is the curve's spot price after the trade, and the trade row and candle are written.
+ * @param trader the buyer or seller
+ * @param tokenAmount tokens bought (`tokensOut`) or sold (`tokensIn`)
+ * @param reserveAmount wei the trader paid (`acceptedGross`) or received (`netSellerOutput`)
+ * @param curveValue wei entering (`netCurveInput`) or leaving (`grossCurveOutput`) the curve
  */
 async function applyCurveTrade(
   db: Db,
   event: CurveTradeEvent,
-  trade: {
-    token: `0x${string}`;
-    trader: `0x${string}`;
-    side: "buy" | "sell";
-    soldDelta: bigint;
-    reserveDelta: bigint;
-    tokenAmount: bigint;
-    reserveAmount: bigint;
-    curveValue: bigint;
-  },
+  side: "buy" | "sell",
+  trader: `0x${string}`,
+  tokenAmount: bigint,
+  reserveAmount: bigint,
+  curveValue: bigint,
 ) {
+  const trade = { token: event.args.token, trader, side, tokenAmount, reserveAmount, curveValue };
+  const sign = side === "buy" ? 1n : -1n;
   const token = await db.find(tokens, { address: trade.token });
   if (!token) return;
-  const soldSupply = token.soldSupply + trade.soldDelta;
-  const reserveCoordinate = token.reserveCoordinate + trade.reserveDelta;
+  const soldSupply = token.soldSupply + sign * tokenAmount;
+  const reserveCoordinate = token.reserveCoordinate + sign * curveValue;
   const price = spotPrice(soldSupply, reserveCoordinate);
   await db.update(tokens, { address: token.address }).set({
     soldSupply,
@@ -132,29 +135,13 @@ async function applyCurveTrade(
 }
 
 ponder.on("Curve:TokensBought", async ({ event, context }) => {
-  await applyCurveTrade(context.db, event, {
-    token: event.args.token,
-    trader: event.args.buyer,
-    side: "buy",
-    soldDelta: event.args.tokensOut,
-    reserveDelta: event.args.netCurveInput,
-    tokenAmount: event.args.tokensOut,
-    reserveAmount: event.args.acceptedGross,
-    curveValue: event.args.netCurveInput,
-  });
+  const { buyer, tokensOut, acceptedGross, netCurveInput } = event.args;
+  await applyCurveTrade(context.db, event, "buy", buyer, tokensOut, acceptedGross, netCurveInput);
 });
 
 ponder.on("Curve:TokensSold", async ({ event, context }) => {
-  await applyCurveTrade(context.db, event, {
-    token: event.args.token,
-    trader: event.args.seller,
-    side: "sell",
-    soldDelta: -event.args.tokensIn,
-    reserveDelta: -event.args.grossCurveOutput,
-    tokenAmount: event.args.tokensIn,
-    reserveAmount: event.args.netSellerOutput,
-    curveValue: event.args.grossCurveOutput,
-  });
+  const { seller, tokensIn, netSellerOutput, grossCurveOutput } = event.args;
+  await applyCurveTrade(context.db, event, "sell", seller, tokensIn, netSellerOutput, grossCurveOutput);
 });
 
 ponder.on("Curve:Graduated", async ({ event, context }) => {

@@ -74,6 +74,11 @@ export function parseInterval(value: string | undefined): CandleInterval {
   });
 }
 
+/** The `open_price`, `high_price`, `low_price` and `close_price` fields of a candle, each `price`. */
+function ohlcFields<T extends z.ZodType>(price: T) {
+  return { open_price: price, high_price: price, low_price: price, close_price: price };
+}
+
 /** One OHLC bucket. */
 export const candleSchema = z
   .object({
@@ -85,10 +90,7 @@ export const candleSchema = z
     sell_count: intSchema,
     volume: amountSchema,
     unique_trader_count: intSchema,
-    open_price: priceSchema,
-    high_price: priceSchema,
-    low_price: priceSchema,
-    close_price: priceSchema,
+    ...ohlcFields(priceSchema),
   })
   .meta({ id: "Candle" });
 

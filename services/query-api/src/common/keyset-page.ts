@@ -2,7 +2,7 @@ import type { CursorCodec, CursorValue } from "@tmi/shared/codec";
 import { toBigInt } from "@tmi/shared/codec";
 import { CHAIN_POSITION_COLUMNS } from "@tmi/shared/market";
 import { type Int8, prepared, type ReadDb } from "../db.js";
-import { invalidCursor } from "./route-helpers.js";
+import { invalidCursor } from "./invalid-cursor.js";
 
 // One keyset-page helper for every paged resource of query-api whose rows come from one table
 // in one index order (trades, activity, holders, a wallet's trades, a token's traders). A resource

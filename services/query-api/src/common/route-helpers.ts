@@ -8,6 +8,7 @@ import type { ReadDb } from "../db.js";
 import type { ReadDatabase } from "../read-database/read-database.js";
 import type { DetailStatsSource } from "../tokens/token-queries.js";
 import type { PnlRankings } from "../wallets/pnl-ranking.js";
+import { invalidCursor } from "./invalid-cursor.js";
 import { addressParams, cursorParam, limitParam, orderParam } from "./params.js";
 import { errorSchema } from "./wire-schemas.js";
 
@@ -34,6 +35,52 @@ export interface RouteContext {
  * {@link RouteContext} (or the part of it a folder needs, e.g. `status/`).
  */
 export type RoutesPlugin<D = RouteContext> = (ctx: D) => FastifyPluginAsync;
+
+/**
+ * The routes plugin of a resource folder of data routes, stated once: `declare` gets the
+ * folder's {@link DataRoutes} (under OpenAPI tag `tag`) and the {@link RouteContext}.
+ *
+ * @example
+ * export const tradeRoutes = dataRoutes("tokens", (routes, ctx) => {
+ *   routes.get("/api/v1/trades", spec, async (query) => body);
+ * });
+ */
+export function dataRoutes(
+  tag: string,
+  declare: (routes: DataRoutes, ctx: RouteContext) => void,
+): RoutesPlugin {
+  return (ctx) => async (fastify) => declare(new DataRoutes(fastify, tag), ctx);
+}
+
+/** One `GET /api/v1/tokens/:address/<name>` route of a {@link tokenRoute} folder. */
+export interface TokenRouteSpec<Q extends z.ZodType> extends DataRouteSpec<Q> {
+  /**
+   * Reads the body for the token `address` (lower-cased) and the validated query: an object the
+   * 200 schema serializes or a {@link JsonText}; `null` when no canonical token has that address
+   * (404 `not_found`); or throws an `AppError`.
+   */
+  read: (ctx: RouteContext, address: `0x${string}`, query: z.output<Q>) => Promise<unknown>;
+}
+
+/**
+ * The routes plugin of a resource folder whose one route is a part of a token,
+ * `GET /api/v1/tokens/:address/<name>` under the `tokens` tag (activity, chart, holders).
+ * A malformed address is a 400 `invalid_address` before `read` runs.
+ */
+export function tokenRoute<Q extends z.ZodType>(name: string, spec: TokenRouteSpec<Q>): RoutesPlugin {
+  return dataRoutes("tokens", (routes, ctx) =>
+    routes.byAddress(`/api/v1/tokens/:address/${name}`, spec, async (address, query) => {
+      const body = await spec.read(ctx, address, query);
+      if (body === null) throw noCanonicalToken(address);
+      return body;
+    }),
+  );
+}
+
+/** 404 `not_found` of a token address that no canonical token has. */
+export function noCanonicalToken(address: string): AppError {
+  return new AppError("not_found", `no canonical token ${address}`);
+}
 
 /** The zod-typed instance a routes plugin declares its routes on. */
 export function typedRoutes(fastify: FastifyInstance): HttpApp {
@@ -165,6 +212,9 @@ export function jsonPageBody(page: { items: string; nextCursor: string | undefin
   return new JsonText(`{"items":${page.items}${cursor}}`);
 }
 
+/** Also reachable here for route modules that page by hand (the token lists). */
+export { invalidCursor };
+
 /** Decodes an optional cursor for `route` as (bigint, int) — the newest-first token order. */
 export function decodeNewest(
   cursors: CursorCodec,
@@ -177,12 +227,9 @@ export function decodeNewest(
   return [block, logIndex];
 }
 
-/** The error of a cursor that decodes but does not hold the expected position shape. */
-export function invalidCursor(): AppError {
-  return new AppError("invalid_request", "invalid cursor", {
-    details: [{ field: "cursor", reason: "not a cursor issued by this route" }],
-  });
-}
+/** The order of trades and activity pages, as their route descriptions state it. */
+export const EVENT_PAGE_ORDER =
+  "Ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first).";
 
 /** `limit`, `cursor` and `order` of trades and activity pages. */
 export const eventPageQuery = z.object({

@@ -28,6 +28,11 @@ export const priceSchema = amountSchema.nullable().meta({
     "wei per whole token (10^18 base units), floored decimal string; null when no valid price exists",
 });
 
+/** `schema` as an optional field (absent, never null) with its OpenAPI `description`. */
+export function optionalField<T extends z.ZodType>(schema: T, description: string) {
+  return schema.optional().meta({ description });
+}
+
 /** A JSON integer. */
 export const intSchema = z.number().int();
 

@@ -1,5 +1,5 @@
 import { pageQuery } from "../common/params.js";
-import { DataRoutes, JsonText, jsonPageBody, type RoutesPlugin } from "../common/route-helpers.js";
+import { dataRoutes, JsonText, jsonPageBody } from "../common/route-helpers.js";
 import { newestTokenPage } from "../tokens/token-list-queries.js";
 import { tokenPageSchema } from "../tokens/token-schemas.js";
 import { getCreatorAggregates, listCreatorTokens } from "./creator-queries.js";
@@ -10,8 +10,7 @@ import { creatorProfileSchema } from "./creator-schemas.js";
  * Both take the same cursors (`next_cursor` of either pages the creator's tokens). An address
  * that launched nothing, or an excluded creator, has a zero profile (200), not a 404.
  */
-export const creatorRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const routes = new DataRoutes(fastify, "creators");
+export const creatorRoutes = dataRoutes("creators", (routes, ctx) => {
   const tokensPage = (address: string, query: { limit: number; cursor?: string | undefined }) =>
     newestTokenPage({ ...query, cursors: ctx.cursors, route: `creators.tokens:${address}` }, (after, take) =>
       listCreatorTokens(ctx.db, { creator: address, after, take }),
@@ -37,4 +36,4 @@ export const creatorRoutes: RoutesPlugin = (ctx) => async (fastify) => {
     { summary: "Creator tokens page, newest first", query: pageQuery, ok: tokenPageSchema },
     async (address, query) => jsonPageBody(await tokensPage(address, query)),
   );
-};
+});

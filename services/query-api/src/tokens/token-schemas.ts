@@ -5,6 +5,7 @@ import {
   amountSchema,
   hashSchema,
   intSchema,
+  optionalField,
   pageSchema,
   priceSchema,
 } from "../common/wire-schemas.js";
@@ -41,9 +42,10 @@ export const tokenMetricsSchema = z
 export const curveSchema = z
   .object({
     address: addressSchema.meta({ description: "the token's curve contract" }),
-    canonical_pool_address: addressSchema
-      .optional()
-      .meta({ description: "the token's canonical Uniswap V3 pool (created at launch)" }),
+    canonical_pool_address: optionalField(
+      addressSchema,
+      "the token's canonical Uniswap V3 pool (created at launch)",
+    ),
     supply: amountSchema.meta({ description: "total supply (token base units)" }),
     sold_supply: amountSchema.meta({
       description: "tokens sold by the curve, `soldSupply()` (token base units)",
@@ -69,21 +71,15 @@ export const graduationSchema = z
   .object({
     phase: z.literal("graduated"),
     canonical_pool_address: addressSchema.optional(),
-    graduation_manager_address: addressSchema.optional().meta({ description: "from `Graduated`" }),
-    lp_custodian_address: addressSchema.optional().meta({ description: "from `GraduatedV3`" }),
-    position_token_id: amountSchema
-      .optional()
-      .meta({ description: "the LP position NFT id, from `GraduatedV3`" }),
-    liquidity: amountSchema.optional().meta({ description: "the position's liquidity, from `GraduatedV3`" }),
-    token_amount: amountSchema
-      .optional()
-      .meta({ description: "tokens moved to the pool (base units), from `Graduated`" }),
-    eth_amount: amountSchema
-      .optional()
-      .meta({ description: "ETH moved to the pool (wei), from `Graduated`" }),
-    sold_supply: amountSchema.optional().meta({ description: "sold supply at graduation, from `Graduated`" }),
-    curve_terminal_at: chainPositionSchema.optional().meta({ description: "position of `Graduated`" }),
-    settled_at: chainPositionSchema.optional().meta({ description: "position of `GraduatedV3`" }),
+    graduation_manager_address: optionalField(addressSchema, "from `Graduated`"),
+    lp_custodian_address: optionalField(addressSchema, "from `GraduatedV3`"),
+    position_token_id: optionalField(amountSchema, "the LP position NFT id, from `GraduatedV3`"),
+    liquidity: optionalField(amountSchema, "the position's liquidity, from `GraduatedV3`"),
+    token_amount: optionalField(amountSchema, "tokens moved to the pool (base units), from `Graduated`"),
+    eth_amount: optionalField(amountSchema, "ETH moved to the pool (wei), from `Graduated`"),
+    sold_supply: optionalField(amountSchema, "sold supply at graduation, from `Graduated`"),
+    curve_terminal_at: optionalField(chainPositionSchema, "position of `Graduated`"),
+    settled_at: optionalField(chainPositionSchema, "position of `GraduatedV3`"),
   })
   .meta({ id: "TokenGraduation" });
 
@@ -101,20 +97,16 @@ export const tokenItemSchema = z
     symbol: z.string(),
     initial_supply: amountSchema,
     description: z.string().optional(),
-    image_url: objectPath
-      .optional()
-      .meta({ description: "stored object path, `/objects/images/<sha256>.<ext>`" }),
-    metadata_url: objectPath
-      .optional()
-      .meta({ description: "stored object path, `/objects/metadata/<sha256>.json`" }),
+    image_url: optionalField(objectPath, "stored object path, `/objects/images/<sha256>.<ext>`"),
+    metadata_url: optionalField(objectPath, "stored object path, `/objects/metadata/<sha256>.json`"),
     website_url: z.string().optional(),
     x_url: z.string().optional(),
     telegram_url: z.string().optional(),
     discord_url: z.string().optional(),
-    metadata_verified: z
-      .boolean()
-      .optional()
-      .meta({ description: "present when metadata is bound: true when the creator signed the binding" }),
+    metadata_verified: optionalField(
+      z.boolean(),
+      "present when metadata is bound: true when the creator signed the binding",
+    ),
     graduation: graduationSchema.optional(),
     created_at: chainPositionSchema,
     metrics: tokenMetricsSchema,

@@ -1,8 +1,7 @@
 import { parseAddress } from "@tmi/shared/codec";
-import { AppError } from "@tmi/shared/errors";
 import { z } from "zod";
 import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
-import { DataRoutes, eventPageQuery, type RoutesPlugin } from "../common/route-helpers.js";
+import { dataRoutes, EVENT_PAGE_ORDER, eventPageQuery, noCanonicalToken } from "../common/route-helpers.js";
 import {
   MARKET_TRADES,
   MARKET_TRADES_BY_SOURCE,
@@ -22,14 +21,12 @@ const tokenTradesQuery = eventPageQuery.extend({
 });
 
 /** Trades routes (docs/api.md "Trades and activity"). */
-export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const routes = new DataRoutes(fastify, "tokens");
+export const tradeRoutes = dataRoutes("tokens", (routes, ctx) => {
   routes.byAddress(
     "/api/v1/tokens/:address/trades",
     {
       summary: "Trades page",
-      description:
-        "Ordered by (block_number, transaction_index, log_index, transaction_hash), newest first by default (`order=asc` for oldest first). `trader` keeps the trades of one wallet (same order and cursors).",
+      description: `${EVENT_PAGE_ORDER} \`trader\` keeps the trades of one wallet (same order and cursors).`,
       query: tokenTradesQuery,
       ok: tradePageSchema,
     },
@@ -44,7 +41,7 @@ export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
         cursors: ctx.cursors,
         route: trader ? `tokens.trades:${address}:${order}:${trader}` : `tokens.trades:${address}:${order}`,
       });
-      if (page === null) throw new AppError("not_found", `no canonical token ${address}`);
+      if (page === null) throw noCanonicalToken(address);
       return keysetBody(page, tradeOf);
     },
   );
@@ -79,4 +76,4 @@ export const tradeRoutes: RoutesPlugin = (ctx) => async (fastify) => {
       return keysetBody(page ?? { rows: [] }, tradeOf);
     },
   );
-};
+});

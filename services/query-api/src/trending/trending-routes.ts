@@ -1,5 +1,5 @@
 import { pageQuery } from "../common/params.js";
-import { DataRoutes, type RoutesPlugin } from "../common/route-helpers.js";
+import { dataRoutes } from "../common/route-helpers.js";
 import { tokenPageBody } from "../tokens/token-list-queries.js";
 import { tokenPageSchema } from "../tokens/token-schemas.js";
 import { trendingPage } from "./trending-queries.js";
@@ -9,8 +9,7 @@ import { trendingPage } from "./trending-queries.js";
  * `/api/v1/trending`: the latest materialized snapshot's tokens in rank order, then every other
  * visible token, newest first; a cursor pages through the snapshot it was issued from.
  */
-export const trendingRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const routes = new DataRoutes(fastify, "tokens");
+export const trendingRoutes = dataRoutes("tokens", (routes, ctx) => {
   for (const url of ["/api/v1/tokens/trending", "/api/v1/trending"]) {
     routes.get(
       url,
@@ -25,4 +24,4 @@ export const trendingRoutes: RoutesPlugin = (ctx) => async (fastify) => {
         tokenPageBody(await trendingPage(ctx.db, { limit, cursor, cursors: ctx.cursors })),
     );
   }
-};
+});

@@ -1,6 +1,6 @@
-import { AppError } from "@tmi/shared/errors";
+import { invalidCursor } from "../common/invalid-cursor.js";
 import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
-import { DataRoutes, invalidCursor, JsonText, type RoutesPlugin } from "../common/route-helpers.js";
+import { dataRoutes, JsonText, noCanonicalToken } from "../common/route-helpers.js";
 import { getCreatorAggregates } from "../creators/creator-queries.js";
 import { type TradeRow, tradeOf, walletTradesSource } from "../trades/trade-queries.js";
 import { tradePageSchema } from "../trades/trade-schemas.js";
@@ -23,8 +23,7 @@ import {
  * source, include_closed, sort), 404 `not_found` (traders of a token with no canonical launch).
  * A wallet with nothing has a zero summary and empty pages.
  */
-export const walletRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const routes = new DataRoutes(fastify, "wallets");
+export const walletRoutes = dataRoutes("wallets", (routes, ctx) => {
   const { db: pool, cursors: cursorCodec } = ctx;
 
   routes.byAddress(
@@ -121,7 +120,7 @@ export const walletRoutes: RoutesPlugin = (ctx) => async (fastify) => {
         cursors: cursorCodec,
         ...(ctx.pnlRankings ? { rankings: ctx.pnlRankings } : {}),
       });
-      if (page === null) throw new AppError("not_found", `no canonical token ${token}`);
+      if (page === null) throw noCanonicalToken(token);
       return keysetBody(page, (row) => ({
         trader: row.trader,
         balance: row.balance,
@@ -129,4 +128,4 @@ export const walletRoutes: RoutesPlugin = (ctx) => async (fastify) => {
       }));
     },
   );
-};
+});
