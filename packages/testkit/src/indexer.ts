@@ -1,7 +1,7 @@
 // Owner: indexer (services/indexer). Starting the indexer for integration tests of other parts.
 import type { Devnet } from "@tmi/devnet";
 import pg from "pg";
-import { type ServiceProcess, startServiceProcess, waitFor } from "./process.js";
+import { readyOrReleased, type ServiceProcess, startServiceProcess, waitFor } from "./process.js";
 
 /** Options of {@link startIndexer}. */
 export interface StartIndexerOptions {
@@ -168,14 +168,11 @@ export async function chainHead(rpcUrl: string): Promise<number> {
 export async function indexToHead(
   options: StartIndexerOptions & { timeoutMs?: number },
 ): Promise<IndexerProcess> {
-  const indexer = startIndexer(options);
-  try {
-    await indexer.waitForBlock(await chainHead(options.rpcUrl), options.timeoutMs ?? 180_000);
-  } catch (error) {
-    await indexer.kill();
-    throw error;
-  }
-  return indexer;
+  return readyOrReleased(
+    startIndexer(options),
+    async (indexer) => indexer.waitForBlock(await chainHead(options.rpcUrl), options.timeoutMs ?? 180_000),
+    (indexer) => indexer.kill(),
+  );
 }
 
 const DUMP_TABLES: Record<string, string> = {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { migrate } from "@tmi/db";
 import pg from "pg";
 import type { TestDatabase } from "./database.js";
+import { readyOrReleased } from "./process.js";
 import {
   freeTcpPort,
   isRoot,
@@ -25,6 +26,22 @@ export { freeTcpPort, pgBouncerBin, postgresBinDir } from "./server-process.js";
 
 /** Prefix of the temporary folders of {@link startPostgresCluster} (under the OS temp folder). */
 export const CLUSTER_DIR_PREFIX = "tmi-pgcluster-";
+
+/** Settings every test cluster gets: small, no durability (tests), replication allowed. */
+const BASE_SETTINGS: Record<string, string> = {
+  listen_addresses: "'127.0.0.1'",
+  fsync: "off",
+  synchronous_commit: "off",
+  full_page_writes: "off",
+  wal_level: "replica",
+  max_wal_senders: "8",
+  max_replication_slots: "8",
+  hot_standby: "on",
+  hot_standby_feedback: "on",
+  max_connections: "200",
+  shared_buffers: "64MB",
+  logging_collector: "off",
+};
 
 /** One PostgreSQL server of a test's own (see {@link startPostgresCluster}). */
 export interface PostgresCluster {
@@ -110,30 +127,12 @@ async function launchCluster(
     },
     log: (chars = 4000) => logTail(logFile, chars),
   };
-  try {
-    await cluster.start();
-  } catch (error) {
-    await cluster.destroy().catch(() => undefined);
-    throw error;
-  }
-  return cluster;
+  return readyOrReleased(
+    cluster,
+    (c) => c.start(),
+    (c) => c.destroy(),
+  );
 }
-
-/** Settings every test cluster gets: small, no durability (tests), replication allowed. */
-const BASE_SETTINGS: Record<string, string> = {
-  listen_addresses: "'127.0.0.1'",
-  fsync: "off",
-  synchronous_commit: "off",
-  full_page_writes: "off",
-  wal_level: "replica",
-  max_wal_senders: "8",
-  max_replication_slots: "8",
-  hot_standby: "on",
-  hot_standby_feedback: "on",
-  max_connections: "200",
-  shared_buffers: "64MB",
-  logging_collector: "off",
-};
 
 /**
  * Makes and starts a new PostgreSQL cluster of the test's own: `initdb` (as the `postgres` user via

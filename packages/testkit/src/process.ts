@@ -84,3 +84,21 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, options.intervalMs ?? 100));
   }
 }
+
+/**
+ * Returns `resource` once `ready(resource)` resolves; when it throws, releases the resource with
+ * `release` (whose own error is ignored) and rethrows: a resource is handed out ready or not at all.
+ */
+export async function readyOrReleased<T>(
+  resource: T,
+  ready: (resource: T) => Promise<unknown>,
+  release: (resource: T) => Promise<unknown>,
+): Promise<T> {
+  try {
+    await ready(resource);
+  } catch (error) {
+    await release(resource).catch(() => undefined);
+    throw error;
+  }
+  return resource;
+}

@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+import {FactoryBoundV3} from "./FactoryBoundV3.sol";
 import {IZonkFeeManagerV3} from "./IZonkV3.sol";
 
 /// @title FeeManagerV3
@@ -9,8 +10,7 @@ import {IZonkFeeManagerV3} from "./IZonkV3.sol";
 /// creator becomes the payout address); only a token's curve can deposit its fees, split as the
 /// curve computed them. Protocol and creator shares can be claimed; the community and trader-rewards
 /// shares are accrued per token (their vaults are not part of this implementation).
-contract FeeManagerV3 is IZonkFeeManagerV3, ReentrancyGuard {
-    event FactorySet(address indexed factory);
+contract FeeManagerV3 is IZonkFeeManagerV3, ReentrancyGuard, FactoryBoundV3 {
     event TokenRegistered(address indexed token, address indexed curve, address indexed creator, address payout);
     event FeesDeposited(
         address indexed token,
@@ -25,9 +25,6 @@ contract FeeManagerV3 is IZonkFeeManagerV3, ReentrancyGuard {
     event ProtocolFeesClaimed(address indexed treasury, address indexed triggeredBy, uint256 amount);
     event CreatorFeesClaimed(address indexed token, address indexed payout, address indexed triggeredBy, uint256 amount);
 
-    error FactoryAlreadySet();
-    error UnauthorizedBootstrap();
-    error UnauthorizedFactory();
     error UnauthorizedCurve();
     error TokenAlreadyRegistered();
     error InvalidFeeValue();
@@ -37,8 +34,6 @@ contract FeeManagerV3 is IZonkFeeManagerV3, ReentrancyGuard {
     error UnexpectedEther();
 
     address public immutable treasury;
-    address public factory;
-    address public factoryBootstrapAuthority;
     mapping(address token => address curve) public curveOf;
     mapping(address token => address creator) public creatorOf;
     mapping(address token => address payout) public creatorPayoutOf;
@@ -49,21 +44,11 @@ contract FeeManagerV3 is IZonkFeeManagerV3, ReentrancyGuard {
 
     constructor(address treasury_) {
         treasury = treasury_;
-        factoryBootstrapAuthority = msg.sender;
     }
 
-    /// @notice Binds the factory; once, by the deployer.
-    function setFactoryOnce(address factory_) external {
-        if (factory != address(0)) revert FactoryAlreadySet();
-        if (msg.sender != factoryBootstrapAuthority) revert UnauthorizedBootstrap();
-        factory = factory_;
-        factoryBootstrapAuthority = address(0);
-        emit FactorySet(factory_);
-    }
-
-    /// @inheritdoc IZonkFeeManagerV3
-    function registerToken(address token, address curve, address creator) external {
-        if (msg.sender != factory) revert UnauthorizedFactory();
+    /// @notice Registers a launched token and its curve; its creator becomes the payout address.
+    /// Factory only, once per token.
+    function registerToken(address token, address curve, address creator) external onlyFactory {
         if (curveOf[token] != address(0)) revert TokenAlreadyRegistered();
         curveOf[token] = curve;
         creatorOf[token] = creator;
@@ -71,7 +56,8 @@ contract FeeManagerV3 is IZonkFeeManagerV3, ReentrancyGuard {
         emit TokenRegistered(token, curve, creator, creator);
     }
 
-    /// @inheritdoc IZonkFeeManagerV3
+    /// @notice Takes a trade's fee (`msg.value` = `totalFee`) as the token's curve split it.
+    /// Curve of `token` only.
     function depositFees(
         address token,
         uint256 totalFee,

@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+import {FactoryBoundV3} from "./FactoryBoundV3.sol";
 import {
     INonfungiblePositionManagerLike,
     IUniswapV3FactoryLike,
@@ -23,7 +24,7 @@ import {ZonkV3Constants as C} from "./ZonkV3Constants.sol";
 /// token's curve sends the LP allocation and the 3 ETH: the ETH is wrapped, a full-range position
 /// (ticks ±887200) is minted to a fresh ownerless custodian, the mint's rounding residue goes to a
 /// fresh per-token escrow, and `GraduatedV3` is emitted.
-contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
+contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard, FactoryBoundV3 {
     using SafeERC20 for IERC20;
 
     /// @notice State of the canonical pool slot of a (future) token, as candidate selection sees it.
@@ -36,10 +37,10 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
         Malformed
     }
 
+    /// @dev The canonical pool is `canonicalPoolOf[token]`.
     struct Launch {
         address curve;
         address creator;
-        address pool;
         bytes32 launchSeed;
         bytes32 candidateSalt;
         uint16 attemptIndex;
@@ -47,7 +48,6 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
         bool graduated;
     }
 
-    event FactorySet(address indexed factory);
     event LaunchRegistered(
         address indexed token,
         address indexed curve,
@@ -59,9 +59,6 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
     );
     event GraduatedV3(address indexed token, address indexed custodian, uint256 indexed tokenId, uint128 liquidity);
 
-    error FactoryAlreadySet();
-    error UnauthorizedBootstrap();
-    error UnauthorizedFactory();
     error UnauthorizedCurve();
     error InvalidPoolConfiguration();
     error InvalidToken();
@@ -81,8 +78,6 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
     address public immutable nonfungiblePositionManager;
     /// @notice The permanent LP fee vault (created here) the custodians collect the positions' fees into.
     PermanentLPFeeVaultV3 public immutable lpFeeVault;
-    address public factory;
-    address public factoryBootstrapAuthority;
 
     mapping(address token => Launch) internal _launches;
     mapping(address token => address pool) public canonicalPoolOf;
@@ -97,16 +92,6 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
         weth = weth_;
         nonfungiblePositionManager = positionManager_;
         lpFeeVault = new PermanentLPFeeVaultV3(lpFeeRecipient_);
-        factoryBootstrapAuthority = msg.sender;
-    }
-
-    /// @notice Binds the factory; once, by the deployer.
-    function setFactoryOnce(address factory_) external {
-        if (factory != address(0)) revert FactoryAlreadySet();
-        if (msg.sender != factoryBootstrapAuthority) revert UnauthorizedBootstrap();
-        factory = factory_;
-        factoryBootstrapAuthority = address(0);
-        emit FactorySet(factory_);
     }
 
     /// @notice Creates (or takes over, while uninitialized) and initializes the canonical pool of a
@@ -118,8 +103,7 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
         bytes32 launchSeed,
         bytes32 candidateSalt,
         uint16 attemptIndex
-    ) external override returns (address pool) {
-        if (msg.sender != factory) revert UnauthorizedFactory();
+    ) external override onlyFactory returns (address pool) {
         if (_launches[token].registered) revert LaunchAlreadyRegistered();
         (PoolCandidateState state, address existing) = classifyPoolCandidate(token);
         if (state == PoolCandidateState.NoPool) {
@@ -135,7 +119,6 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
         _launches[token] = Launch({
             curve: curve,
             creator: creator,
-            pool: pool,
             launchSeed: launchSeed,
             candidateSalt: candidateSalt,
             attemptIndex: attemptIndex,
@@ -164,7 +147,7 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
             msg.value != ethAmount || tokenAmount != C.LP_ALLOCATION || ethAmount != C.GRADUATION_RESERVE
                 || IERC20(token).balanceOf(address(this)) < tokenAmount
         ) revert SettlementMismatch();
-        (uint160 sqrtPriceX96,,,,,,) = IUniswapV3PoolLike(launch.pool).slot0();
+        (uint160 sqrtPriceX96,,,,,,) = IUniswapV3PoolLike(canonicalPoolOf[token]).slot0();
         if (sqrtPriceX96 != expectedSqrtPriceX96(token)) revert SettlementMismatch();
 
         LPCustodianV3 custodian = new LPCustodianV3(token, nonfungiblePositionManager, address(lpFeeVault), weth);
@@ -218,7 +201,7 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard {
         returns (address pool, bytes32 launchSeed, bytes32 candidateSalt, uint16 attemptIndex)
     {
         Launch storage launch = _launches[token];
-        return (launch.pool, launch.launchSeed, launch.candidateSalt, launch.attemptIndex);
+        return (canonicalPoolOf[token], launch.launchSeed, launch.candidateSalt, launch.attemptIndex);
     }
 
     /// @notice keccak256("endpoint-cp-v3").

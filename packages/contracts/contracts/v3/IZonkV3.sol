@@ -59,31 +59,22 @@ interface IWETH9Like {
     function deposit() external payable;
 }
 
-/// @notice What the curve needs from the fee manager.
+/// @notice What the factory and the curve need from the fee manager (`FeeManagerV3`, where the
+/// parameters are named and documented).
 interface IZonkFeeManagerV3 {
-    function registerToken(address token, address curve, address creator) external;
-    function depositFees(
-        address token,
-        uint256 totalFee,
-        uint256 creatorFee,
-        uint256 protocolFee,
-        uint256 communityFee,
-        uint256 traderRewardsFee,
-        bool isBuy
-    ) external payable;
+    /// @dev (token, curve, creator).
+    function registerToken(address, address, address) external;
+    /// @dev (token, totalFee, creatorFee, protocolFee, communityFee, traderRewardsFee, isBuy).
+    function depositFees(address, uint256, uint256, uint256, uint256, uint256, bool) external payable;
 }
 
-/// @notice What the factory and the curve need from the graduation manager.
+/// @notice What the factory and the curve need from the graduation manager (`GraduationManagerV3`,
+/// where the parameters are named and documented).
 interface IZonkGraduationManagerV3 {
-    function registerLaunch(
-        address token,
-        address curve,
-        address creator,
-        bytes32 launchSeed,
-        bytes32 candidateSalt,
-        uint16 attemptIndex
-    ) external returns (address pool);
-    function graduate(address token, address creator, uint256 tokenAmount, uint256 ethAmount) external payable;
+    /// @dev (token, curve, creator, launchSeed, candidateSalt, attemptIndex) → the canonical pool.
+    function registerLaunch(address, address, address, bytes32, bytes32, uint16) external returns (address);
+    /// @dev (token, creator, tokenAmount, ethAmount).
+    function graduate(address, address, uint256, uint256) external payable;
     function weth() external view returns (address);
     function uniswapV3Factory() external view returns (address);
 }

@@ -7,6 +7,7 @@ import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {IZonkFeeManagerV3, IZonkGraduationManagerV3} from "./IZonkV3.sol";
 import {ZonkV3Constants as C} from "./ZonkV3Constants.sol";
+import {ZonkV3LaunchGettersV3} from "./ZonkV3LaunchGettersV3.sol";
 
 /// @title ZonkCurveV3
 /// @notice The bonding curve of one launch token: a constant product K = VTR × VER over the virtual
@@ -16,7 +17,7 @@ import {ZonkV3Constants as C} from "./ZonkV3Constants.sol";
 /// 3 ETH is capped at exactly that amount (the excess is refunded), takes all remaining curve
 /// inventory and graduates the token in the same transaction: the LP allocation and the 3 ETH go to
 /// the graduation manager and trading on the curve closes for good.
-contract ZonkCurveV3 is ReentrancyGuard {
+contract ZonkCurveV3 is ReentrancyGuard, ZonkV3LaunchGettersV3 {
     using SafeERC20 for IERC20;
 
     struct FeeSplit {
@@ -98,10 +99,6 @@ contract ZonkCurveV3 is ReentrancyGuard {
     error TradingClosed();
     error UnexpectedEther();
 
-    string public constant PROTOCOL_VERSION = C.PROTOCOL_VERSION;
-    uint256 public constant TOTAL_SUPPLY = C.TOTAL_SUPPLY;
-    uint256 public constant CURVE_ALLOCATION = C.CURVE_ALLOCATION;
-    uint256 public constant LP_ALLOCATION = C.LP_ALLOCATION;
     uint256 public constant VIRTUAL_TOKEN_RESERVE = C.VIRTUAL_TOKEN_RESERVE;
     uint256 public constant VIRTUAL_ETH_RESERVE = C.VIRTUAL_ETH_RESERVE;
     uint256 public constant GRADUATION_RESERVE = C.GRADUATION_RESERVE;
@@ -144,13 +141,9 @@ contract ZonkCurveV3 is ReentrancyGuard {
         uint256 submittedNet = grossInput - splitFee(grossInput).totalFee;
         quote.submittedGross = grossInput;
         quote.acceptedGross = submittedNet >= netNeeded ? grossRequiredForNet(netNeeded) : grossInput;
-        FeeSplit memory fees = splitFee(quote.acceptedGross);
-        quote.totalFee = fees.totalFee;
-        quote.creatorFee = fees.creatorFee;
-        quote.protocolFee = fees.protocolFee;
-        quote.communityFee = fees.communityFee;
-        quote.traderRewardsFee = fees.traderRewardsFee;
-        quote.netCurveInput = quote.acceptedGross - fees.totalFee;
+        (quote.totalFee, quote.creatorFee, quote.protocolFee, quote.communityFee, quote.traderRewardsFee) =
+            _feeParts(quote.acceptedGross);
+        quote.netCurveInput = quote.acceptedGross - quote.totalFee;
         quote.refund = grossInput - quote.acceptedGross;
 
         uint256 postReserve = activeEthReserve + quote.netCurveInput;
@@ -173,13 +166,9 @@ contract ZonkCurveV3 is ReentrancyGuard {
         quote.grossCurveOutput = virtualEthReserve() - postVirtualEth;
         if (quote.grossCurveOutput == 0) revert DustTrade();
         if (quote.grossCurveOutput > activeEthReserve) revert InsufficientReserve();
-        FeeSplit memory fees = splitFee(quote.grossCurveOutput);
-        quote.totalFee = fees.totalFee;
-        quote.creatorFee = fees.creatorFee;
-        quote.protocolFee = fees.protocolFee;
-        quote.communityFee = fees.communityFee;
-        quote.traderRewardsFee = fees.traderRewardsFee;
-        quote.netSellerOutput = quote.grossCurveOutput - fees.totalFee;
+        (quote.totalFee, quote.creatorFee, quote.protocolFee, quote.communityFee, quote.traderRewardsFee) =
+            _feeParts(quote.grossCurveOutput);
+        quote.netSellerOutput = quote.grossCurveOutput - quote.totalFee;
     }
 
     /// @notice Buys with `msg.value`; refunds what exceeds the graduation cap.
@@ -310,6 +299,13 @@ contract ZonkCurveV3 is ReentrancyGuard {
         graduationManager.graduate{value: forwarded}(token, creator, C.LP_ALLOCATION, forwarded);
         emit GraduationReserveForwarded(terminalGraduationReserve, forwarded);
         emit Graduated(token, address(graduationManager), C.LP_ALLOCATION, forwarded, soldSupply);
+    }
+
+    /// @dev `splitFee(grossAmount)` as (total, creator, protocol, community, trader rewards), the order
+    /// of the quotes' fee fields.
+    function _feeParts(uint256 grossAmount) private pure returns (uint256, uint256, uint256, uint256, uint256) {
+        FeeSplit memory fees = splitFee(grossAmount);
+        return (fees.totalFee, fees.creatorFee, fees.protocolFee, fees.communityFee, fees.traderRewardsFee);
     }
 
     function _sendNative(address recipient, uint256 amount) private {

@@ -5,13 +5,14 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IZonkFeeManagerV3, IZonkGraduationManagerV3, IZonkTokenV3} from "./IZonkV3.sol";
 import {ZonkCurveDeployerV3, ZonkTokenDeployerV3} from "./ZonkDeployersV3.sol";
 import {ZonkV3Constants as C} from "./ZonkV3Constants.sol";
+import {ZonkV3LaunchGettersV3} from "./ZonkV3LaunchGettersV3.sol";
 
 /// @title ZonkFactoryV3
 /// @notice Launches tokens of the `endpoint-cp-v3` family: one transaction deploys the token
 /// (CREATE2 at an address whose canonical pool slot is free) and its curve, mints the whole supply to
 /// the curve, registers the token with the fee manager and the launch with the graduation manager
 /// (which creates and initializes the canonical pool), and emits `TokenLaunchedV3` as its last log.
-contract ZonkFactoryV3 {
+contract ZonkFactoryV3 is ZonkV3LaunchGettersV3 {
     struct TokenInfo {
         address creator;
         address curve;
@@ -37,11 +38,6 @@ contract ZonkFactoryV3 {
     error InvalidTokenSymbol();
     error InvalidUserSalt();
     error InventoryMismatch();
-
-    string public constant PROTOCOL_VERSION = C.PROTOCOL_VERSION;
-    uint256 public constant TOTAL_SUPPLY = C.TOTAL_SUPPLY;
-    uint256 public constant CURVE_ALLOCATION = C.CURVE_ALLOCATION;
-    uint256 public constant LP_ALLOCATION = C.LP_ALLOCATION;
 
     IZonkFeeManagerV3 public immutable feeManager;
     IZonkGraduationManagerV3 public immutable graduationManager;
