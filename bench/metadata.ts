@@ -6,16 +6,15 @@
 //     grows by less than 3x the file size.
 //  2. GET /objects/images/<sha>.png of a 1 MiB image with autocannon. Target: >= 1,500 req/s.
 // Prints a table, then one JSON line per figure set ({"bench":"metadata",...}).
-import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { connect } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { crc32, deflateSync } from "node:zlib";
 import { startDevnet } from "@tmi/devnet";
 import { createTestDatabase, startServiceProcess, waitFor } from "@tmi/testkit";
 import autocannon from "autocannon";
+import { pngImage } from "../services/metadata-api/src/images/test-images.js";
 
 const arg = (name: string, fallback: number) => {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -26,34 +25,8 @@ const connections = arg("connections", 20);
 const uploads = arg("uploads", 20);
 const MIB = 1024 * 1024;
 
-/** A valid PNG of exactly `size` bytes (2x2 pixels plus a tEXt chunk of random filler). */
-function pngOfSize(size: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(data.length, 0);
-    head.write(type, 4, "latin1");
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(data, crc32(Buffer.from(type, "latin1"))) >>> 0, 0);
-    return Buffer.concat([head, data, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(2, 0);
-  ihdr.writeUInt32BE(2, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  const idat = chunk("IDAT", deflateSync(Buffer.alloc(2 * 7)));
-  const iend = chunk("IEND", Buffer.alloc(0));
-  const fixed = sig.length + 25 + idat.length + iend.length + 12;
-  const text = Buffer.from(
-    randomBytes(Math.ceil((size - fixed) / 2))
-      .toString("hex")
-      .slice(0, size - fixed),
-    "latin1",
-  );
-  text.write("Comment\0", 0, "latin1");
-  return Buffer.concat([sig, chunk("IHDR", ihdr), chunk("tEXt", text), idat, iend]);
-}
+/** A valid PNG of exactly `size` bytes, distinct from every other (2x2 pixels plus a tEXt chunk of random filler). */
+const pngOfSize = (size: number) => pngImage(2, 2, { padTo: size, unique: true });
 
 async function multipart(image: Buffer) {
   const form = new FormData();

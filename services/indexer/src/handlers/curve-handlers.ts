@@ -1,41 +1,47 @@
 import { applyBuy, applySell, curveSpotPrice } from "@tmi/shared/chain";
 import type { DecodedEventOf } from "../decode/event-decoder.js";
 import type { EventHandler } from "../model/range-builder.js";
+import { tradeRow } from "../read-models/trades.js";
 
 /**
- * Records one curve trade of `token` after its curve state has moved: the trade row priced with the
- * curve's spotPrice() after the trade, the token's new curve state, and the activity entry.
+ * Records one curve trade of the event's token: the curve state moves by the trade's token amount
+ * and curve value (a buy adds both, a sell takes both back: `applyBuy`/`applySell`), then the
+ * trade row priced with the curve's spotPrice() after the trade, the token's new curve state, and
+ * the activity entry.
  * @dev positional arguments, no intermediate objects: this runs once per curve event (hot path).
  */
 function recordCurveTrade(
+  e: DecodedEventOf<"TokensBought" | "TokensSold">,
   p: Parameters<EventHandler>[1],
   b: Parameters<EventHandler>[2],
-  token: string,
   trader: string,
   side: "buy" | "sell",
   tokenAmount: bigint,
   reserveAmount: bigint,
   curveValue: bigint,
-  e: DecodedEventOf<"TokensBought" | "TokensSold">,
 ): void {
-  const { soldSupply, reserveCoordinate } = b.state.tokens.get(token)!.curveState;
-  b.trade({
-    blockNumber: p.blockNumber,
-    logIndex: p.logIndex,
-    transactionIndex: p.transactionIndex,
-    transactionHash: p.transactionHash,
-    blockTimestamp: p.blockTimestamp,
-    tokenAddress: token,
-    trader,
-    side,
-    source: "curve",
-    tokenAmount,
-    reserveAmount,
-    curveValue,
-    protocolFee: e.args.protocolFee,
-    creatorFee: e.args.creatorFee,
-    price: curveSpotPrice(soldSupply, reserveCoordinate),
-  });
+  const token = e.args.token;
+  const info = b.state.tokens.get(token)!;
+  info.curveState =
+    side === "buy"
+      ? applyBuy(info.curveState, { tokensOut: tokenAmount, netCurveInput: curveValue })
+      : applySell(info.curveState, { tokensIn: tokenAmount, grossCurveOutput: curveValue });
+  const { soldSupply, reserveCoordinate } = info.curveState;
+  b.trade(
+    tradeRow(
+      p,
+      token,
+      trader,
+      side,
+      "curve",
+      tokenAmount,
+      reserveAmount,
+      curveValue,
+      e.args.protocolFee,
+      e.args.creatorFee,
+      curveSpotPrice(soldSupply, reserveCoordinate),
+    ),
+  );
   b.token(token, p.blockNumber).curve = { soldSupply, reserveCoordinate };
   b.activity(token);
 }
@@ -46,28 +52,34 @@ function recordCurveTrade(
  * curve's spotPrice() after the trade; the curve state moves (soldSupply += tokensOut,
  * reserveCoordinate += netCurveInput).
  */
-export const onTokensBought: EventHandler<"TokensBought"> = (e, p, b) => {
-  const token = e.args.token;
-  const info = b.state.tokens.get(token)!;
-  const tokensOut = e.args.tokensOut;
-  const netCurveInput = e.args.netCurveInput;
-  info.curveState = applyBuy(info.curveState, { tokensOut, netCurveInput });
-  recordCurveTrade(p, b, token, e.args.buyer, "buy", tokensOut, e.args.acceptedGross, netCurveInput, e);
-};
+export const onTokensBought: EventHandler<"TokensBought"> = (e, p, b) =>
+  recordCurveTrade(
+    e,
+    p,
+    b,
+    e.args.buyer,
+    "buy",
+    e.args.tokensOut,
+    e.args.acceptedGross,
+    e.args.netCurveInput,
+  );
 
 /**
  * `TokensSold` (curve): a `curve` sell trade — `reserve_amount` = netSellerOutput, `curve_value`
  * = grossCurveOutput, `token_amount` = tokensIn — priced with spotPrice() after the trade; the
  * curve state moves back (soldSupply −= tokensIn, reserveCoordinate −= grossCurveOutput).
  */
-export const onTokensSold: EventHandler<"TokensSold"> = (e, p, b) => {
-  const token = e.args.token;
-  const info = b.state.tokens.get(token)!;
-  const tokensIn = e.args.tokensIn;
-  const grossCurveOutput = e.args.grossCurveOutput;
-  info.curveState = applySell(info.curveState, { tokensIn, grossCurveOutput });
-  recordCurveTrade(p, b, token, e.args.seller, "sell", tokensIn, e.args.netSellerOutput, grossCurveOutput, e);
-};
+export const onTokensSold: EventHandler<"TokensSold"> = (e, p, b) =>
+  recordCurveTrade(
+    e,
+    p,
+    b,
+    e.args.seller,
+    "sell",
+    e.args.tokensIn,
+    e.args.netSellerOutput,
+    e.args.grossCurveOutput,
+  );
 
 /**
  * `Graduated` (curve): the token's lifecycle becomes `graduated`; manager, amounts, sold supply

@@ -1,5 +1,6 @@
 import { poolPriceFromSqrtPriceX96 } from "@tmi/shared/chain";
 import type { EventHandler } from "../model/range-builder.js";
+import { tradeRow } from "../read-models/trades.js";
 
 /**
  * `Swap` (a canonical pool, after its token's `Graduated`): a `uniswap_v3` trade —
@@ -18,22 +19,9 @@ export const onSwap: EventHandler<"Swap"> = (e, p, b) => {
   const tokenDelta = info.tokenIsToken0 ? amount0 : amount1;
   const wethDelta = info.tokenIsToken0 ? amount1 : amount0;
   const weth = wethDelta < 0n ? -wethDelta : wethDelta;
-  b.trade({
-    blockNumber: p.blockNumber,
-    logIndex: p.logIndex,
-    transactionIndex: p.transactionIndex,
-    transactionHash: p.transactionHash,
-    blockTimestamp: p.blockTimestamp,
-    tokenAddress: token,
-    trader,
-    side: tokenDelta < 0n ? "buy" : "sell",
-    source: "uniswap_v3",
-    tokenAmount: tokenDelta < 0n ? -tokenDelta : tokenDelta,
-    reserveAmount: weth,
-    curveValue: weth,
-    protocolFee: 0n,
-    creatorFee: 0n,
-    price: poolPriceFromSqrtPriceX96(e.args.sqrtPriceX96, info.tokenIsToken0),
-  });
+  const side = tokenDelta < 0n ? "buy" : "sell";
+  const tokenAmount = tokenDelta < 0n ? -tokenDelta : tokenDelta;
+  const price = poolPriceFromSqrtPriceX96(e.args.sqrtPriceX96, info.tokenIsToken0);
+  b.trade(tradeRow(p, token, trader, side, "uniswap_v3", tokenAmount, weth, weth, 0n, 0n, price));
   b.activity(token, true);
 };

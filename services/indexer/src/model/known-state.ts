@@ -111,6 +111,71 @@ const before = (a: LogPosition, b: LogPosition) =>
   a.blockNumber < b.blockNumber || (a.blockNumber === b.blockNumber && a.logIndex < b.logIndex);
 
 /**
+ * Pass 2 of {@link selectEvents}: true when `e` comes from the contract that `state` (after pass 1)
+ * names for it — the acceptance rules listed there.
+ * @param launchTx transaction hash → token launched in it (in this range).
+ */
+function accepted(e: DecodedEvent, state: KnownState, launchTx: Map<string, string>): boolean {
+  switch (e.name) {
+    case "TokenLaunchedV3":
+      return e.address === state.factory && launchTx.get(e.transactionHash) === e.args.token;
+    case "LaunchRegistered": {
+      const info = state.tokens.get(e.args.token);
+      return (
+        info !== undefined && launchTx.get(e.transactionHash) === e.args.token && e.args.curve === info.curve
+      );
+    }
+    case "TokenRegistered": {
+      const info = state.tokens.get(e.args.token);
+      return (
+        info !== undefined &&
+        info.feeManager === e.address &&
+        launchTx.get(e.transactionHash) === info.address
+      );
+    }
+    case "FeesDeposited": {
+      const info = state.tokens.get(e.args.token);
+      return info !== undefined && info.feeManager === e.address && e.args.curve === info.curve;
+    }
+    case "TokensBought":
+    case "TokensSold":
+    case "Graduated": {
+      const token = state.curves.get(e.address);
+      return token !== undefined && token === e.args.token;
+    }
+    case "GraduationReserveForwarded":
+      return state.curves.has(e.address);
+    case "GraduatedV3": {
+      const info = state.tokens.get(e.args.token);
+      return info !== undefined && info.graduationManager !== null && info.graduationManager === e.address;
+    }
+    case "ResidualDeposited":
+      return state.tokens.get(e.args.launchToken)?.escrow === e.address;
+    case "PermanentFeesCollected":
+      return state.custodians.has(e.address);
+    case "PermanentLPFeesAccrued": {
+      const info = state.tokens.get(e.args.launchToken);
+      return info !== undefined && info.feeVault === e.address && info.custodian === e.args.custodian;
+    }
+    case "CommunityLPFeesForwarded":
+    case "TraderRewardsLPFeesForwarded": {
+      const info = state.tokens.get(e.args.launchToken);
+      const vault = e.name === "CommunityLPFeesForwarded" ? info?.communityVault : info?.traderRewardsVault;
+      return info !== undefined && info.feeVault === e.address && vault === e.args.vault;
+    }
+    case "Transfer":
+      return state.tokens.has(e.address);
+    case "Swap": {
+      const token = state.pools.get(e.address);
+      const graduatedAt = token === undefined ? null : state.tokens.get(token)!.graduatedAt;
+      return graduatedAt !== null && before(graduatedAt, e);
+    }
+    case "AnswerUpdated":
+      return state.feed !== null && e.address === state.feed;
+  }
+}
+
+/**
  * Keeps the logs of a block range that come from the platform, registering in `state` the tokens
  * and contracts it discovers. `events` must be in chain order. Two passes, because the logs that
  * name a contract can follow the logs it emits in the same transaction (the launch's `Transfer`
@@ -239,80 +304,9 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
   const selected: DecodedEvent[] = [];
   const swapTransactions = new Set<string>();
   for (const e of events) {
-    switch (e.name) {
-      case "TokenLaunchedV3":
-        if (e.address === state.factory && launchTx.get(e.transactionHash) === e.args.token) selected.push(e);
-        break;
-      case "LaunchRegistered": {
-        const token = e.args.token;
-        const info = state.tokens.get(token);
-        if (info && launchTx.get(e.transactionHash) === token && e.args.curve === info.curve)
-          selected.push(e);
-        break;
-      }
-      case "TokenRegistered": {
-        const info = state.tokens.get(e.args.token);
-        if (info && info.feeManager === e.address && launchTx.get(e.transactionHash) === info.address)
-          selected.push(e);
-        break;
-      }
-      case "FeesDeposited": {
-        const info = state.tokens.get(e.args.token);
-        if (info && info.feeManager === e.address && e.args.curve === info.curve) selected.push(e);
-        break;
-      }
-      case "TokensBought":
-      case "TokensSold":
-      case "Graduated": {
-        const token = state.curves.get(e.address);
-        if (token !== undefined && token === e.args.token) selected.push(e);
-        break;
-      }
-      case "GraduationReserveForwarded":
-        if (state.curves.has(e.address)) selected.push(e);
-        break;
-      case "GraduatedV3": {
-        const info = state.tokens.get(e.args.token);
-        if (info && info.graduationManager !== null && info.graduationManager === e.address) selected.push(e);
-        break;
-      }
-      case "ResidualDeposited": {
-        const info = state.tokens.get(e.args.launchToken);
-        if (info && info.escrow === e.address) selected.push(e);
-        break;
-      }
-      case "PermanentFeesCollected":
-        if (state.custodians.has(e.address)) selected.push(e);
-        break;
-      case "PermanentLPFeesAccrued": {
-        const info = state.tokens.get(e.args.launchToken);
-        if (info && info.feeVault === e.address && info.custodian === e.args.custodian) selected.push(e);
-        break;
-      }
-      case "CommunityLPFeesForwarded":
-      case "TraderRewardsLPFeesForwarded": {
-        const info = state.tokens.get(e.args.launchToken);
-        const vault = e.name === "CommunityLPFeesForwarded" ? info?.communityVault : info?.traderRewardsVault;
-        if (info && info.feeVault === e.address && vault === e.args.vault) selected.push(e);
-        break;
-      }
-      case "Transfer":
-        if (state.tokens.has(e.address)) selected.push(e);
-        break;
-      case "Swap": {
-        const token = state.pools.get(e.address);
-        if (token === undefined) break;
-        const graduatedAt = state.tokens.get(token)!.graduatedAt;
-        if (graduatedAt !== null && before(graduatedAt, e)) {
-          selected.push(e);
-          swapTransactions.add(e.transactionHash);
-        }
-        break;
-      }
-      case "AnswerUpdated":
-        if (state.feed !== null && e.address === state.feed) selected.push(e);
-        break;
-    }
+    if (!accepted(e, state, launchTx)) continue;
+    selected.push(e);
+    if (e.name === "Swap") swapTransactions.add(e.transactionHash);
   }
   return { events: selected, launches, swapTransactions };
 }

@@ -2,7 +2,7 @@
 // and bucket ({@link aggregateCandles}, after the handlers ran), merged into the stored buckets by
 // one group of CTEs (`candles_*`).
 import { bucketStart, CANDLE_INTERVALS } from "@tmi/shared/market";
-import { type SqlParams, str } from "../store/sql-text.js";
+import { type SqlParams, str, type UnnestColumn, unnestRows } from "../store/sql-text.js";
 
 /**
  * Intervals whose distinct traders per bucket are stored (`candle_traders`, with the sides taken):
@@ -25,11 +25,16 @@ export interface CandleInput {
   blockTimestamp: number;
 }
 
-/** Aggregate of one (token, interval, bucket) over a set of trades, in chain order. */
-export interface CandleDelta {
+/** One bucket of one interval of a token: the key of a candle and of its traders' rows. */
+export interface CandleBucket {
   tokenAddress: string;
   interval: string;
+  /** Unix seconds. */
   bucketStart: number;
+}
+
+/** Aggregate of one (token, interval, bucket) over a set of trades, in chain order. */
+export interface CandleDelta extends CandleBucket {
   tradeCount: number;
   buyCount: number;
   sellCount: number;
@@ -48,10 +53,7 @@ export interface CandleDelta {
 }
 
 /** A distinct trader of a bucket and the sides they took (short intervals only). */
-export interface CandleTraderRow {
-  tokenAddress: string;
-  interval: string;
-  bucketStart: number;
+export interface CandleTraderRow extends CandleBucket {
   trader: string;
   bought: boolean;
   sold: boolean;
@@ -174,6 +176,13 @@ export function aggregateCandles(trades: Iterable<CandleInput>): {
   return { candles, traders, traderBuckets };
 }
 
+/** The key columns of both candle relations (as they are joined on): token `a`, interval `i`, bucket `b`. */
+const BUCKET_KEY: Readonly<Record<string, UnnestColumn<CandleBucket>>> = {
+  a: ["text", (r) => r.tokenAddress],
+  i: ["text", (r) => r.interval],
+  b: ["bigint", (r) => r.bucketStart],
+};
+
 /**
  * Candles (`candles`, `candle_traders`): the range's per-bucket deltas merged into the stored
  * buckets — counts and volume add, open kept, close replaced, high/low extended — and the bucket's
@@ -192,25 +201,12 @@ export function candlesCtes(
   return [
     `candles_traders_in AS (
     SELECT d.*, e.trader IS NULL AS is_new, coalesce(e.bought, false) AS eb, coalesce(e.sold, false) AS es
-    FROM unnest(${q.p(
-      ct.map((t) => t.tokenAddress),
-      "text[]",
-    )}, ${q.p(
-      ct.map((t) => t.interval),
-      "text[]",
-    )}, ${q.p(
-      ct.map((t) => t.bucketStart),
-      "bigint[]",
-    )}, ${q.p(
-      ct.map((t) => t.trader),
-      "text[]",
-    )}, ${q.p(
-      ct.map((t) => t.bought),
-      "bool[]",
-    )}, ${q.p(
-      ct.map((t) => t.sold),
-      "bool[]",
-    )}) AS d(a, i, b, t, bo, so)
+    FROM ${unnestRows(q, ct, "d", {
+      ...BUCKET_KEY,
+      t: ["text", (t) => t.trader],
+      bo: ["bool", (t) => t.bought],
+      so: ["bool", (t) => t.sold],
+    })}
     LEFT JOIN candle_traders e
       ON e.token_address = d.a AND e.interval = d.i AND e.bucket_start = d.b AND e.trader = d.t)`,
     `candles_traders_up AS (
@@ -226,43 +222,18 @@ export function candlesCtes(
     INSERT INTO candles (token_address, interval, bucket_start, trade_count, buy_count, sell_count, volume,
                          unique_trader_count, open_price, high_price, low_price, close_price)
     SELECT c.a, c.i, c.b, c.tc, c.bc, c.sc, c.vol, coalesce(ctn.nt, 0) + c.rt - coalesce(ttd.n, 0), c.o, c.h, c.l, c.cl
-    FROM unnest(${q.p(
-      cd.map((c) => c.tokenAddress),
-      "text[]",
-    )}, ${q.p(
-      cd.map((c) => c.interval),
-      "text[]",
-    )}, ${q.p(
-      cd.map((c) => c.bucketStart),
-      "bigint[]",
-    )}, ${q.p(
-      cd.map((c) => c.tradeCount),
-      "int[]",
-    )}, ${q.p(
-      cd.map((c) => c.buyCount),
-      "int[]",
-    )}, ${q.p(
-      cd.map((c) => c.sellCount),
-      "int[]",
-    )}, ${q.p(
-      cd.map((c) => c.volume.toString()),
-      "numeric[]",
-    )}, ${q.p(
-      cd.map((c) => str(c.open)),
-      "numeric[]",
-    )}, ${q.p(
-      cd.map((c) => str(c.high)),
-      "numeric[]",
-    )}, ${q.p(
-      cd.map((c) => str(c.low)),
-      "numeric[]",
-    )}, ${q.p(
-      cd.map((c) => str(c.close)),
-      "numeric[]",
-    )}, ${q.p(
-      cd.map((c) => c.rangeTraders),
-      "int[]",
-    )}) AS c(a, i, b, tc, bc, sc, vol, o, h, l, cl, rt)
+    FROM ${unnestRows(q, cd, "c", {
+      ...BUCKET_KEY,
+      tc: ["int", (c) => c.tradeCount],
+      bc: ["int", (c) => c.buyCount],
+      sc: ["int", (c) => c.sellCount],
+      vol: ["numeric", (c) => c.volume.toString()],
+      o: ["numeric", (c) => str(c.open)],
+      h: ["numeric", (c) => str(c.high)],
+      l: ["numeric", (c) => str(c.low)],
+      cl: ["numeric", (c) => str(c.close)],
+      rt: ["int", (c) => c.rangeTraders],
+    })}
     LEFT JOIN candles_traders_new ctn ON ctn.token_address = c.a AND ctn.interval = c.i AND ctn.bucket_start = c.b
     LEFT JOIN ${countedTraders} ttd ON ttd.token_address = c.a AND ttd.interval = c.i AND ttd.bucket_start = c.b
     ON CONFLICT (token_address, interval, bucket_start) DO UPDATE SET

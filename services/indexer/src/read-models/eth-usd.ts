@@ -1,6 +1,6 @@
 // Read model `eth_usd_answers`: the configured ETH/USD feed's `AnswerUpdated` (handler
 // `onAnswerUpdated` adds a row), inserted by one CTE of the range's statement.
-import type { SqlParams } from "../store/sql-text.js";
+import { type SqlParams, unnestRows } from "../store/sql-text.js";
 
 /** An `AnswerUpdated` of the ETH/USD feed. */
 export interface EthUsdRow {
@@ -17,22 +17,13 @@ export function ethUsdCtes(u: EthUsdRow[], q: SqlParams): string[] {
   return [
     `eth_usd_ins AS (
     INSERT INTO eth_usd_answers (block_number, log_index, round_id, answer, updated_at)
-    SELECT * FROM unnest(${q.p(
-      u.map((r) => r.blockNumber),
-      "bigint[]",
-    )}, ${q.p(
-      u.map((r) => r.logIndex),
-      "int[]",
-    )}, ${q.p(
-      u.map((r) => r.roundId.toString()),
-      "numeric[]",
-    )}, ${q.p(
-      u.map((r) => r.answer.toString()),
-      "numeric[]",
-    )}, ${q.p(
-      u.map((r) => r.updatedAt.toString()),
-      "bigint[]",
-    )})
+    SELECT * FROM ${unnestRows(q, u, "d", {
+      block_number: ["bigint", (r) => r.blockNumber],
+      log_index: ["int", (r) => r.logIndex],
+      round_id: ["numeric", (r) => r.roundId.toString()],
+      answer: ["numeric", (r) => r.answer.toString()],
+      updated_at: ["bigint", (r) => r.updatedAt.toString()],
+    })}
     ON CONFLICT DO NOTHING)`,
   ];
 }

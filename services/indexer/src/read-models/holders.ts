@@ -2,7 +2,7 @@
 // `Transfer` (handler `onTransfer`) moves balances; the token's platform contracts are never
 // holders (`isExcludedHolder`, the one holder-exclusion rule of @tmi/shared/market).
 import { isExcludedHolder, type TokenPlatformContracts } from "@tmi/shared/market";
-import type { SqlParams } from "../store/sql-text.js";
+import { type SqlParams, unnestRows } from "../store/sql-text.js";
 
 /** A net balance change of one holder (never a platform contract) of one token over the range. */
 export interface BalanceDelta {
@@ -51,16 +51,11 @@ export function balanceRows(changes: BalanceChanges): BalanceDelta[] {
 export function holdersCtes(b: BalanceDelta[], q: SqlParams): { ctes: string[]; holderChange: string } {
   const ctes = [
     `holders_in AS (
-    SELECT * FROM unnest(${q.p(
-      b.map((r) => r.tokenAddress),
-      "text[]",
-    )}, ${q.p(
-      b.map((r) => r.holder),
-      "text[]",
-    )}, ${q.p(
-      b.map((r) => r.delta.toString()),
-      "numeric[]",
-    )}) AS d(token, holder, delta))`,
+    SELECT * FROM ${unnestRows(q, b, "d", {
+      token: ["text", (r) => r.tokenAddress],
+      holder: ["text", (r) => r.holder],
+      delta: ["numeric", (r) => r.delta.toString()],
+    })})`,
     `holders_old AS (
     SELECT bd.token, bd.holder, bd.delta, coalesce(tb.balance, 0) AS old
     FROM holders_in bd LEFT JOIN token_balances tb ON tb.token_address = bd.token AND tb.holder = bd.holder)`,

@@ -1,7 +1,7 @@
 // Read model `positions` (one row per token and trader; docs/api.md "Positions"): every trade
 // (`RangeBuilder.trade`) adds to its position's delta with {@link addPositionTrade}; the range's
 // deltas are folded into the stored rows by one group of CTEs (`positions_*`).
-import type { SqlParams } from "../store/sql-text.js";
+import { type SqlParams, unnestRows } from "../store/sql-text.js";
 import type { TradeRow } from "./trades.js";
 
 /**
@@ -102,18 +102,32 @@ export function positionsCtes(positions: Map<string, PositionDelta>, q: SqlParam
       stepReserve.push(s.reserve);
     }
   }
-  const col = <T>(pick: (p: (typeof ps)[number]) => T, type: string) => q.p(ps.map(pick), type);
+  const pairs = unnestRows(
+    q,
+    ps,
+    "d",
+    {
+      token: ["text", (p) => p.tokenAddress],
+      trader: ["text", (p) => p.trader],
+      bt: ["numeric", (p) => p.boughtTokens.toString()],
+      br: ["numeric", (p) => p.boughtReserve.toString()],
+      st: ["numeric", (p) => p.soldTokens.toString()],
+      sr: ["numeric", (p) => p.soldReserve.toString()],
+      bc: ["int", (p) => p.buyCount],
+      sc: ["int", (p) => p.sellCount],
+      fb: ["bigint", (p) => p.first.blockNumber],
+      fh: ["text", (p) => p.first.transactionHash],
+      fl: ["int", (p) => p.first.logIndex],
+      ft: ["bigint", (p) => p.first.blockTimestamp],
+      lb: ["bigint", (p) => p.last.blockNumber],
+      lh: ["text", (p) => p.last.transactionHash],
+      ll: ["int", (p) => p.last.logIndex],
+      lt: ["bigint", (p) => p.last.blockTimestamp],
+    },
+    "i",
+  );
   return [
-    `positions_in AS (
-    SELECT * FROM unnest(${col((p) => p.tokenAddress, "text[]")}, ${col((p) => p.trader, "text[]")},
-      ${col((p) => p.boughtTokens, "numeric[]")}, ${col((p) => p.boughtReserve, "numeric[]")},
-      ${col((p) => p.soldTokens, "numeric[]")}, ${col((p) => p.soldReserve, "numeric[]")},
-      ${col((p) => p.buyCount, "int[]")}, ${col((p) => p.sellCount, "int[]")},
-      ${col((p) => p.first.blockNumber, "bigint[]")}, ${col((p) => p.first.transactionHash, "text[]")},
-      ${col((p) => p.first.logIndex, "int[]")}, ${col((p) => p.first.blockTimestamp, "bigint[]")},
-      ${col((p) => p.last.blockNumber, "bigint[]")}, ${col((p) => p.last.transactionHash, "text[]")},
-      ${col((p) => p.last.logIndex, "int[]")}, ${col((p) => p.last.blockTimestamp, "bigint[]")})
-      WITH ORDINALITY AS d(token, trader, bt, br, st, sr, bc, sc, fb, fh, fl, ft, lb, lh, ll, lt, i))`,
+    `positions_in AS (SELECT * FROM ${pairs})`,
     `positions_steps AS (
     SELECT * FROM unnest(${q.p(stepPair, "bigint[]")}, ${q.p(stepBuy, "boolean[]")},
       ${q.p(stepTokens, "numeric[]")}, ${q.p(stepReserve, "numeric[]")}) WITH ORDINALITY AS s(i, buy, t, w, ord))`,

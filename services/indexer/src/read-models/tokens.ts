@@ -4,7 +4,7 @@
 // (`tokens_up`) that also takes the traders' and holders' counts as relations it is given.
 import { virtualEthReserve, virtualTokenReserve } from "@tmi/shared/chain";
 import { fullyDilutedValue, lifecycleOf, type TradeSource } from "@tmi/shared/market";
-import { type SqlParams, str } from "../store/sql-text.js";
+import { type SqlParams, str, unnestRows } from "../store/sql-text.js";
 import type { TradeRow } from "./trades.js";
 
 /** A launch: the new `tokens` row (curve state at launch, metrics zero). */
@@ -54,6 +54,8 @@ export interface SettlementChange {
 
 /** What a range changes on one token (counters add; the rest replace when set). */
 export interface TokenDelta {
+  /** The token. */
+  address: string;
   tradeCount: number;
   buyCount: number;
   sellCount: number;
@@ -82,8 +84,9 @@ export interface TokenDelta {
 }
 
 /** A fresh token delta. */
-function emptyTokenDelta(block: number): TokenDelta {
+function emptyTokenDelta(address: string, block: number): TokenDelta {
   return {
+    address,
     tradeCount: 0,
     buyCount: 0,
     sellCount: 0,
@@ -108,7 +111,7 @@ function emptyTokenDelta(block: number): TokenDelta {
 export function tokenDelta(deltas: Map<string, TokenDelta>, address: string, block: number): TokenDelta {
   let d = deltas.get(address);
   if (!d) {
-    d = emptyTokenDelta(block);
+    d = emptyTokenDelta(address, block);
     deltas.set(address, d);
   }
   if (block > d.updatedBlock) d.updatedBlock = block;
@@ -194,8 +197,6 @@ export function tokensUpdateCtes(
   counts: { newTraders: string; holderChange: string },
   q: SqlParams,
 ): string[] {
-  const e = [...deltas.entries()];
-  const g = (f: (d: (typeof e)[number][1]) => unknown) => e.map(([, d]) => f(d));
   return [
     `tokens_up AS (
     UPDATE tokens t SET
@@ -235,134 +236,49 @@ export function tokensUpdateCtes(
       last_trade_block_number = coalesce(d.ltb, t.last_trade_block_number),
       latest_trade_timestamp = coalesce(d.ltt, t.latest_trade_timestamp),
       updated_block_number = greatest(t.updated_block_number, d.ub)
-    FROM unnest(
-      ${q.p(
-        e.map(([a]) => a),
-        "text[]",
-      )}, ${q.p(
-        g((d) => d.tradeCount),
-        "int[]",
-      )}, ${q.p(
-        g((d) => d.buyCount),
-        "int[]",
-      )}, ${q.p(
-        g((d) => d.sellCount),
-        "int[]",
-      )},
-      ${q.p(
-        g((d) => d.volume.toString()),
-        "numeric[]",
-      )}, ${q.p(
-        g((d) => d.fees.toString()),
-        "numeric[]",
-      )}, ${q.p(
-        g((d) => d.curve !== null),
-        "bool[]",
-      )},
-      ${q.p(
-        g((d) => str(d.curve?.soldSupply)),
-        "numeric[]",
-      )}, ${q.p(
-        g((d) => str(d.curve?.reserveCoordinate)),
-        "numeric[]",
-      )},
-      ${q.p(
-        g((d) => (d.curve ? virtualTokenReserve(d.curve.soldSupply).toString() : null)),
-        "numeric[]",
-      )}, ${q.p(
-        g((d) => (d.curve ? virtualEthReserve(d.curve.reserveCoordinate).toString() : null)),
-        "numeric[]",
-      )},
-      ${q.p(
-        g((d) => d.price !== undefined),
-        "bool[]",
-      )}, ${q.p(
-        g((d) => str(d.price)),
-        "numeric[]",
-      )}, ${q.p(
-        e.map(([a, d]) => str(d.price === undefined ? null : fullyDilutedValue(d.price, supplyOf(a)))),
-        "numeric[]",
-      )},
-      ${q.p(
-        g((d) => d.graduation !== null),
-        "bool[]",
-      )}, ${q.p(
-        g((d) => d.graduation?.manager ?? null),
-        "text[]",
-      )}, ${q.p(
-        g((d) => str(d.graduation?.tokenAmount)),
-        "numeric[]",
-      )}, ${q.p(
-        g((d) => str(d.graduation?.ethAmount)),
-        "numeric[]",
-      )}, ${q.p(
-        g((d) => str(d.graduation?.soldSupply)),
-        "numeric[]",
-      )},
-      ${q.p(
-        g((d) => d.graduation?.blockNumber ?? null),
-        "bigint[]",
-      )}, ${q.p(
-        g((d) => d.graduation?.transactionHash ?? null),
-        "text[]",
-      )}, ${q.p(
-        g((d) => d.graduation?.logIndex ?? null),
-        "int[]",
-      )}, ${q.p(
-        g((d) => d.graduation?.timestamp ?? null),
-        "bigint[]",
-      )},
-      ${q.p(
-        g((d) => d.settlement !== null),
-        "bool[]",
-      )}, ${q.p(
-        g((d) => d.settlement?.custodian ?? null),
-        "text[]",
-      )}, ${q.p(
-        g((d) => str(d.settlement?.positionTokenId)),
-        "numeric[]",
-      )}, ${q.p(
-        g((d) => str(d.settlement?.liquidity)),
-        "numeric[]",
-      )},
-      ${q.p(
-        g((d) => d.settlement?.blockNumber ?? null),
-        "bigint[]",
-      )}, ${q.p(
-        g((d) => d.settlement?.transactionHash ?? null),
-        "text[]",
-      )}, ${q.p(
-        g((d) => d.settlement?.logIndex ?? null),
-        "int[]",
-      )},
-      ${q.p(
-        g((d) => d.escrow),
-        "text[]",
-      )}, ${q.p(
-        g((d) => d.feeVault),
-        "text[]",
-      )}, ${q.p(
-        g((d) => d.communityVault),
-        "text[]",
-      )}, ${q.p(
-        g((d) => d.traderRewardsVault),
-        "text[]",
-      )}, ${q.p(
-        g((d) => d.lastTradeSource),
-        "text[]",
-      )}, ${q.p(
-        g((d) => d.lastTradeBlock),
-        "bigint[]",
-      )}, ${q.p(
-        g((d) => d.latestTradeTimestamp),
-        "bigint[]",
-      )}, ${q.p(
-        g((d) => d.updatedBlock),
-        "bigint[]",
-      )})
-      AS d(a, tc, bc, sc, vol, fee, has_curve, sold, res, vtr, ver, price_set, pr, fdv,
-           grad, gm, gta, gea, gss, gbn, gth, gli, gts, settled, cus, pid, liq, sbn, sth, sli,
-           esc, vault, cvault, tvault, lts, ltb, ltt, ub)
+    FROM ${unnestRows(q, [...deltas.values()], "d", {
+      a: ["text", (d) => d.address],
+      tc: ["int", (d) => d.tradeCount],
+      bc: ["int", (d) => d.buyCount],
+      sc: ["int", (d) => d.sellCount],
+      vol: ["numeric", (d) => d.volume.toString()],
+      fee: ["numeric", (d) => d.fees.toString()],
+      has_curve: ["bool", (d) => d.curve !== null],
+      sold: ["numeric", (d) => str(d.curve?.soldSupply)],
+      res: ["numeric", (d) => str(d.curve?.reserveCoordinate)],
+      vtr: ["numeric", (d) => (d.curve ? virtualTokenReserve(d.curve.soldSupply).toString() : null)],
+      ver: ["numeric", (d) => (d.curve ? virtualEthReserve(d.curve.reserveCoordinate).toString() : null)],
+      price_set: ["bool", (d) => d.price !== undefined],
+      pr: ["numeric", (d) => str(d.price)],
+      fdv: [
+        "numeric",
+        (d) => str(d.price === undefined ? null : fullyDilutedValue(d.price, supplyOf(d.address))),
+      ],
+      grad: ["bool", (d) => d.graduation !== null],
+      gm: ["text", (d) => d.graduation?.manager ?? null],
+      gta: ["numeric", (d) => str(d.graduation?.tokenAmount)],
+      gea: ["numeric", (d) => str(d.graduation?.ethAmount)],
+      gss: ["numeric", (d) => str(d.graduation?.soldSupply)],
+      gbn: ["bigint", (d) => d.graduation?.blockNumber ?? null],
+      gth: ["text", (d) => d.graduation?.transactionHash ?? null],
+      gli: ["int", (d) => d.graduation?.logIndex ?? null],
+      gts: ["bigint", (d) => d.graduation?.timestamp ?? null],
+      settled: ["bool", (d) => d.settlement !== null],
+      cus: ["text", (d) => d.settlement?.custodian ?? null],
+      pid: ["numeric", (d) => str(d.settlement?.positionTokenId)],
+      liq: ["numeric", (d) => str(d.settlement?.liquidity)],
+      sbn: ["bigint", (d) => d.settlement?.blockNumber ?? null],
+      sth: ["text", (d) => d.settlement?.transactionHash ?? null],
+      sli: ["int", (d) => d.settlement?.logIndex ?? null],
+      esc: ["text", (d) => d.escrow],
+      vault: ["text", (d) => d.feeVault],
+      cvault: ["text", (d) => d.communityVault],
+      tvault: ["text", (d) => d.traderRewardsVault],
+      lts: ["text", (d) => d.lastTradeSource],
+      ltb: ["bigint", (d) => d.lastTradeBlock],
+      ltt: ["bigint", (d) => d.latestTradeTimestamp],
+      ub: ["bigint", (d) => d.updatedBlock],
+    })}
     LEFT JOIN ${counts.newTraders} ttn ON ttn.token_address = d.a
     LEFT JOIN ${counts.holderChange} hd ON hd.token_address = d.a
     WHERE t.address = d.a)`,

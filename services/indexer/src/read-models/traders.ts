@@ -2,7 +2,7 @@
 // names its trader with {@link addTokenTrader}; the candles of the range give each trader's first
 // and last bucket of the long intervals. Offers the count of new traders per token (for
 // `tokens.unique_trader_count`) and of traders already counted in a long bucket (for candles).
-import type { SqlParams } from "../store/sql-text.js";
+import { type SqlParams, type UnnestColumn, unnestRows } from "../store/sql-text.js";
 import { LONG_INTERVALS, type TraderBuckets } from "./candles.js";
 import type { TradeRow } from "./trades.js";
 
@@ -41,6 +41,18 @@ export function setTraderBuckets(
   }
 }
 
+/** One bigint column per long interval, `<prefix><interval>` (`f1h`, …): the trader's first or last bucket of it. */
+function bucketColumns(
+  prefix: string,
+  which: "firstBuckets" | "lastBuckets",
+): Record<string, UnnestColumn<TokenTraderDelta>> {
+  const columns: Record<string, UnnestColumn<TokenTraderDelta>> = {};
+  LONG_INTERVALS.forEach((interval, j) => {
+    columns[`${prefix}${interval}`] = ["bigint", (r) => r[which][j] ?? null];
+  });
+  return columns;
+}
+
 /**
  * Distinct traders per token (`token_traders`): the range's traders inserted, or their last bucket
  * of each long candle interval moved forward (rows that would not change are not written: no row
@@ -54,26 +66,17 @@ export function tradersCtes(
   q: SqlParams,
 ): { ctes: string[]; newTraders: string; countedTraders: string } {
   const tt = [...traders.values()];
-  const col = (j: number, which: "firstBuckets" | "lastBuckets") =>
-    q.p(
-      tt.map((r) => r[which][j] ?? null),
-      "bigint[]",
-    );
   const names = LONG_INTERVALS.map((i) => i);
   const ctes = [
     `traders_old AS (
     SELECT d.*, old.trader IS NULL AS is_new, ${names.map((n) => `old.last_bucket_${n} AS o${n}`).join(", ")}
-    FROM unnest(${q.p(
-      tt.map((r) => r.tokenAddress),
-      "text[]",
-    )}, ${q.p(
-      tt.map((r) => r.trader),
-      "text[]",
-    )}, ${q.p(
-      tt.map((r) => r.firstBlock),
-      "bigint[]",
-    )}, ${names.map((_, j) => col(j, "firstBuckets")).join(", ")}, ${names.map((_, j) => col(j, "lastBuckets")).join(", ")})
-      AS d(token, trader, fb, ${names.map((n) => `f${n}`).join(", ")}, ${names.map((n) => `l${n}`).join(", ")})
+    FROM ${unnestRows(q, tt, "d", {
+      token: ["text", (r) => r.tokenAddress],
+      trader: ["text", (r) => r.trader],
+      fb: ["bigint", (r) => r.firstBlock],
+      ...bucketColumns("f", "firstBuckets"),
+      ...bucketColumns("l", "lastBuckets"),
+    })}
     LEFT JOIN token_traders old ON old.token_address = d.token AND old.trader = d.trader)`,
     `traders_up AS (
     INSERT INTO token_traders (token_address, trader, first_block_number, ${names.map((n) => `last_bucket_${n}`).join(", ")})

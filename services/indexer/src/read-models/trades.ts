@@ -1,7 +1,8 @@
 // Read model `trades`: one row per curve trade (`TokensBought`/`TokensSold`) and pool `Swap`.
-// Handlers add a row through `RangeBuilder.trade`; the range writes them with one COPY.
+// Handlers add a row through `RangeBuilder.trade` ({@link tradeRow}); the range writes them with
+// one COPY ({@link TRADES_COPY}).
 import type { TradeSide, TradeSource } from "@tmi/shared/market";
-import { copyChunks, copyValue, str } from "../store/sql-text.js";
+import { type CopyTable, copyValue, str } from "../store/sql-text.js";
 
 /** One row of `trades` (amounts in wei / token base units, price in wei per whole token). */
 export interface TradeRow {
@@ -23,15 +24,51 @@ export interface TradeRow {
   price: bigint | null;
 }
 
-/** COPY of `trades`. */
-export const COPY_TRADES =
-  "COPY trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address, trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price) FROM STDIN";
+/** Where a trade stands in the chain: its event's position (the first five fields of {@link TradeRow}). */
+export type TradePosition = Pick<
+  TradeRow,
+  "blockNumber" | "logIndex" | "transactionIndex" | "transactionHash" | "blockTimestamp"
+>;
 
-/** The COPY text of a range's trades (append-only; a reorg removes them through the journal). */
-export function tradesCopy(trades: TradeRow[]): Promise<string[]> {
-  return copyChunks(
-    trades,
-    (t) =>
-      `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,
-  );
+/**
+ * The `trades` row of a trade of the event at `p`.
+ * @dev positional arguments, no intermediate objects: this runs once per trade (hot path).
+ */
+export function tradeRow(
+  p: TradePosition,
+  tokenAddress: string,
+  trader: string,
+  side: TradeSide,
+  source: TradeSource,
+  tokenAmount: bigint,
+  reserveAmount: bigint,
+  curveValue: bigint,
+  protocolFee: bigint,
+  creatorFee: bigint,
+  price: bigint | null,
+): TradeRow {
+  return {
+    blockNumber: p.blockNumber,
+    logIndex: p.logIndex,
+    transactionIndex: p.transactionIndex,
+    transactionHash: p.transactionHash,
+    blockTimestamp: p.blockTimestamp,
+    tokenAddress,
+    trader,
+    side,
+    source,
+    tokenAmount,
+    reserveAmount,
+    curveValue,
+    protocolFee,
+    creatorFee,
+    price,
+  };
 }
+
+/** `trades` by COPY (append-only; a reorg removes the rows through the journal). */
+export const TRADES_COPY: CopyTable<TradeRow> = {
+  sql: "COPY trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address, trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price) FROM STDIN",
+  line: (t) =>
+    `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,
+};

@@ -2,7 +2,7 @@ import { formatIndexedNotification, INDEXED_CHANNEL } from "@tmi/shared/market";
 import type { PoolClient } from "pg";
 import type { Batch } from "../model/batch.js";
 import type { KnownState } from "../model/known-state.js";
-import { activityCopy, COPY_CHAIN_EVENTS } from "../read-models/activity.js";
+import { CHAIN_EVENTS_COPY } from "../read-models/activity.js";
 import { candlesCtes } from "../read-models/candles.js";
 import { creatorsCtes } from "../read-models/creators.js";
 import { ethUsdCtes } from "../read-models/eth-usd.js";
@@ -10,8 +10,8 @@ import { holdersCtes } from "../read-models/holders.js";
 import { positionsCtes } from "../read-models/positions.js";
 import { newTokensStatement, tokensUpdateCtes } from "../read-models/tokens.js";
 import { tradersCtes } from "../read-models/traders.js";
-import { COPY_TRADES, tradesCopy } from "../read-models/trades.js";
-import { copyIn, type SqlParams, sqlParams, timed } from "./sql-text.js";
+import { TRADES_COPY } from "../read-models/trades.js";
+import { copyChunks, copyIn, type SqlParams, sqlParams, timed, unnestRows } from "./sql-text.js";
 
 export { copyValue, pgArray, statementMs, timed } from "./sql-text.js";
 
@@ -61,9 +61,9 @@ export async function prepareWrite(
   options: WriteOptions,
 ): Promise<PreparedWrite> {
   const pause = () => new Promise<void>((r) => setImmediate(r));
-  const events = await activityCopy(batch.events);
+  const events = await copyChunks(batch.events, CHAIN_EVENTS_COPY);
   await pause();
-  const trades = await tradesCopy(batch.trades);
+  const trades = await copyChunks(batch.trades, TRADES_COPY);
   const newTokens = newTokensStatement(batch.newTokens, options.chainId);
   await pause();
   const journal =
@@ -85,8 +85,8 @@ export async function executeWrite(client: PoolClient, prepared: PreparedWrite):
       [String(prepared.journal.fromBlock), String(prepared.journal.toBlock)],
     );
   }
-  await timed("copy_events", () => copyIn(client, COPY_CHAIN_EVENTS, prepared.events));
-  await timed("copy_trades", () => copyIn(client, COPY_TRADES, prepared.trades));
+  await timed("copy_events", () => copyIn(client, CHAIN_EVENTS_COPY, prepared.events));
+  await timed("copy_trades", () => copyIn(client, TRADES_COPY, prepared.trades));
   if (prepared.newTokens) {
     const q = prepared.newTokens;
     await timed("new_tokens", () => client.query(q.text, q.values));
@@ -96,25 +96,17 @@ export async function executeWrite(client: PoolClient, prepared: PreparedWrite):
 
 /** `blocks` (headers kept for reorg checks), pruning of blocks and journal, the checkpoint. */
 function chainPositionCtes(batch: Batch, q: SqlParams, options: WriteOptions): string[] {
-  const h = batch.headers;
   const end = batch.endHeader;
   const keepFrom = batch.toBlock - options.keepBlocks;
   return [
     `bi AS (
     INSERT INTO blocks (number, hash, parent_hash, timestamp)
-    SELECT * FROM unnest(${q.p(
-      h.map((x) => x.number),
-      "bigint[]",
-    )}, ${q.p(
-      h.map((x) => x.hash),
-      "text[]",
-    )}, ${q.p(
-      h.map((x) => x.parentHash),
-      "text[]",
-    )}, ${q.p(
-      h.map((x) => x.timestamp),
-      "bigint[]",
-    )})
+    SELECT * FROM ${unnestRows(q, batch.headers, "d", {
+      number: ["bigint", (x) => x.number],
+      hash: ["text", (x) => x.hash],
+      parent_hash: ["text", (x) => x.parentHash],
+      timestamp: ["bigint", (x) => x.timestamp],
+    })}
     ON CONFLICT (number) DO UPDATE SET hash = excluded.hash, parent_hash = excluded.parent_hash, timestamp = excluded.timestamp)`,
     // Keep the header before every journaled write: a reorg may revert to it.
     `bp AS (DELETE FROM blocks WHERE number < LEAST(${q.p(keepFrom, "bigint")},

@@ -15,14 +15,26 @@ export function copyValue(value: string | number | bigint | null): string {
 }
 
 /**
- * Formats rows as COPY text in ~256 kB chunks (done before the write, off the database's critical
- * path), yielding to the event loop after each chunk so that the write in flight keeps moving.
+ * A table a range appends to with one COPY (text format): the statement naming its columns, and
+ * the line of one row (those columns in that order, tab-separated, each value through
+ * {@link copyValue} when it may be NULL or hold a tab, newline or backslash; ending in `\n`).
  */
-export async function copyChunks<T>(rows: T[], line: (row: T) => string): Promise<string[]> {
+export interface CopyTable<T> {
+  /** `COPY <table> (<columns>) FROM STDIN`. */
+  readonly sql: string;
+  /** The row's COPY line: one template literal per table (no allocation per field; hot path). */
+  readonly line: (row: T) => string;
+}
+
+/**
+ * Formats rows as COPY text of `table` in ~256 kB chunks (done before the write, off the database's
+ * critical path), yielding to the event loop after each chunk so that the write in flight keeps moving.
+ */
+export async function copyChunks<T>(rows: T[], table: CopyTable<T>): Promise<string[]> {
   const chunks: string[] = [];
   let chunk = "";
   for (const row of rows) {
-    chunk += line(row);
+    chunk += table.line(row);
     if (chunk.length > 256_000) {
       chunks.push(chunk);
       chunk = "";
@@ -33,10 +45,13 @@ export async function copyChunks<T>(rows: T[], line: (row: T) => string): Promis
   return chunks;
 }
 
-/** Hands every chunk to the socket at once (no event-loop turn per chunk), then waits for the COPY to complete. */
-export async function copyIn(client: PoolClient, sql: string, chunks: string[]): Promise<void> {
+/**
+ * Sends the chunks of {@link copyChunks} as the COPY of `table`: hands every chunk to the socket at
+ * once (no event-loop turn per chunk), then waits for the COPY to complete.
+ */
+export async function copyIn<T>(client: PoolClient, table: CopyTable<T>, chunks: string[]): Promise<void> {
   if (chunks.length === 0) return;
-  const stream = client.query(copyFrom(sql));
+  const stream = client.query(copyFrom(table.sql));
   const done = finished(stream);
   for (const chunk of chunks) stream.write(chunk);
   stream.end();
@@ -86,6 +101,43 @@ export function sqlParams(): SqlParams {
       return `$${values.length}::${type}`;
     },
   };
+}
+
+/**
+ * One column of an {@link unnestRows} relation: the PostgreSQL type of its elements (`text`,
+ * `numeric`, …) and the value of a row in it (bigints as they are or as decimal text; null for NULL).
+ */
+export type UnnestColumn<T> = readonly [type: string, value: (row: T) => unknown];
+
+/**
+ * The rows as a relation for one statement: `unnest($1::text[], $2::numeric[], …) AS alias(a, b, …)`,
+ * one array parameter per column (in the order of `columns`, named by its keys, which must be SQL
+ * identifiers that are not integers), plus `WITH ORDINALITY` and a last column of that name when
+ * `ordinality` is given (the row's 1-based position in `rows`).
+ * @example unnestRows(q, rows, "d", { token: ["text", (r) => r.token], delta: ["numeric", (r) => r.delta] })
+ *   // "unnest($1::text[], $2::numeric[]) AS d(token, delta)"
+ */
+export function unnestRows<T>(
+  q: SqlParams,
+  rows: readonly T[],
+  alias: string,
+  columns: Readonly<Record<string, UnnestColumn<T>>>,
+  ordinality?: string,
+): string {
+  let params = "";
+  let names = "";
+  for (const name in columns) {
+    const [type, value] = columns[name]!;
+    if (names) {
+      params += ", ";
+      names += ", ";
+    }
+    params += q.p(rows.map(value), `${type}[]`);
+    names += name;
+  }
+  return ordinality === undefined
+    ? `unnest(${params}) AS ${alias}(${names})`
+    : `unnest(${params}) WITH ORDINALITY AS ${alias}(${names}, ${ordinality})`;
 }
 
 /** Accumulated milliseconds per write statement since start (logged with the catch-up stats). */

@@ -32,27 +32,12 @@ export interface DraftRow {
 /** The store's client: the read-write Prisma client or an interactive transaction of it. */
 export type DraftDb = Db | Prisma.TransactionClient;
 
+/** The stored row as a {@link DraftRow}: the same fields, the supply as bigint and the status narrowed. */
 function toDraft(row: MetadataDraft): DraftRow {
   return {
-    id: row.id,
-    chainId: row.chainId,
-    name: row.name,
-    symbol: row.symbol,
-    description: row.description,
+    ...row,
     initialSupply: decimalToBigInt(row.initialSupply),
-    websiteUrl: row.websiteUrl,
-    xUrl: row.xUrl,
-    telegramUrl: row.telegramUrl,
-    discordUrl: row.discordUrl,
-    imageKey: row.imageKey,
-    metadataKey: row.metadataKey,
     status: row.status as DraftRow["status"],
-    tokenAddress: row.tokenAddress,
-    transactionHash: row.transactionHash,
-    createdAt: row.createdAt,
-    finalizedAt: row.finalizedAt,
-    verified: row.verified,
-    signer: row.signer,
   };
 }
 

@@ -1,4 +1,5 @@
 // Tiny, structurally valid images generated in code for tests and benchmarks (no fixtures on disk).
+import { randomBytes } from "node:crypto";
 import { crc32, deflateSync } from "node:zlib";
 
 function pngChunk(type: string, data: Buffer): Buffer {
@@ -12,12 +13,13 @@ function pngChunk(type: string, data: Buffer): Buffer {
 
 /**
  * A valid RGB PNG of `width`×`height` (solid colour). `padTo` inserts an ancillary `tEXt`
- * chunk so that the file is exactly that many bytes (≥ the plain size + 12).
+ * chunk so that the file is exactly that many bytes (≥ the plain size + 12); with `unique`, its
+ * filler is random hex, so that every call gives a distinct file (distinct content hash).
  */
 export function pngImage(
   width = 2,
   height = 2,
-  options: { padTo?: number; declared?: { width: number; height: number } } = {},
+  options: { padTo?: number; unique?: boolean; declared?: { width: number; height: number } } = {},
 ): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(options.declared?.width ?? width, 0);
@@ -33,7 +35,14 @@ export function pngImage(
   if (options.padTo !== undefined) {
     const filler = options.padTo - plain - 12;
     if (filler < 0) throw new Error("padTo too small");
-    const text = Buffer.alloc(filler, 0x61);
+    const text = options.unique
+      ? Buffer.from(
+          randomBytes(Math.ceil(filler / 2))
+            .toString("hex")
+            .slice(0, filler),
+          "latin1",
+        )
+      : Buffer.alloc(filler, 0x61);
     text.write("Comment\0", 0, "latin1");
     parts.push(pngChunk("tEXt", text));
   }
