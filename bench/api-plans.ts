@@ -20,26 +20,14 @@ import {
   twoPartPage,
 } from "../services/query-api/src/tokens/token-list-queries.js";
 import { MARKET_TRADES, MARKET_TRADES_BY_SOURCE } from "../services/query-api/src/trades/trade-queries.js";
-import { ensureBenchDatabase } from "./api-data-lib.js";
+import { openBenchData } from "./api-samples-lib.js";
+import { parseBenchArgs } from "./bench-args-lib.js";
 
-const args = new Map(
-  process.argv.slice(2).map((arg) => {
-    const [key, value] = arg.replace(/^--/, "").split("=");
-    return [key ?? "", value ?? "true"] as const;
-  }),
-);
-const num = (key: string, fallback: number) => (args.has(key) ? Number(args.get(key)) : fallback);
-const ONLY = args.get("only")?.split(",");
-const ADMIN_URL = process.env.TMI_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
+const args = parseBenchArgs();
+const ONLY = args.only;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-const data = await ensureBenchDatabase({
-  adminUrl: ADMIN_URL,
-  name: args.get("database") ?? "qapi_bench",
-  tokens: num("tokens", 10_000),
-  trades: num("trades", 1_000_000),
-  log,
-});
+const data = await openBenchData(args, "qapi_bench", log);
 const client = new pg.Client({ connectionString: data.url });
 await client.connect();
 // The session of query-api's read pool, and the generic plan a prepared statement settles on.

@@ -19,15 +19,11 @@ import http from "node:http";
 import os from "node:os";
 import { createTestDatabase } from "@tmi/testkit";
 import pg from "pg";
+import { parseBenchArgs } from "./bench-args-lib.js";
 import { runStreamGatewayBench } from "./stream-gateway-lib.js";
 
-const args = new Map(
-  process.argv.slice(2).map((arg) => {
-    const [key, value] = arg.replace(/^--/, "").split("=");
-    return [key ?? "", value ?? "true"] as const;
-  }),
-);
-const num = (key: string, fallback: number) => (args.has(key) ? Number(args.get(key)) : fallback);
+const args = parseBenchArgs();
+const { num } = args;
 const SUBSCRIBERS = num("subscribers", 1000);
 const BLOCKS = num("blocks", 100);
 const RATE = num("rate", 10);
