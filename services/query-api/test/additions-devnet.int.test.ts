@@ -28,12 +28,12 @@ import {
   type TestDatabase,
   waitFor,
 } from "@tmi/testkit";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildApp } from "../src/app.js";
 import { createReadPool } from "../src/db.js";
 import { openSse, type SseClient } from "./fixtures.js";
+import { openApiValidator } from "./harness.js";
 
 const ETH = 10n ** 18n;
 const A1 = 250_012_345_678n; // 2,500.12345678 USD per ETH (8 decimals)
@@ -138,16 +138,8 @@ beforeAll(async () => {
   const [first, second] = await Promise.all([createTestDatabase(), createTestDatabase()]);
   [withFeed, withoutFeed] = await Promise.all([open(first, true), open(second, false)]);
 
-  const doc = (await withFeed.app.inject({ url: "/api/v1/openapi.json" })).json();
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-  ajv.addSchema(doc, "openapi");
-  validate = (path, body) => {
-    const check = ajv.getSchema(
-      `openapi#/paths/${path.replaceAll("/", "~1")}/get/responses/200/content/application~1json/schema`,
-    );
-    if (!check) throw new Error(`no schema for ${path}`);
-    if (!check(body)) throw new Error(`${path}: ${ajv.errorsText(check.errors)}`);
-  };
+  const check = await openApiValidator(withFeed.app);
+  validate = (path, body) => check(path, 200, body);
 }, 240_000);
 
 afterAll(async () => {

@@ -6,10 +6,14 @@
 import { createTrader, type Devnet, localPublicClient, type Trader } from "@tmi/devnet";
 import { CURVE_ALLOCATION, curveSpotPrice } from "@tmi/shared/chain";
 import type { IndexerProcess } from "@tmi/testkit";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type IndexedDevnetApp, type QueryApiApp, startIndexedDevnetApp } from "./harness.js";
+import {
+  type IndexedDevnetApp,
+  openApiValidator,
+  type QueryApiApp,
+  startIndexedDevnetApp,
+} from "./harness.js";
 
 const ETH = 10n ** 18n;
 const WAD = 10n ** 18n;
@@ -95,16 +99,8 @@ beforeAll(async () => {
     },
   });
   ({ indexer, reader: pool, app } = env);
-  const doc = (await app.inject({ url: "/api/v1/openapi.json" })).json();
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  ajv.addSchema(doc, "openapi");
-  validate = (path, body) => {
-    const check = ajv.getSchema(
-      `openapi#/paths/${path.replaceAll("/", "~1")}/get/responses/200/content/application~1json/schema`,
-    );
-    if (!check) throw new Error(`no schema for ${path}`);
-    if (!check(body)) throw new Error(`${path}: ${ajv.errorsText(check.errors)}`);
-  };
+  const check = await openApiValidator(app);
+  validate = (path, body) => check(path, 200, body);
 }, 240_000);
 
 afterAll(() => env?.stop());

@@ -48,9 +48,7 @@ export async function createHarness(config: Partial<QueryApiConfig> = {}): Promi
     config: { cursorSecret: TEST_CURSOR_SECRET, corsOrigins: "*", ...config },
     logger: createLogger({ service: "query-api-test", level: "silent" }),
   });
-  const doc = (await app.inject({ url: "/api/v1/openapi.json" })).json();
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-  ajv.addSchema(doc, "openapi");
+  const validate = await openApiValidator(app);
   const get: Harness["get"] = async (url, headers) => {
     const response = await app.inject({ method: "GET", url, headers: headers ?? {} });
     let body: unknown = response.body;
@@ -68,22 +66,37 @@ export async function createHarness(config: Partial<QueryApiConfig> = {}): Promi
     pool,
     app,
     get,
-    validate(path, status, body) {
-      const pointer = `openapi#/paths/${path.replaceAll("~", "~0").replaceAll("/", "~1")}/get/responses/${status}/content/application~1json/schema`;
-      const validator = ajv.getSchema(pointer);
-      if (!validator) throw new Error(`no OpenAPI schema for GET ${path} ${status}`);
-      if (!validator(body)) {
-        throw new Error(
-          `response of GET ${path} (${status}) does not match the OpenAPI document: ${ajv.errorsText(validator.errors)}`,
-        );
-      }
-    },
+    validate,
     async close() {
       await app.close();
       await pool.end();
       await admin.end();
       await database.drop();
     },
+  };
+}
+
+/**
+ * The validator of response bodies against the OpenAPI document `app` serves
+ * (`/api/v1/openapi.json`): `validate(path, status, body)` throws when `body` does not match the
+ * response schema of `GET path` (template path, e.g. `/api/v1/tokens/{address}`) and `status`,
+ * or when the document has no such schema.
+ */
+export async function openApiValidator(
+  app: Pick<QueryApiApp, "inject">,
+): Promise<(path: string, status: number, body: unknown) => void> {
+  const doc = (await app.inject({ url: "/api/v1/openapi.json" })).json();
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  ajv.addSchema(doc, "openapi");
+  return (path, status, body) => {
+    const pointer = `openapi#/paths/${path.replaceAll("~", "~0").replaceAll("/", "~1")}/get/responses/${status}/content/application~1json/schema`;
+    const validator = ajv.getSchema(pointer);
+    if (!validator) throw new Error(`no OpenAPI schema for GET ${path} ${status}`);
+    if (!validator(body)) {
+      throw new Error(
+        `response of GET ${path} (${status}) does not match the OpenAPI document: ${ajv.errorsText(validator.errors)}`,
+      );
+    }
   };
 }
 
