@@ -4,34 +4,21 @@
 // served by the API with the amounts of the chain.
 
 import { uniswapV3PoolAbi } from "@tmi/contracts";
-import { BASE_UNISWAP_V3_FACTORY, BASE_WETH, createTrader, type Devnet, startDevnet } from "@tmi/devnet";
-import { createLogger } from "@tmi/shared/logger";
-import {
-  createTestDatabase,
-  devnetIndexerOptions,
-  type IndexerProcess,
-  indexToHead,
-  type TestDatabase,
-} from "@tmi/testkit";
-import type pg from "pg";
+import { BASE_UNISWAP_V3_FACTORY, BASE_WETH, createTrader, type Devnet } from "@tmi/devnet";
 import { parseEther, parseEventLogs, type TransactionReceipt } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { buildApp } from "../src/app.js";
-import { createReadPool } from "../src/db.js";
+import { type IndexedDevnetApp, type QueryApiApp, startIndexedDevnetApp } from "./harness.js";
 
+let env: IndexedDevnetApp<QueryApiApp>;
 let devnet: Devnet;
-let database: TestDatabase;
-let indexer: IndexerProcess;
-let pool: pg.Pool;
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: QueryApiApp;
 let token: `0x${string}`;
 let canonicalPool: `0x${string}`;
 let trader: `0x${string}`;
 const swaps: { hash: string; side: "buy" | "sell"; receipt: TransactionReceipt }[] = [];
 
-beforeAll(async () => {
-  devnet = await startDevnet({ port: 0, blockTime: "automine", chainId: 8453 });
-  database = await createTestDatabase();
+/** A graduated token bought and sold through SwapRouter02 at QuoterV2's quotes. */
+async function swapThroughRouter(): Promise<void> {
   const creator = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 1 });
   const swapper = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 2 });
   trader = swapper.address;
@@ -46,23 +33,20 @@ beforeAll(async () => {
   const ethOut = await swapper.quotePoolSwap(token, "sell", sellAmount);
   const sold = await swapper.sellWithSwapRouter02(token, sellAmount, ethOut);
   swaps.push({ hash: sold.hash, side: "sell", receipt: sold.receipt });
+}
 
-  indexer = await indexToHead({ ...devnetIndexerOptions(devnet, database.url), timeoutMs: 90_000 });
-  pool = createReadPool({ url: database.url, max: 2 });
-  app = await buildApp({
-    pool,
-    config: { cursorSecret: "base-swap-devnet-cursor-secret-0123456789", corsOrigins: "*" },
-    logger: createLogger({ service: "query-api-test", level: "silent" }),
+beforeAll(async () => {
+  env = await startIndexedDevnetApp({
+    chainId: 8453,
+    beforeIndex: async (started) => {
+      devnet = started;
+      await swapThroughRouter();
+    },
   });
+  app = env.app;
 }, 240_000);
 
-afterAll(async () => {
-  await app?.close();
-  await pool?.end();
-  await indexer?.stop();
-  await database?.drop();
-  await devnet?.stop();
-});
+afterAll(() => env?.stop());
 
 describe("a devnet with Base's addresses, indexed", () => {
   test("behavior: SwapRouter02 buys and sells of a graduated token are its uniswap_v3 trades, with the pool's amounts", async () => {

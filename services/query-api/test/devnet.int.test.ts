@@ -3,30 +3,22 @@
 // route against what happened on chain, a chart recomputed from the trades, and cursor walks
 // while new trades keep arriving (the indexer keeps following an automine devnet).
 
-import { createTrader, type Devnet, localPublicClient, startDevnet, type Trader } from "@tmi/devnet";
+import { createTrader, type Devnet, localPublicClient, type Trader } from "@tmi/devnet";
 import { CURVE_ALLOCATION, curveSpotPrice } from "@tmi/shared/chain";
-import { createLogger } from "@tmi/shared/logger";
-import {
-  createTestDatabase,
-  devnetIndexerOptions,
-  type IndexerProcess,
-  indexToHead,
-  type TestDatabase,
-} from "@tmi/testkit";
+import type { IndexerProcess } from "@tmi/testkit";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { buildApp } from "../src/app.js";
-import { createReadPool } from "../src/db.js";
+import { type IndexedDevnetApp, type QueryApiApp, startIndexedDevnetApp } from "./harness.js";
 
 const ETH = 10n ** 18n;
 const WAD = 10n ** 18n;
 
+let env: IndexedDevnetApp<QueryApiApp>;
 let devnet: Devnet;
-let database: TestDatabase;
 let indexer: IndexerProcess;
 let pool: pg.Pool;
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: QueryApiApp;
 let validate: (path: string, body: unknown) => void;
 const traders: Trader[] = [];
 const hashes = new Map<string, string[]>(); // token → trade transaction hashes, in order
@@ -64,9 +56,8 @@ const record = (token: string, hash: string) => {
   hashes.set(token, list);
 };
 
-beforeAll(async () => {
-  devnet = await startDevnet({ port: 0, blockTime: "automine" });
-  database = await createTestDatabase();
+/** The history indexed before the tests: launches, trades, a transfer, a graduation, a pool swap. */
+async function makeHistory(): Promise<void> {
   for (const account of [1, 2, 3, 4])
     traders.push(createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account }));
   const [a, b, c, d] = traders as [Trader, Trader, Trader, Trader];
@@ -94,14 +85,16 @@ beforeAll(async () => {
   record(grad, graduated.hash);
   pool3 = graduated.pool;
   record(grad, (await c.swapExactEthForTokens(grad, ETH / 10n)).hash);
+}
 
-  indexer = await indexToHead({ ...devnetIndexerOptions(devnet, database.url), timeoutMs: 90_000 });
-  pool = createReadPool({ url: database.url, max: 4 });
-  app = await buildApp({
-    pool,
-    config: { cursorSecret: "devnet-test-cursor-secret-0123456789", corsOrigins: "*" },
-    logger: createLogger({ service: "query-api-test", level: "silent" }),
+beforeAll(async () => {
+  env = await startIndexedDevnetApp({
+    beforeIndex: async (started) => {
+      devnet = started;
+      await makeHistory();
+    },
   });
+  ({ indexer, reader: pool, app } = env);
   const doc = (await app.inject({ url: "/api/v1/openapi.json" })).json();
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addSchema(doc, "openapi");
@@ -114,13 +107,7 @@ beforeAll(async () => {
   };
 }, 240_000);
 
-afterAll(async () => {
-  await app?.close();
-  await pool?.end();
-  await indexer?.stop();
-  await database?.drop();
-  await devnet?.stop();
-});
+afterAll(() => env?.stop());
 
 describe("over the real indexer", () => {
   test("default: token list and detail match the chain", async () => {

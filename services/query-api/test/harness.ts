@@ -1,15 +1,23 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: untyped JSON response bodies in tests
 // Shared harness of query-api's integration tests: a fresh migrated database, an admin pool
 // (to fill it), the app over a read-only pool, and a validator of responses against the
-// served OpenAPI document.
+// served OpenAPI document; or the same app over a devnet the real indexer follows.
+import { type Devnet, startDevnet } from "@tmi/devnet";
 import { createLogger } from "@tmi/shared/logger";
-import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
+import {
+  createTestDatabase,
+  devnetIndexerOptions,
+  type IndexerProcess,
+  indexToHead,
+  type TestDatabase,
+} from "@tmi/testkit";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import pg from "pg";
 import { buildApp } from "../src/app.js";
 import type { QueryApiConfig } from "../src/config.js";
 import { createReadPool } from "../src/db.js";
 
+/** Cursor secret of the test apps. */
 export const TEST_CURSOR_SECRET = "query-api-test-cursor-secret-0123456789";
 
 export interface Harness {
@@ -77,4 +85,93 @@ export async function createHarness(config: Partial<QueryApiConfig> = {}): Promi
       await database.drop();
     },
   };
+}
+
+/** The query-api app of {@link createHarness} and the devnet tests (`buildApp`). */
+export type QueryApiApp = Awaited<ReturnType<typeof buildApp>>;
+
+/** What {@link startIndexedDevnetApp} started; `stop` it in `afterAll`. */
+export interface IndexedDevnetApp<A> {
+  devnet: Devnet;
+  database: TestDatabase;
+  /** The real indexer, still following the devnet (new transactions get indexed). */
+  indexer: IndexerProcess;
+  /** Read pool on `database` (max 4 connections) that the app reads through. */
+  reader: pg.Pool;
+  app: A;
+  /** Closes the app and the reader, stops the indexer and the devnet, drops the database. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startIndexedDevnetApp}. */
+export interface IndexedDevnetAppOptions<A> {
+  /** anvil chain id (default 31337; 8453 puts WETH and Uniswap at Base's addresses). */
+  chainId?: number;
+  /** Also index the devnet's ETH/USD feed (`eth_usd_answers`). */
+  ethUsdFeed?: boolean;
+  /** Transactions to make before the indexer starts (they are indexed before this resolves). */
+  beforeIndex?: (devnet: Devnet) => Promise<void>;
+  /**
+   * Builds the app over the reader (and the database, e.g. for a listener's own connection)
+   * [query-api's `buildApp`, cursor secret {@link TEST_CURSOR_SECRET}].
+   */
+  app?: (reader: pg.Pool, database: TestDatabase) => Promise<A>;
+}
+
+/**
+ * Starts an automine devnet with the platform's contracts, a fresh migrated database, runs
+ * `beforeIndex` on the chain, starts the real indexer (`@tmi/testkit` `indexToHead`: resolves once
+ * it has committed the chain's head, then keeps following), a read pool, and the app over it.
+ * When a step fails, what was started is stopped again before the error is rethrown.
+ *
+ * @example
+ * let env: IndexedDevnetApp<QueryApiApp>;
+ * beforeAll(async () => {
+ *   env = await startIndexedDevnetApp({ beforeIndex: async (devnet) => launchTokens(devnet) });
+ * }, 240_000);
+ * afterAll(() => env?.stop());
+ */
+export async function startIndexedDevnetApp<A extends { close(): Promise<unknown> } = QueryApiApp>(
+  options: IndexedDevnetAppOptions<A> = {},
+): Promise<IndexedDevnetApp<A>> {
+  const started: Partial<Omit<IndexedDevnetApp<A>, "stop">> = {};
+  const stop = async () => {
+    await started.app?.close();
+    await started.reader?.end();
+    await started.indexer?.stop();
+    await started.devnet?.stop();
+    await started.database?.drop();
+  };
+  try {
+    const devnet = await startDevnet({
+      port: 0,
+      blockTime: "automine",
+      ...(options.chainId === undefined ? {} : { chainId: options.chainId }),
+    });
+    started.devnet = devnet;
+    const database = await createTestDatabase();
+    started.database = database;
+    await options.beforeIndex?.(devnet);
+    const ethUsdFeed = options.ethUsdFeed ?? false;
+    const indexer = await indexToHead(devnetIndexerOptions(devnet, database.url, { ethUsdFeed }));
+    started.indexer = indexer;
+    const reader = createReadPool({ url: database.url, max: 4 });
+    started.reader = reader;
+    const app = await (options.app ?? defaultApp)(reader, database);
+    started.app = app;
+    return { devnet, database, indexer, reader, app, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** query-api's app over `reader` as the devnet tests use it (any origin, silent logs). */
+async function defaultApp<A>(reader: pg.Pool): Promise<A> {
+  const app = await buildApp({
+    pool: reader,
+    config: { cursorSecret: TEST_CURSOR_SECRET, corsOrigins: "*" },
+    logger: createLogger({ service: "query-api-test", level: "silent" }),
+  });
+  return app as A;
 }

@@ -4,7 +4,7 @@
 // manager, graduation manager, LP custodian, residual escrow, permanent LP fee vault and the
 // community and trader-rewards vaults it forwards to), not from anything the indexer stored. The
 // LP fee vault and both vaults end with a balance of the token, so counting any would be caught.
-import { createTrader, type Devnet, localPublicClient, startDevnet } from "@tmi/devnet";
+import { createTrader, type Devnet, localPublicClient } from "@tmi/devnet";
 import {
   erc20Abi,
   graduationCustodyV3Abi,
@@ -15,48 +15,36 @@ import { createCursorCodec } from "@tmi/shared/codec";
 import { createHttpApp } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
 import { ZERO_ADDRESS } from "@tmi/shared/market";
-import {
-  chainHead,
-  createTestDatabase,
-  devnetIndexerOptions,
-  type IndexerProcess,
-  indexToHead,
-  type TestDatabase,
-} from "@tmi/testkit";
+import { chainHead, type IndexerProcess } from "@tmi/testkit";
 import type { FastifyInstance } from "fastify";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createReadPool } from "../src/db.js";
 import { holderRoutes } from "../src/holders/holder-routes.js";
+import { type IndexedDevnetApp, startIndexedDevnetApp } from "./harness.js";
 
+let env: IndexedDevnetApp<FastifyInstance>;
 let devnet: Devnet;
-let db: TestDatabase;
 let indexer: IndexerProcess;
 let reader: pg.Pool;
 let app: FastifyInstance;
 
-beforeAll(async () => {
-  devnet = await startDevnet({ port: 0, blockTime: "automine" });
-  db = await createTestDatabase();
-  indexer = await indexToHead(devnetIndexerOptions(devnet, db.url));
-  reader = createReadPool({ url: db.url, max: 2 });
-  app = createHttpApp({
+/** The holders route alone, over `db`. */
+async function holdersApp(db: pg.Pool): Promise<FastifyInstance> {
+  const http = createHttpApp({
     service: "query-api",
     logger: createLogger({ service: "query-api", level: "warn" }),
   }) as unknown as FastifyInstance;
-  await app.register(
-    holderRoutes({ db: reader, cursors: createCursorCodec("holders-chain-secret-0123456789") }),
-  );
-  await app.ready();
+  await http.register(holderRoutes({ db, cursors: createCursorCodec("holders-chain-secret-0123456789") }));
+  await http.ready();
+  return http;
+}
+
+beforeAll(async () => {
+  env = await startIndexedDevnetApp({ app: holdersApp });
+  ({ devnet, indexer, reader, app } = env);
 });
 
-afterAll(async () => {
-  await app?.close();
-  await reader?.end();
-  await indexer?.stop();
-  await devnet?.stop();
-  await db?.drop();
-});
+afterAll(() => env?.stop());
 
 describe("holders agree with the chain", () => {
   it("default: a graduated token with collected and forwarded LP fees (fee vault, community and trader-rewards vaults, escrow are not holders)", async () => {

@@ -8,32 +8,18 @@
 // wallets (a sell of tokens never bought) — then again after an `anvil_reorg` removed trades.
 // The traders are compared in the volume and the pnl order (pages of 2 with cursors).
 
-import { createTrader, type Devnet, localPublicClient, rpc, startDevnet, type Trader } from "@tmi/devnet";
+import { createTrader, type Devnet, localPublicClient, rpc, type Trader } from "@tmi/devnet";
 import { erc20Abi, uniswapV3PoolAbi, zonkCurveV3Abi } from "@tmi/shared/chain";
-import { createLogger } from "@tmi/shared/logger";
-import {
-  createTestDatabase,
-  devnetIndexerOptions,
-  type IndexerProcess,
-  indexToHead,
-  type OracleTrade,
-  oraclePositions,
-  type TestDatabase,
-  waitFor,
-} from "@tmi/testkit";
-import type pg from "pg";
+import { type OracleTrade, oraclePositions, waitFor } from "@tmi/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { buildApp } from "../src/app.js";
-import { createReadPool } from "../src/db.js";
+import { type IndexedDevnetApp, type QueryApiApp, startIndexedDevnetApp } from "./harness.js";
 
 const ETH = 10n ** 18n;
 const WAD = 10n ** 18n;
 
+let env: IndexedDevnetApp<QueryApiApp>;
 let devnet: Devnet;
-let db: TestDatabase;
-let indexer: IndexerProcess;
-let pool: pg.Pool;
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: QueryApiApp;
 let wallets: [Trader, Trader, Trader, Trader];
 const tokens: { token: `0x${string}`; curve: `0x${string}`; pool: `0x${string}` | null }[] = [];
 
@@ -270,30 +256,14 @@ async function expectAgreement(): Promise<void> {
 }
 
 beforeAll(async () => {
-  devnet = await startDevnet({ port: 0, blockTime: "automine" });
-  db = await createTestDatabase();
+  env = await startIndexedDevnetApp({ ethUsdFeed: true });
+  ({ devnet, app } = env);
   wallets = [1, 2, 3, 4].map((account) =>
     createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account }),
   ) as [Trader, Trader, Trader, Trader];
-  indexer = await indexToHead({
-    ...devnetIndexerOptions(devnet, db.url, { ethUsdFeed: true }),
-    timeoutMs: 150_000,
-  });
-  pool = createReadPool({ url: db.url, max: 4 });
-  app = await buildApp({
-    pool,
-    config: { cursorSecret: "wallets-test-cursor-secret-0123456789", corsOrigins: "*" },
-    logger: createLogger({ service: "query-api-test", level: "silent" }),
-  });
 }, 180_000);
 
-afterAll(async () => {
-  await app?.close();
-  await pool?.end();
-  await indexer?.stop();
-  await devnet?.stop();
-  await db?.drop();
-});
+afterAll(() => env?.stop());
 
 describe("positions and holdings = a recomputation from the devnet's logs", () => {
   test("default: curve trades, a graduation, pool swaps both ways, transfers between wallets; then an anvil_reorg", async () => {

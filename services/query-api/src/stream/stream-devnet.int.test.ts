@@ -1,20 +1,13 @@
-import { createTrader, type Devnet, rpc, startDevnet } from "@tmi/devnet";
+import { createTrader, type Devnet, rpc } from "@tmi/devnet";
 import { createCursorCodec } from "@tmi/shared/codec";
 import { createHttpApp } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
-import {
-  chainHead,
-  createTestDatabase,
-  devnetIndexerOptions,
-  type IndexerProcess,
-  indexToHead,
-  type TestDatabase,
-} from "@tmi/testkit";
+import { chainHead, type IndexerProcess, type TestDatabase } from "@tmi/testkit";
 import type { FastifyInstance } from "fastify";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSse, type SseClient, type SseEvent } from "../../test/fixtures.js";
-import { createReadPool } from "../db.js";
+import { type IndexedDevnetApp, startIndexedDevnetApp } from "../../test/harness.js";
 import { freshnessPlugin } from "../freshness/freshness-plugin.js";
 import { holderRoutes } from "../holders/holder-routes.js";
 import { statusRoutes } from "../status/status-routes.js";
@@ -25,40 +18,37 @@ const parseEther = (ether: string): bigint => BigInt(Math.round(Number(ether) * 
 
 // The real indexer on an automine devnet feeding the stream, holders, status and freshness.
 
+let env: IndexedDevnetApp<FastifyInstance>;
 let devnet: Devnet;
-let db: TestDatabase;
 let indexer: IndexerProcess;
-let reader: pg.Pool;
 let app: FastifyInstance;
 let base: string;
 const clients: SseClient[] = [];
 
-beforeAll(async () => {
-  devnet = await startDevnet({ port: 0, blockTime: "automine" });
-  db = await createTestDatabase();
-  indexer = await indexToHead(devnetIndexerOptions(devnet, db.url, { ethUsdFeed: true }));
-  reader = createReadPool({ url: db.url, max: 4 });
+/** Freshness, status, holders and the stream over `reader` (the stream listens on `db`), listening on a free port. */
+async function streamApp(reader: pg.Pool, db: TestDatabase): Promise<FastifyInstance> {
   const http = createHttpApp({
     service: "query-api",
     logger: createLogger({ service: "query-api", level: "warn" }),
-  });
-  app = http as unknown as FastifyInstance;
-  await app.register(freshnessPlugin({ pool: reader }));
-  await app.register(statusRoutes({ db: reader }));
-  await app.register(
+  }) as unknown as FastifyInstance;
+  await http.register(freshnessPlugin({ pool: reader }));
+  await http.register(statusRoutes({ db: reader }));
+  await http.register(
     holderRoutes({ db: reader, cursors: createCursorCodec("devnet-test-secret-0123456789") }),
   );
-  await app.register(streamRoutes({ listenerUrl: db.url, config: { heartbeatMs: 500 } }));
-  base = await app.listen({ host: "127.0.0.1", port: 0 });
+  await http.register(streamRoutes({ listenerUrl: db.url, config: { heartbeatMs: 500 } }));
+  base = await http.listen({ host: "127.0.0.1", port: 0 });
+  return http;
+}
+
+beforeAll(async () => {
+  env = await startIndexedDevnetApp({ ethUsdFeed: true, app: streamApp });
+  ({ devnet, indexer, app } = env);
 });
 
 afterAll(async () => {
   for (const c of clients) c.close();
-  await app?.close();
-  await reader?.end();
-  await indexer?.stop();
-  await devnet?.stop();
-  await db?.drop();
+  await env?.stop();
 });
 
 async function connect(query = ""): Promise<SseClient> {
