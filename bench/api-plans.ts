@@ -129,6 +129,14 @@ const cases: [string, (db: ReadDb) => Promise<unknown>][] = [
         ...page("s:m", { search: "moon 1", phase: undefined }),
       }),
   ],
+  ...(["volume_24h", "trending"] as const).map((sort): [string, (db: ReadDb) => Promise<unknown>] => [
+    `search_${sort}`,
+    (db) =>
+      twoPartPage(db, {
+        sort: TWO_PART_SORTS[sort],
+        ...page(`s:q${sort}`, { search: "pepe", phase: undefined }),
+      }),
+  ]),
   [
     "search_newest_mid",
     (db) =>

@@ -270,19 +270,40 @@ function searchPageSql(
 
 /**
  * The snapshot part of a two-part sort: `take` visible tokens of snapshot `$snapshot` (or the
- * latest when `latest`) in `ranked` order, filtered; one row with null `k0` when the snapshot
- * exists but holds no such token, none when there is no snapshot.
+ * latest when `latest`) in `ranked` order, filtered (with `search`, prefix matches of [$lo, $hi)
+ * only); one row with null `k0` when the snapshot exists but holds no such token, none when
+ * there is no snapshot.
  */
-function rankedPageSql(ranked: readonly KeysetColumn[], conditions: string[], latest: boolean, take: number) {
+function rankedPageSql(
+  ranked: readonly KeysetColumn[],
+  conditions: string[],
+  search: boolean,
+  latest: boolean,
+  take: number,
+) {
   const snapshot = latest
     ? "SELECT id FROM trending_snapshots ORDER BY id DESC LIMIT 1"
     : "SELECT id FROM trending_snapshots WHERE id = $snapshot";
-  return `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
+  const entries = ["e.snapshot_id = s.id", ...conditions];
+  if (!search)
+    return `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
     SELECT ${keyColumns(ranked)}, ${TOKEN_ITEM_JSON} AS item
     FROM trending_entries e JOIN tokens t ON t.address = e.token_address
       ${TOKEN_METADATA_JOIN_SQL}
-    WHERE ${["e.snapshot_id = s.id", VISIBLE_TOKEN, ...conditions].join(" AND ")}
+    WHERE ${[...entries, VISIBLE_TOKEN].join(" AND ")}
     ORDER BY ${keysetOrderBy(ranked, "desc")} LIMIT ${limitLiteral(take)}) x ON true`;
+  // The snapshot's tokens first (`OFFSET 0`: the match is not pushed into the join), then the
+  // prefix matches among them: bounded by the snapshot's size. With the match beside the join,
+  // the generic plan read every match of the three prefix indexes (a BitmapOr) and hash-joined
+  // them to the snapshot.
+  return `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
+    SELECT ${ranked.map((c) => `t.${c.column}`).join(", ")}, ${TOKEN_ITEM_JSON} AS item
+    FROM (SELECT ${keyColumns(ranked)}, t.* FROM trending_entries e JOIN tokens t ON t.address = e.token_address
+      WHERE ${entries.join(" AND ")}
+      ORDER BY ${keysetOrderBy(ranked, "desc")} OFFSET 0) t
+      ${TOKEN_METADATA_JOIN_SQL}
+    WHERE ${SEARCH_MATCH} AND ${VISIBLE_TOKEN}
+    ORDER BY ${keysetOrderBy(keyOf(ranked, "t"), "desc")} LIMIT ${limitLiteral(take)}) x ON true`;
 }
 
 /** Turns `$name` placeholders into `$1..$n` (in order of first use) and picks their values. */
@@ -373,11 +394,10 @@ export async function listRankedTokens(
 ): Promise<{ snapshotId: bigint | null; rows: TokenPageRow[] }> {
   const { ranked, filters, snapshot, after, take } = options;
   const conditions = [...phaseSql(filters.phase)];
-  if (filters.search !== "") conditions.push(SEARCH_MATCH);
   if (after !== null) conditions.push(afterSql(ranked));
   const rows = await run<TokenPageRow & { snapshot_id: Int8 }>(
     db,
-    rankedPageSql(ranked, conditions, snapshot === null, take),
+    rankedPageSql(ranked, conditions, filters.search !== "", snapshot === null, take),
     {
       ...searchValues(filters.search),
       ...positionValues(after),
