@@ -1,7 +1,13 @@
 import { AppError } from "@tmi/shared/errors";
 import { z } from "zod";
 import { normalizeSearch, pageQuery, parseAddressList } from "../common/params.js";
-import { DataRoutes, JsonText, jsonPageBody, type RoutesPlugin } from "../common/route-helpers.js";
+import {
+  dataRoutes,
+  JsonText,
+  jsonPageBody,
+  noCanonicalToken,
+  type RoutesPlugin,
+} from "../common/route-helpers.js";
 import {
   BATCH_MAX,
   listTokensByAddress,
@@ -17,14 +23,11 @@ import {
 import { getPricing, getTokenDetail, listTokens } from "./token-queries.js";
 import { pricingSchema, tokenDetailSchema, tokenPageSchema } from "./token-schemas.js";
 
-const notFound = (address: string) => new AppError("not_found", `no canonical token ${address}`);
-
 /**
  * Token routes (docs/api.md "Token (list item)", "Token detail", "Pricing", "Lists, search and
  * exclusions"): the list (and its `/newest` alias) with search, detail and pricing.
  */
-export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
-  const routes = new DataRoutes(fastify, "tokens");
+export const tokenRoutes: RoutesPlugin = dataRoutes("tokens", (routes, ctx) => {
   const listQuery = pageQuery.extend({
     search: z.string().optional().meta({
       description:
@@ -103,7 +106,7 @@ export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
     { summary: "Token detail", ok: tokenDetailSchema },
     async (address) => {
       const detail = await getTokenDetail(ctx.db, address, ctx.detailStats);
-      if (detail === null) throw notFound(address);
+      if (detail === null) throw noCanonicalToken(address);
       return new JsonText(detail);
     },
   );
@@ -113,8 +116,8 @@ export const tokenRoutes: RoutesPlugin = (ctx) => async (fastify) => {
     { summary: "Current price and fully diluted value", ok: pricingSchema },
     async (address) => {
       const pricing = await getPricing(ctx.db, address);
-      if (pricing === null) throw notFound(address);
+      if (pricing === null) throw noCanonicalToken(address);
       return pricing;
     },
   );
-};
+});
