@@ -118,7 +118,6 @@ try {
     const pid = indexer.child.pid!;
     try {
       const head = () => chainHead(devnet.rpcUrl); // the benchmark's polls go to anvil, not the proxy
-      await indexer.waitForBlock((await head()) - 1, 600_000);
       const line = (action: string) =>
         indexer
           .output()
@@ -128,6 +127,10 @@ try {
             const o = JSON.parse(l) as Record<string, number> & { time?: string };
             return { ...o, at: Date.parse(o.time ?? "") };
           });
+      // This process's own start first: the database keeps the previous count's checkpoint, which
+      // may already be at the head, so the block alone would end the wait while the indexer boots.
+      await waitFor(async () => line("start").length > 0, { timeoutMs: 600_000 });
+      await indexer.waitForBlock((await head()) - 1, 600_000);
       const startup = line("known_state_loaded")[0] ?? { ms: -1, cpu_ms: -1 };
       const startedAt = line("start")[0]?.at ?? spawnedAt - 1;
       // Measure from the next block on.
