@@ -212,9 +212,6 @@ export function jsonPageBody(page: { items: string; nextCursor: string | undefin
   return new JsonText(`{"items":${page.items}${cursor}}`);
 }
 
-/** Also reachable here for route modules that page by hand (the token lists). */
-export { invalidCursor };
-
 /** Decodes an optional cursor for `route` as (bigint, int) — the newest-first token order. */
 export function decodeNewest(
   cursors: CursorCodec,

@@ -3,6 +3,7 @@ import type { CursorCodec, CursorValue } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import { lifecycleOf, progressBpsSql } from "@tmi/shared/market";
 import { TOKEN_FROM_SQL, TOKEN_METADATA_JOIN_SQL } from "@tmi/shared/token";
+import { invalidCursor } from "../common/invalid-cursor.js";
 import {
   checkKeyset,
   decodeKeyset,
@@ -12,7 +13,7 @@ import {
   keysetOrderBy,
   keysetPositionOf,
 } from "../common/keyset-page.js";
-import { decodeNewest, invalidCursor, JsonText, jsonPage } from "../common/route-helpers.js";
+import { decodeNewest, JsonText, jsonPage } from "../common/route-helpers.js";
 import { type Int8, prepared, type ReadDb } from "../db.js";
 import {
   limitLiteral,
