@@ -47,6 +47,12 @@ export interface KeysetSource {
   where: string;
   key: readonly KeysetColumn[];
   parent?: { from: string; where: string };
+  /**
+   * The page statement, when {@link keysetSql}'s is not the one to run (same parameters, rows and
+   * order): e.g. a key computed per row is sorted on its own before the page's other columns are
+   * read. Default: {@link keysetSql}.
+   */
+  statement?: (order: PageOrder, after: boolean, filterCount: number) => string;
 }
 
 /** Ordering of a page: `desc` (the key's own directions; newest first for chain positions) or `asc` (all reversed). */
@@ -201,7 +207,7 @@ export async function readKeysetPage<R extends Record<string, unknown>>(
   const result = await prepared<R>(
     db,
     `qapi_${source.name}_${order}_${after === null ? "first" : "after"}`,
-    keysetSql(source, order, after !== null, filters.length),
+    (source.statement ?? ((o, a, n) => keysetSql(source, o, a, n)))(order, after !== null, filters.length),
     values,
   );
   if (source.parent && result.rows.length === 0) return null;

@@ -35,6 +35,7 @@ function minBlockOf(request: FastifyRequest): string | undefined {
  *   `X-Min-Block: <n>`): the request waits until the read database shows block `n` (its
  *   `indexer_checkpoints` block ≥ n), at most `minBlockWaitMs`, then answers as usual; past the wait
  *   it answers 503 `not_ready` with `Retry-After: 1`. A malformed value is 400 `invalid_request`.
+ *   The wait comes after routing and validation: an unknown route is 404 and a bad parameter 400 at once.
  *   Stream events carry their block in `block_number`/the event id, the value to pass.
  * - `GET /metrics` (Prometheus text; not routed by the gateway): `query_api_read_database_lag_seconds`,
  *   `query_api_read_database_lag_blocks`, `query_api_read_database_replay_paused`,
@@ -43,36 +44,31 @@ function minBlockOf(request: FastifyRequest): string | undefined {
 export function readDatabasePlugin(deps: ReadDatabasePluginDeps): FastifyPluginAsync {
   const prefix = deps.prefix ?? "/api/v1/";
   const plugin: FastifyPluginAsync = async (fastify) => {
-    fastify.addHook("preValidation", (request, _reply, done) => {
-      if (!request.url.startsWith(prefix) || request.url.startsWith("/api/v1/stream")) {
-        done();
+    // Two steps: the parameter is taken off the query (and its form checked) before the route's
+    // query schema sees it; the wait comes after validation, so an unknown route (404) or a bad
+    // parameter (400) is answered at once instead of after the wait.
+    const targets = new WeakMap<FastifyRequest, bigint>();
+    fastify.addHook("preValidation", async (request) => {
+      if (request.is404 || !request.url.startsWith(prefix) || request.url.startsWith("/api/v1/stream"))
         return;
-      }
       const raw = minBlockOf(request);
-      if (raw === undefined) {
-        done();
-        return;
-      }
+      if (raw === undefined) return;
       if (!/^[0-9]{1,19}$/.test(raw)) {
-        done(
-          new AppError("invalid_request", "min_block must be a block number", {
-            details: [{ field: MIN_BLOCK_PARAM, reason: "must be a non-negative integer" }],
-          }),
-        );
-        return;
+        throw new AppError("invalid_request", "min_block must be a block number", {
+          details: [{ field: MIN_BLOCK_PARAM, reason: "must be a non-negative integer" }],
+        });
       }
-      const target = BigInt(raw);
-      deps.readDatabase.waitForBlock(target, deps.minBlockWaitMs).then(
-        (shown) =>
-          done(
-            shown
-              ? undefined
-              : new AppError("not_ready", `block ${raw} is not readable here yet; retry shortly`, {
-                  headers: { "retry-after": "1" },
-                }),
-          ),
-        (error: unknown) => done(error as Error),
-      );
+      targets.set(request, BigInt(raw));
+    });
+    fastify.addHook("preHandler", async (request) => {
+      const target = targets.get(request);
+      if (target === undefined) return;
+      const shown = await deps.readDatabase.waitForBlock(target, deps.minBlockWaitMs);
+      if (!shown) {
+        throw new AppError("not_ready", `block ${target} is not readable here yet; retry shortly`, {
+          headers: { "retry-after": "1" },
+        });
+      }
     });
 
     const registry = new Registry();

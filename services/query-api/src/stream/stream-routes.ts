@@ -1,10 +1,10 @@
-import { parseAddress } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
 import { CANDLE_INTERVALS, type CandleInterval, isCandleInterval } from "@tmi/shared/market";
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type pg from "pg";
 import { z } from "zod";
+import { parseAddressList } from "../common/params.js";
 import { errorSchema } from "../common/wire-schemas.js";
 import { DATA_EVENT_NAMES, type DataEventName } from "./stream-events.js";
 import { StreamHub, type StreamHubConfig } from "./stream-hub.js";
@@ -109,6 +109,8 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
     app.get(
       "/api/v1/stream",
       {
+        // Before the schema, which drops unknown keys such as `wallets[]`.
+        preValidation: async (request) => refuseArrayParams(request.query as Record<string, unknown>),
         schema: {
           tags: ["stream"],
           summary: "Live stream (Server-Sent Events)",
@@ -128,8 +130,8 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const tokens = parseAddressList(request.query.tokens, maxTokens, "tokens");
-        const wallets = parseAddressList(request.query.wallets, maxTokens, "wallets");
+        const tokens = parseAddressFilter(request.query.tokens, maxTokens, "tokens");
+        const wallets = parseAddressFilter(request.query.wallets, maxTokens, "wallets");
         const events = parseEvents(request.query.events);
         const interval = parseInterval(request.query.interval);
         const header = request.headers["last-event-id"];
@@ -222,19 +224,32 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
   };
 }
 
-/** A comma-separated address filter (`tokens`, `wallets`): null when absent or blank. */
-function parseAddressList(value: string | undefined, max: number, field: string): Set<string> | null {
-  if (value === undefined || value.trim() === "") return null;
-  const list = value
-    .split(",")
-    .map((t) => t.trim())
-    .filter((t) => t.length > 0);
-  if (list.length > max) {
-    throw new AppError("invalid_request", `at most ${max} ${field} per stream`, {
-      details: [{ field, reason: `more than ${max} addresses` }],
+/**
+ * A comma-separated address filter (`tokens`, `wallets`): null when absent (every token / trader).
+ * A value given must hold 1 to `max` addresses: an empty or blank list (`wallets=`, `wallets=,,,`)
+ * is refused rather than read as "no filter", which would silently widen the stream.
+ * @throws AppError `invalid_request` (empty, or more than `max`), `invalid_address` (malformed).
+ */
+function parseAddressFilter(value: string | undefined, max: number, field: string): Set<string> | null {
+  if (value === undefined) return null;
+  return new Set(parseAddressList(value, field, max));
+}
+
+/**
+ * Refuses the array forms of the stream's parameters (`wallets[]=…`, `tokens[0]=…`): they are not
+ * parameters of this route, and ignoring them would open an unfiltered stream.
+ * @throws AppError `invalid_request` naming the parameter.
+ */
+function refuseArrayParams(query: Record<string, unknown>): void {
+  for (const key of Object.keys(query)) {
+    const bracket = key.indexOf("[");
+    if (bracket <= 0) continue;
+    const field = key.slice(0, bracket);
+    if (!(field in querySchema.shape)) continue;
+    throw new AppError("invalid_request", `${field} takes a comma-separated list, not ${field}[]`, {
+      details: [{ field, reason: "array syntax is not supported: use a comma-separated list" }],
     });
   }
-  return new Set(list.map((t) => parseAddress(t, field)));
 }
 
 function parseEvents(value: string | undefined): Set<DataEventName> {

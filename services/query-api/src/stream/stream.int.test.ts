@@ -461,6 +461,24 @@ describe("GET /api/v1/stream", () => {
     expect(tooMany.json()).toMatchObject({
       error: { code: "invalid_request", details: [{ field: "wallets" }] },
     });
+    // A filter given but empty is refused, as REST `addresses=,,,` is: it must not open an unfiltered stream.
+    for (const url of [
+      "/api/v1/stream?wallets=,,,",
+      "/api/v1/stream?wallets=",
+      "/api/v1/stream?tokens=%20,",
+    ]) {
+      const empty = await app.inject({ url });
+      expect(empty.statusCode, url).toBe(400);
+      expect(empty.json()).toMatchObject({ error: { code: "invalid_request" } });
+    }
+    // The array forms are not parameters of the stream: refused, not ignored.
+    for (const key of ["wallets[]", "tokens[0]"]) {
+      const arrayForm = await app.inject({ url: `/api/v1/stream?${encodeURIComponent(key)}=${alice}` });
+      expect(arrayForm.statusCode, key).toBe(400);
+      expect(arrayForm.json()).toMatchObject({
+        error: { code: "invalid_request", details: [{ field: key.slice(0, key.indexOf("[")) }] },
+      });
+    }
     const badEvent = await app.inject({ url: "/api/v1/stream?events=trade,swap" });
     expect(badEvent.statusCode).toBe(400);
     expect(badEvent.json()).toMatchObject({
