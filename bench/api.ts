@@ -91,7 +91,7 @@ async function load(path: () => string, seconds: number) {
     url: address,
     connections: CONNECTIONS,
     duration: seconds,
-    requests: [{ method: "GET", setupRequest: (req: Record<string, unknown>) => ({ ...req, path: path() }) }],
+    requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: path() }) }],
   });
   clearInterval(timer);
   peak = Math.max(peak, rssMb());

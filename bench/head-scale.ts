@@ -96,6 +96,12 @@ const database = await createTestDatabase();
 const admin = new pg.Client({ connectionString: database.url });
 await admin.connect();
 const rows: Row[] = [];
+
+/** One JSON log line of the indexer, with `at` = its time (ms since the epoch). */
+type LogLine = Record<string, unknown> & { at: number };
+
+/** `value` when it is a number, else `fallback`. */
+const numberOr = (value: unknown, fallback: number): number => (typeof value === "number" ? value : fallback);
 try {
   for (const count of COUNTS) {
     const filled = performance.now();
@@ -123,15 +129,15 @@ try {
           .output()
           .split("\n")
           .filter((l) => l.includes(`"action":"${action}"`))
-          .map((l) => {
-            const o = JSON.parse(l) as Record<string, number> & { time?: string };
-            return { ...o, at: Date.parse(o.time ?? "") };
+          .map((l): LogLine => {
+            const o = JSON.parse(l) as Record<string, unknown>;
+            return { ...o, at: Date.parse(typeof o.time === "string" ? o.time : "") };
           });
       // This process's own start first: the database keeps the previous count's checkpoint, which
       // may already be at the head, so the block alone would end the wait while the indexer boots.
       await waitFor(async () => line("start").length > 0, { timeoutMs: 600_000 });
       await indexer.waitForBlock((await head()) - 1, 600_000);
-      const startup = line("known_state_loaded")[0] ?? { ms: -1, cpu_ms: -1 };
+      const startup = line("known_state_loaded")[0] ?? { at: 0, ms: -1, cpu_ms: -1 };
       const startedAt = line("start")[0]?.at ?? spawnedAt - 1;
       // Measure from the next block on.
       let seen = await head();
@@ -196,8 +202,8 @@ try {
         lag_p50_ms: Math.round(percentile(lags, 50)),
         lag_p99_ms: Math.round(percentile(lags, 99)),
         startup_ms: startedAt - spawnedAt,
-        known_state_ms: startup.ms ?? -1,
-        known_state_cpu_ms: startup.cpu_ms ?? -1,
+        known_state_ms: numberOr(startup.ms, -1),
+        known_state_cpu_ms: numberOr(startup.cpu_ms, -1),
         full_loads: line("emitter_set_completed").length + (startup.complete ? 1 : 0),
         peak_rss_mb: peakRssMb(pid),
         reorg,

@@ -49,7 +49,7 @@ async function once(options: LoadOptions, durationSeconds: number): Promise<auto
           requests: [
             {
               method: "GET",
-              setupRequest: (req: Record<string, unknown>) => ({ ...req, path: options.path!() }),
+              setupRequest: (req) => ({ ...req, path: options.path!() }),
             },
           ],
         }

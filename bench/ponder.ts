@@ -154,7 +154,7 @@ try {
         const status = ready
           ? await fetch(`http://127.0.0.1:${port}/status`).then(
               (r) => r.json() as Promise<Record<string, { block?: { number?: number } }>>,
-              () => ({}),
+              (): Record<string, { block?: { number?: number } }> => ({}),
             )
           : {};
         if (Object.values(status).some((chain) => (chain.block?.number ?? 0) >= head)) break;

@@ -1,7 +1,6 @@
 // Server process of `pnpm bench stream`: the full query-api app (`buildApp` of
 // services/query-api/src/app.ts) with the live stream plugin (passed in `plugins`), on DATABASE_URL, listening on a free
 // port of 127.0.0.1; prints `{"listening": "<url>"}` on stdout once ready.
-import type { FastifyInstance } from "fastify";
 import { createLogger } from "../packages/shared/src/logger/index.js";
 import { buildApp } from "../services/query-api/src/app.js";
 import { createReadPool } from "../services/query-api/src/db.js";
@@ -11,7 +10,7 @@ const url = process.env.DATABASE_URL;
 if (!url) throw new Error("DATABASE_URL is required");
 const logger = createLogger({ service: "query-api", level: process.env.LOG_LEVEL ?? "warn" });
 const pool = createReadPool({ url, max: 4 });
-const app = (await buildApp({
+const app = await buildApp({
   pool,
   logger,
   config: { cursorSecret: "bench-cursor-secret-0123456789abcdef", corsOrigins: "*" },
@@ -22,7 +21,7 @@ const app = (await buildApp({
       config: { maxConnectionsPerIp: 100_000, maxConnections: 100_000, eager: true },
     }),
   ],
-})) as unknown as FastifyInstance;
+});
 const address = await app.listen({ host: "127.0.0.1", port: 0, backlog: 4096 });
 process.stdout.write(`${JSON.stringify({ listening: address })}\n`);
 const stop = async () => {

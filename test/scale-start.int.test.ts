@@ -104,7 +104,9 @@ describe("pnpm start with QUERY_API_REPLICAS=2 and READ_REPLICA=1", () => {
     expect(text).toContain("read replica streaming");
     expect(text).toContain("query-api ×2");
     for (const port of [Number(env.QUERY_API_PORT), Number(env.QUERY_API_PORT) + 100]) {
-      const status = await (await fetch(`http://127.0.0.1:${port}/api/v1/status`)).json();
+      const status = (await (await fetch(`http://127.0.0.1:${port}/api/v1/status`)).json()) as {
+        read_database: unknown;
+      };
       expect(status.read_database).toMatchObject({ replica: true });
     }
     expect((await fetch(`${gateway()}/api/v1/tokens?limit=5`)).status).toBe(200);

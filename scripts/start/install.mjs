@@ -53,7 +53,7 @@ function runOrFail(command, args, what) {
 
 /** Exits with a message on a Node older than the workspace's engines (>= 20.18). */
 export function ensureNode() {
-  const [major, minor] = process.versions.node.split(".").map(Number);
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
   if (major < 20 || (major === 20 && minor < 18))
     fail(`Node ${process.versions.node} is too old: Node >= 20.18 is needed`);
 }

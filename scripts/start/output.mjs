@@ -33,6 +33,8 @@ export const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
 /**
  * Prints `message` and exits 1. Used before anything was started, and for start-up failures: the
  * supervisor's exit hook kills every child's process group.
+ * @param {string} message
+ * @returns {never}
  */
 export function fail(message) {
   error(message);

@@ -106,6 +106,8 @@ export function startServices(chain, databaseUrl, databaseReadUrl) {
 /**
  * GET `url`: the status and the body (parsed as JSON when it is JSON); status 0 and the error's
  * code when the request failed. Never throws.
+ * @param {string} url
+ * @returns {Promise<{ status: number, body: any }>}
  */
 export async function httpGet(url, timeoutMs = 3000) {
   try {

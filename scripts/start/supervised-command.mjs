@@ -17,6 +17,7 @@ child.once("error", (error) => {
   process.stderr.write(`${command}: ${error.message}\n`);
   process.exit(127);
 });
-child.once("exit", (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
-for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => child.kill(signal));
-onSupervisorGone(() => child.kill(stopSignal));
+child.once("exit", (code, signal) => process.exit(code ?? 128 + (signal ? constants.signals[signal] : 0)));
+for (const signal of /** @type {const} */ (["SIGTERM", "SIGINT", "SIGHUP"]))
+  process.on(signal, () => child.kill(signal));
+onSupervisorGone(() => child.kill(/** @type {NodeJS.Signals} */ (stopSignal)));

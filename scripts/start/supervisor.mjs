@@ -72,11 +72,12 @@ export function startChild(name, command, args, childEnv, options = {}) {
     command === process.execPath
       ? [command, ["--import", EXIT_WITH_SUPERVISOR, ...args]]
       : [process.execPath, [SUPERVISED_COMMAND, stopSignal, command, ...args]];
+  // `child` and `exited` are set by spawnOnce below, before the entry is used.
   /** @type {Child} */
   const entry = {
     name,
-    child: undefined,
-    exited: undefined,
+    child: /** @type {any} */ (undefined),
+    exited: /** @type {any} */ (undefined),
     critical,
     file,
     stopSignal,
@@ -99,8 +100,14 @@ export function startChild(name, command, args, childEnv, options = {}) {
         (showLine ? showLine(line) : level >= 50 || (!json && stream === "stderr" && line.trim() !== ""));
       if (show) process.stdout.write(`${tag(name)} ${text}\n`);
     };
-    createInterface({ input: child.stdout }).on("line", onLine("stdout"));
-    createInterface({ input: child.stderr }).on("line", onLine("stderr"));
+    // Both are pipes (stdio above).
+    const [stdout, stderr] =
+      /** @type {[import("node:stream").Readable, import("node:stream").Readable]} */ ([
+        child.stdout,
+        child.stderr,
+      ]);
+    createInterface({ input: stdout }).on("line", onLine("stdout"));
+    createInterface({ input: stderr }).on("line", onLine("stderr"));
     const exited = new Promise((done) => {
       child.once("exit", (code, signal) => done(code ?? (signal ? 128 : null)));
       child.once("error", (error) => {

@@ -59,8 +59,11 @@ interface FuzzRoute {
   /** Success schema (200/201); `null` for a non-JSON success (SSE, objects). */
   success: z.ZodType | null;
   /** Body generator for POST routes. */
-  body?: fc.Arbitrary<{ body: BodyInit; headers: Record<string, string>; shown: string }>;
+  body?: fc.Arbitrary<FuzzBody>;
 }
+
+/** A request body of a POST route with its headers and how a failure names it. */
+type FuzzBody = { body: NonNullable<RequestInit["body"]>; headers: Record<string, string>; shown: string };
 
 /** Success schemas of the query-api routes, by OpenAPI path template. */
 const SUCCESS: Record<string, z.ZodType | null> = {
@@ -298,7 +301,7 @@ function metadataBodyArb(): FuzzRoute["body"] {
       ),
       kind: fc.constantFrom(...Array<string>(12).fill("multipart"), "json", "text", "broken-multipart"),
     })
-    .map(({ image, kind, ...fields }) => {
+    .map(({ image, kind, ...fields }): FuzzBody => {
       const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<
         string,
         string

@@ -489,7 +489,8 @@ describe("zonk V3 contracts", () => {
       to: expect.stringMatching(/^0x/),
       value: LP_ALLOCATION,
     });
-    expect(lower(managerTransfer?.args.to ?? "")).toBe(deployment.contracts.graduationManager);
+    const transferArgs = managerTransfer?.eventName === "Transfer" ? managerTransfer.args : undefined;
+    expect(lower(transferArgs?.to ?? "")).toBe(deployment.contracts.graduationManager);
 
     const [graduated] = parseEventLogs({ abi: zonkCurveV3Abi, logs: receipt.logs, eventName: "Graduated" });
     expect(graduated?.args).toMatchObject({

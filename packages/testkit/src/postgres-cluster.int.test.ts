@@ -29,11 +29,8 @@ describe("own PostgreSQL clusters", () => {
     await query(primary.url(), "CREATE TABLE t (n int); INSERT INTO t VALUES (1)");
     standby = await startStandby(primary);
     cleanup.push(() => standby.destroy());
-    const [{ recovery }] = await query<{ recovery: boolean }>(
-      standby.url(),
-      "SELECT pg_is_in_recovery() AS recovery",
-    );
-    expect(recovery).toBe(true);
+    const [row] = await query<{ recovery: boolean }>(standby.url(), "SELECT pg_is_in_recovery() AS recovery");
+    expect(row?.recovery).toBe(true);
     await query(primary.url(), "INSERT INTO t VALUES (2)");
     await waitForReplay(primary, standby);
     expect(await query(standby.url(), "SELECT n FROM t ORDER BY n")).toEqual([{ n: 1 }, { n: 2 }]);

@@ -62,7 +62,8 @@ async function getPrice(env: Record<string, string | undefined> = {}) {
     return {
       status: response.statusCode,
       headers: response.headers,
-      body: response.json() as Record<string, unknown>,
+      // An answer or an error body (docs/api.md); tests read `error` only of a non-200 answer.
+      body: response.json() as Record<string, unknown> & { error: { code: string; details?: unknown } },
     };
   } finally {
     await app.close();

@@ -1042,7 +1042,7 @@ describe("http", () => {
       expect(res.statusCode, url).toBe(status);
       expect(res.headers["x-request-id"], url).toBe("own-1");
       expect(res.json(), url).toEqual({ error: { code, message: expect.any(String), request_id: "own-1" } });
-      h.validate("/api/v1/tokens/{address}", 400, { ...res.json() });
+      h.validate("/api/v1/tokens/{address}", 400, res.json());
     }
   });
 

@@ -70,7 +70,13 @@ describe("holders agree with the chain", () => {
     const transfer = erc20Abi.find((item) => item.type === "event" && item.name === "Transfer");
     if (transfer?.type !== "event" || transfer.name !== "Transfer")
       throw new Error("Transfer missing from erc20Abi");
-    const logs = await client.getLogs({ address: token, event: transfer, fromBlock: 0n, toBlock: "latest" });
+    const logs = await client.getLogs({
+      address: token,
+      event: transfer,
+      fromBlock: 0n,
+      toBlock: "latest",
+      strict: true,
+    });
     const balances = new Map<string, bigint>();
     for (const t of logs) {
       const { from, to, value } = t.args;

@@ -14,10 +14,11 @@ import { ALL_TOPIC0, decodedJson, decodedJsonText, decodeLog, type RpcLog, TOPIC
 const TOKEN = "0x00000000000000000000000000000000000000aa";
 const USER = getAddress("0xabcdef0000000000000000000000000000000001");
 
-function log(topics: (Hex | null)[], data: Hex, extra: Partial<RpcLog> = {}): RpcLog {
+/** A raw log of `topics` as viem's `encodeEventTopics` gives them (a null topic is written as null, as some nodes do). */
+function log(topics: readonly (Hex | Hex[] | null)[], data: Hex, extra: Partial<RpcLog> = {}): RpcLog {
   return {
     address: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-    topics: topics as string[],
+    topics: topics as unknown as string[],
     data,
     blockNumber: "0x10",
     blockHash: "0xABCD",

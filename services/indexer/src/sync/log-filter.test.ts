@@ -11,12 +11,16 @@ import {
 
 const FACTORY = "0x00000000000000000000000000000000000000fa";
 const FEED = "0x00000000000000000000000000000000000000fe";
-const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
+const addr = (n: number): `0x${string}` => `0x${n.toString(16).padStart(40, "0")}`;
 
-function event(
-  name: DecodedEvent["name"],
+/**
+ * A decoded event `name` of `address` at block 10 with some of its `args` (typed as that event's):
+ * the log filter reads only the addresses, so the amounts are left out.
+ */
+function event<N extends DecodedEvent["name"]>(
+  name: N,
   address: string,
-  args: DecodedEvent["args"],
+  args: Partial<Extract<DecodedEvent, { name: N }>["args"]>,
   logIndex = 0,
 ): DecodedEvent {
   return {
@@ -29,10 +33,10 @@ function event(
     transactionIndex: 0,
     logIndex,
     args,
-  };
+  } as unknown as DecodedEvent;
 }
 
-const launch = (emitter: string, token: string, curve: string, pool: string) =>
+const launch = (emitter: string, token: `0x${string}`, curve: `0x${string}`, pool: `0x${string}`) =>
   event("TokenLaunchedV3", emitter, { creator: addr(1), token, curve, canonicalPool: pool });
 
 describe("log filter", () => {
