@@ -183,8 +183,3 @@ export const aggregatorV3Abi = parseAbi([
   "function getRoundData(uint80 roundId) view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)",
 ]);
 
-/** Test-only setters of the devnet feeds (ETH/USD `setRoundData`, sequencer uptime `setStatus`). */
-export const devnetFeedAbi = parseAbi([
-  "function setRoundData(uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)",
-  "function setStatus(int256 answer, uint256 startedAt)",
-]);

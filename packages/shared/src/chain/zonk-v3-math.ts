@@ -45,20 +45,10 @@ export const TERMINAL_PRICE = 15_000_000_000n;
 export const EXACT_GRADUATION_GROSS = 3_030_303_030_303_030_303n;
 /** Fee tier of the canonical token/WETH Uniswap V3 pool (1 %). */
 export const POOL_FEE = 10_000;
-/** Tick spacing of the 1 % fee tier. */
-export const TICK_SPACING = 200;
-/** Lower tick of the full-range graduation position (1 % tier). */
-export const FULL_RANGE_TICK_LOWER = -887_200;
-/** Upper tick of the full-range graduation position (1 % tier). */
-export const FULL_RANGE_TICK_UPPER = 887_200;
 /** Canonical pool's initial `sqrtPriceX96` when the token is token0: floor(sqrt(15e9 / 1e18 × 2^192)). */
 export const TERMINAL_SQRT_PRICE_X96_TOKEN0 = 9_703_428_570_912_459_262_669_888n;
 /** Canonical pool's initial `sqrtPriceX96` when WETH is token0: floor(sqrt(1e18 / 15e9 × 2^192)). */
 export const TERMINAL_SQRT_PRICE_X96_TOKEN1 = 646_895_238_060_830_617_511_325_894_307_352n;
-/** Longest token name `createToken` accepts, in UTF-8 bytes. */
-export const MAX_TOKEN_NAME_BYTES = 64;
-/** Longest token symbol `createToken` accepts, in UTF-8 bytes. */
-export const MAX_TOKEN_SYMBOL_BYTES = 16;
 
 /** The five shares of a curve fee (`splitFee`); they always sum to `totalFee`. */
 export interface FeeSplit {
@@ -256,11 +246,6 @@ export function applySell(
 /** True when `token` sorts below `weth` (numerically), i.e. the token is token0 of its pool. */
 export function isToken0(token: string, weth: string): boolean {
   return BigInt(token) < BigInt(weth);
-}
-
-/** `expectedSqrtPriceX96(token)`: the canonical pool's initial price (the curve's terminal price). */
-export function terminalSqrtPriceX96(tokenIsToken0: boolean): bigint {
-  return tokenIsToken0 ? TERMINAL_SQRT_PRICE_X96_TOKEN0 : TERMINAL_SQRT_PRICE_X96_TOKEN1;
 }
 
 /**

@@ -15,9 +15,6 @@ import { copyChunks, copyIn, type SqlParams, sqlParams, timed, unnestRows } from
 
 export { copyValue, pgArray, statementMs, timed } from "./sql-text.js";
 
-/** NOTIFY channel of committed ranges (payload `{from_block, to_block, reorg?}`). */
-export const NOTIFY_CHANNEL = INDEXED_CHANNEL;
-
 /** Options of {@link prepareWrite}. */
 export interface WriteOptions {
   chainId: number;
