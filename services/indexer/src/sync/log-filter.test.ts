@@ -60,7 +60,7 @@ describe("log filter", () => {
       [10_000, 11],
       [100_000, 101],
     ] as const) {
-      const set = new EmitterSet(FACTORY, FEED);
+      const set = new EmitterSet(FACTORY, { proxy: null, aggregators: [FEED] });
       for (let i = 0; i < tokens; i++)
         set.add({
           token: addr(i + 100),
@@ -108,7 +108,7 @@ describe("log filter", () => {
   });
 
   it("behavior: a set seeded by address asks for the curve of a token it sees graduate, then follows its pool", () => {
-    const set = new EmitterSet(FACTORY, FEED);
+    const set = new EmitterSet(FACTORY, { proxy: null, aggregators: [FEED] });
     const [token, curve, pool, graduatedPool] = [addr(0xa1), addr(0xc1), addr(0xb1), addr(0xb9)];
     set.seed([token, addr(0xa2)], [graduatedPool]);
     expect(set.has(token)).toBe(true);
@@ -148,5 +148,22 @@ describe("log filter", () => {
     // A complete set never asks.
     const full = new EmitterSet("0xfactory", null);
     expect(await full.resolve(["0xz"], lookup)).toBe(0);
+  });
+
+  it("behavior: the feed proxy's AggregatorConfirmed adds its new aggregator, in the range that confirms it; another contract's does not", () => {
+    const proxy = addr(0xf0);
+    const [first, next, impostor] = [addr(0xf1), addr(0xf2), addr(0xf3)];
+    const set = new EmitterSet(FACTORY, { proxy, aggregators: [first] });
+    expect(set.addresses()).toEqual([first]);
+    expect(PLATFORM_TOPICS).toContain(TOPIC0.AggregatorConfirmed); // fetched by topic, before the generic query
+    const confirmed = (emitter: string, latest: string) =>
+      event("AggregatorConfirmed", emitter, { previous: first, latest });
+    expect(set.discover([confirmed(addr(0x66), impostor)])).toEqual([]);
+    expect(set.discover([confirmed(proxy, next)])).toEqual([next]);
+    expect(set.discover([confirmed(proxy, next)])).toEqual([]);
+    expect(set.has(next)).toBe(true);
+    expect(set.has(impostor)).toBe(false);
+    expect(set.clone().addresses()).toEqual([first, next]);
+    expect(set.size).toBe(2);
   });
 });
