@@ -4,6 +4,7 @@ import {
   deployFeedAggregator,
   deployFeedProxy,
   replaceFeedAggregator,
+  rpc,
   setAggregatorRound,
   startDevnet,
 } from "@tmi/devnet";
@@ -11,6 +12,7 @@ import {
   chainHead,
   createTestDatabase,
   devnetIndexerOptions,
+  dumpIndexedTables,
   type IndexerProcess,
   indexToHead,
   type TestDatabase,
@@ -29,6 +31,9 @@ const round = (roundId: bigint, answer: bigint) => {
 describe("ETH/USD feed behind a Chainlink proxy", () => {
   let devnet: Devnet;
   let db: TestDatabase;
+  /** The reorg test's database and its from-scratch twin. */
+  let reorged: TestDatabase;
+  let fresh: TestDatabase;
   let sql: pg.Client;
   let indexer: IndexerProcess | null = null;
   /** The first test's feed proxy and start block. */
@@ -37,13 +42,15 @@ describe("ETH/USD feed behind a Chainlink proxy", () => {
   beforeAll(async () => {
     devnet = await startDevnet({ port: 0, blockTime: "automine" });
     db = await createTestDatabase();
+    reorged = await createTestDatabase();
+    fresh = await createTestDatabase();
     sql = new pg.Client({ connectionString: db.url });
     await sql.connect();
   });
   afterAll(async () => {
     await indexer?.stop();
     await sql?.end();
-    await db?.drop();
+    for (const d of [db, reorged, fresh]) await d?.drop();
     await devnet?.stop();
   });
 
@@ -130,5 +137,35 @@ describe("ETH/USD feed behind a Chainlink proxy", () => {
       round_id: String((1n << 64n) | 1n),
       answer: "300000000000",
     });
+  });
+
+  it("behavior: a reorg of the range that stored the start answer rolls it back with the range, and it is stored again", async () => {
+    await indexer?.stop();
+    indexer = null;
+    const { rpcUrl, chainId, deployment } = devnet;
+    const aggregator = await deployFeedAggregator(rpcUrl, chainId);
+    const proxy = await deployFeedProxy(rpcUrl, chainId, aggregator);
+    await setAggregatorRound(rpcUrl, chainId, aggregator, round(1n, 2_900_00000000n));
+    const startBlock = (await chainHead(rpcUrl)) + 1;
+    const trader = createTrader({ rpcUrl, deployment, account: 2 });
+    const { token } = await trader.createToken("Reorg Feed", "RFED", { value: parseEther("0.05") });
+    await trader.buy(token, parseEther("0.1"));
+    await trader.buy(token, parseEther("0.1"));
+    const options = { ...devnetIndexerOptions(devnet, reorged.url), startBlock, ethUsdFeedAddress: proxy };
+    indexer = await indexToHead(options);
+    // The short history is indexed as one journaled range from START_BLOCK: replacing its last 2
+    // blocks rolls back that range, start answer included, and indexes it again.
+    await rpc(rpcUrl, "anvil_reorg", [2, []]);
+    await trader.buy(token, parseEther("0.02"));
+    await indexer.waitForBlock(await chainHead(rpcUrl));
+    await indexer.stop();
+    expect(indexer.output()).toContain("rolled back orphaned blocks");
+    indexer = null;
+    const scratch = await indexToHead({ ...options, databaseUrl: fresh.url });
+    await scratch.stop();
+    const { trending_latest: _a, ...afterReorg } = await dumpIndexedTables(reorged.url);
+    const { trending_latest: _b, ...fromScratch } = await dumpIndexedTables(fresh.url);
+    expect(afterReorg).toEqual(fromScratch);
+    expect(afterReorg.eth_usd_answers).toHaveLength(1); // the start answer, once
   });
 });
