@@ -1,34 +1,14 @@
 import { describe, expect, test } from "vitest";
-import type { DecodedEvent } from "../decode/event-decoder.js";
-import { addr } from "../testing/synthetic-chain.js";
+import { addr, decodedEvent } from "../testing/synthetic-chain.js";
 import { KnownState, selectEvents } from "./known-state.js";
 
 const PROXY = addr(0xf0);
 const [FIRST, SECOND, NEXT, IMPOSTOR] = [addr(0xf1), addr(0xf2), addr(0xf3), addr(0xf4)];
 
-/** A decoded feed log at block 10, log index `logIndex`. */
-function feedLog(
-  name: "AnswerUpdated" | "AggregatorConfirmed",
-  address: string,
-  args: object,
-  logIndex: number,
-) {
-  return {
-    name,
-    address,
-    blockNumber: 10,
-    blockHash: `0x${"ab".repeat(32)}`,
-    blockTimestamp: 1,
-    transactionHash: `0x${logIndex.toString(16).padStart(64, "0")}`,
-    transactionIndex: logIndex,
-    logIndex,
-    args,
-  } as DecodedEvent;
-}
 const answer = (aggregator: string, logIndex: number) =>
-  feedLog("AnswerUpdated", aggregator, { current: 3_000n, roundId: 1n, updatedAt: 1n }, logIndex);
+  decodedEvent("AnswerUpdated", aggregator, { current: 3_000n, roundId: 1n, updatedAt: 1n }, logIndex);
 const confirmed = (proxy: string, latest: string, logIndex: number) =>
-  feedLog("AggregatorConfirmed", proxy, { previous: SECOND, latest }, logIndex);
+  decodedEvent("AggregatorConfirmed", proxy, { previous: SECOND, latest }, logIndex);
 
 describe("selectEvents: the ETH/USD feed", () => {
   test("default: answers of every phase's aggregator count; another contract's do not", () => {

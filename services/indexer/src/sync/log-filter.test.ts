@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type DecodedEvent, TOPIC0 } from "../decode/event-decoder.js";
+import { TOPIC0 } from "../decode/event-decoder.js";
+import { decodedEvent } from "../testing/synthetic-chain.js";
 import {
   EmitterSet,
   emitterFilters,
@@ -13,24 +14,7 @@ const FACTORY = "0x00000000000000000000000000000000000000fa";
 const FEED = "0x00000000000000000000000000000000000000fe";
 const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
 
-function event(
-  name: DecodedEvent["name"],
-  address: string,
-  args: DecodedEvent["args"],
-  logIndex = 0,
-): DecodedEvent {
-  return {
-    name,
-    address,
-    blockNumber: 10,
-    blockHash: `0x${"ab".repeat(32)}`,
-    blockTimestamp: 1,
-    transactionHash: `0x${"cd".repeat(32)}`,
-    transactionIndex: 0,
-    logIndex,
-    args,
-  };
-}
+const event = decodedEvent;
 
 const launch = (emitter: string, token: string, curve: string, pool: string) =>
   event("TokenLaunchedV3", emitter, { creator: addr(1), token, curve, canonicalPool: pool });
