@@ -66,10 +66,10 @@ try {
     addressChunk: CHUNK,
     strategy: "emitters", // this benchmark measures the emitter-chunk queries (head-scale: the choice)
   });
-  const real = new EmitterSet(
-    deployment.contracts.factory.toLowerCase(),
-    deployment.contracts.ethUsdFeed.toLowerCase(),
-  );
+  const real = new EmitterSet(deployment.contracts.factory.toLowerCase(), {
+    proxy: null,
+    aggregators: [deployment.contracts.ethUsdFeed.toLowerCase()],
+  });
   await probe.fetchRange(from, head, false, real, { previous: Promise.resolve(), done: () => {} });
   log(`real emitters: ${real.tokens.size} tokens, ${real.pools.size} graduated pools`);
 

@@ -46,6 +46,11 @@ const COMPILED = [
   { file: "v3/ResidualEscrowV3.sol", contract: "ResidualEscrowV3", name: "residualEscrowV3" },
   { file: "v3/PermanentLPFeeVaultV3.sol", contract: "PermanentLPFeeVaultV3", name: "permanentLPFeeVaultV3" },
   { file: "test/DevnetAggregator.sol", contract: "DevnetAggregator", name: "devnetAggregator" },
+  {
+    file: "test/DevnetAggregatorProxy.sol",
+    contract: "DevnetAggregatorProxy",
+    name: "devnetAggregatorProxy",
+  },
   { file: "test/DevnetSmartWallet.sol", contract: "DevnetSmartWallet", name: "devnetSmartWallet" },
   {
     file: "test/DevnetSmartWallet.sol",

@@ -35,6 +35,12 @@ export {
 export { localPublicClient, localWalletClient, rpc, rpcBatch, waitForReceipt } from "./clients.js";
 export * from "./deploy.js";
 export { type Devnet, type StartDevnetOptions, startDevnet } from "./devnet.js";
+export {
+  deployFeedAggregator,
+  deployFeedProxy,
+  replaceFeedAggregator,
+  setAggregatorRound,
+} from "./feed-proxy.js";
 export { type EthUsdRound, setEthUsdRound, setSequencerStatus } from "./feeds.js";
 export {
   type LoadHistoryOptions,

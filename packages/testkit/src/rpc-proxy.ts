@@ -1,4 +1,5 @@
-// Owner: indexer (services/indexer). A JSON-RPC proxy that counts calls and caps eth_getLogs results.
+// Owner: indexer (services/indexer). A JSON-RPC proxy that counts calls, caps eth_getLogs results
+// and injects transport faults (held requests, dropped connections, HTTP errors).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -11,6 +12,22 @@ export interface RpcProxyOptions {
    * (code −32005, "query returned more than N results"). Default: no cap.
    */
   maxLogs?: number;
+  /** Methods whose calls' params are kept for {@link RpcProxy.paramsOf} (default none). */
+  record?: string[];
+}
+
+/**
+ * A transport fault injected by {@link RpcProxy.fail} into requests that carry one of `methods`
+ * (every request when omitted):
+ * - `hang`: the request is held unanswered until the client gives up or the proxy closes (a node
+ *   that stops answering: the client's timeout);
+ * - `drop`: the connection is destroyed without an answer (a reset connection);
+ * - `status`: answered with HTTP `status` (default 503) and a text body (an overloaded provider).
+ */
+export interface RpcFault {
+  mode: "hang" | "drop" | "status";
+  methods?: string[];
+  status?: number;
 }
 
 /** A running proxy (see {@link startRpcProxy}). */
@@ -22,6 +39,12 @@ export interface RpcProxy {
   readonly requests: number;
   /** `eth_getLogs` calls refused for exceeding `maxLogs`. */
   readonly refused: number;
+  /** Requests that met the fault set by {@link fail}. */
+  readonly faulted: number;
+  /** The params of every call of `method` (one of `record`) since start or {@link reset}, oldest first. */
+  paramsOf(method: string): unknown[][];
+  /** Injects `fault` into the following requests (null: none, the default). */
+  fail(fault: RpcFault | null): void;
   /** Total calls of every method. */
   total(): number;
   /** Zeroes the counters. */
@@ -38,12 +61,14 @@ interface JsonRpcCall {
 /**
  * Starts a JSON-RPC proxy on 127.0.0.1 in front of `target`: every call is counted by method and
  * forwarded; `eth_getLogs` results above `maxLogs` are replaced by a provider-style result-cap
- * error, as public providers (10,000 logs per call is common) answer. For integration tests and
- * benchmarks of the indexer's request budget.
+ * error, as public providers (10,000 logs per call is common) answer; {@link RpcProxy.fail} injects
+ * transport faults. For integration tests and benchmarks of the indexer's request budget, and tests
+ * of what a service does when its node fails.
  */
 export async function startRpcProxy(options: RpcProxyOptions): Promise<RpcProxy> {
   const calls = new Map<string, number>();
-  const state = { requests: 0, refused: 0 };
+  const params = new Map<string, unknown[][]>();
+  const state = { requests: 0, refused: 0, faulted: 0, fault: null as RpcFault | null };
   const cap = options.maxLogs ?? Number.POSITIVE_INFINITY;
   const capError = (id: unknown) => ({
     jsonrpc: "2.0",
@@ -64,7 +89,22 @@ export async function startRpcProxy(options: RpcProxyOptions): Promise<RpcProxy>
         return;
       }
       const list = Array.isArray(parsed) ? parsed : [parsed];
-      for (const c of list) calls.set(c.method, (calls.get(c.method) ?? 0) + 1);
+      for (const c of list) {
+        calls.set(c.method, (calls.get(c.method) ?? 0) + 1);
+        if (options.record?.includes(c.method)) {
+          const kept = params.get(c.method) ?? [];
+          params.set(c.method, kept);
+          kept.push(c.params ?? []);
+        }
+      }
+      const fault = state.fault;
+      if (fault && (!fault.methods || list.some((c) => fault.methods?.includes(c.method)))) {
+        state.faulted++;
+        if (fault.mode === "drop") req.socket.destroy();
+        else if (fault.mode === "status") res.writeHead(fault.status ?? 503).end("injected fault");
+        // `hang`: no answer; closeAllConnections() at close ends the request.
+        return;
+      }
       const upstream = await fetch(options.target, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -102,6 +142,13 @@ export async function startRpcProxy(options: RpcProxyOptions): Promise<RpcProxy>
     get refused() {
       return state.refused;
     },
+    get faulted() {
+      return state.faulted;
+    },
+    paramsOf: (method) => params.get(method) ?? [],
+    fail(fault) {
+      state.fault = fault;
+    },
     total() {
       let n = 0;
       for (const v of calls.values()) n += v;
@@ -109,8 +156,10 @@ export async function startRpcProxy(options: RpcProxyOptions): Promise<RpcProxy>
     },
     reset() {
       calls.clear();
+      params.clear();
       state.requests = 0;
       state.refused = 0;
+      state.faulted = 0;
     },
     async close() {
       server.closeAllConnections();

@@ -179,7 +179,7 @@ const done = (async () => {
         chainId: config.CHAIN_ID,
         factory: contracts.factory,
         weth: contracts.weth,
-        feed: contracts.feedEmitter,
+        feed: contracts.feed,
         keepBlocks: config.REORG_DEPTH + 1,
         cacheTokens: config.KNOWN_TOKENS_CACHE,
       }),

@@ -54,6 +54,11 @@ export const metadataEnvSchema = baseEnvSchema.extend({
   IMAGE_MAX_PIXELS: z.coerce.number().int().positive().default(40_000_000),
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /**
+   * Gas limit of the `eth_call` that checks a smart-contract wallet's finalize signature (ERC-1271,
+   * ERC-6492): bounds what a wallet or an ERC-6492 factory may burn on the node per finalize.
+   */
+  SIGNATURE_VERIFY_GAS: z.coerce.number().int().min(100_000).max(100_000_000).default(3_000_000),
+  /**
    * In production, refuse to start unless Redis reports `appendonly yes` (`false`: only warn, for
    * a Redis that persists otherwise or hides `CONFIG`).
    */

@@ -9,6 +9,7 @@ import { createPublicClient, http, TransactionReceiptNotFoundError } from "viem"
 import { buildApp } from "./app.js";
 import { createMetadataDb } from "./db.js";
 import { metadataEnvSchema, resolveFactoryAddress, workspacePath } from "./env.js";
+import { createChainSignatureVerifier } from "./finalize/wallet-signature.js";
 import { createImageFetcher } from "./images/image-fetcher.js";
 import { createJobProducer } from "./jobs/job-catalog.js";
 import { checkRedisPersistence } from "./jobs/redis-persistence.js";
@@ -64,7 +65,7 @@ async function start() {
           throw error;
         }
       },
-      verifyMessage: (args) => chain.verifyMessage(args),
+      verifyMessage: createChainSignatureVerifier(chain, { gas: BigInt(env.SIGNATURE_VERIFY_GAS) }),
       async getTokenNames(token) {
         try {
           const [name, symbol] = await Promise.all([

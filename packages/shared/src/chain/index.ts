@@ -183,3 +183,15 @@ export const aggregatorV3Abi = parseAbi([
   "function getRoundData(uint80 roundId) view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)",
 ]);
 
+/**
+ * Chainlink `AggregatorProxy` (a feed's stable address, as on Base): the current phase's aggregator
+ * (the contract that emits `AnswerUpdated`), every phase's aggregator, and the replacement events.
+ */
+export const aggregatorProxyAbi = parseAbi([
+  "event AggregatorProposed(address indexed current, address indexed proposed)",
+  "event AggregatorConfirmed(address indexed previous, address indexed latest)",
+  "function aggregator() view returns (address)",
+  "function phaseId() view returns (uint16)",
+  "function phaseAggregators(uint16 phaseId) view returns (address)",
+]);
+

@@ -1,4 +1,5 @@
 import {
+  aggregatorProxyAbi,
   aggregatorV3Abi,
   erc20Abi,
   feeManagerV3Abi,
@@ -174,7 +175,7 @@ describe("decodeLog", () => {
     });
   });
 
-  it("behavior: Transfer and AnswerUpdated (all indexed) decode", () => {
+  it("behavior: Transfer, AnswerUpdated and AggregatorConfirmed (all indexed) decode", () => {
     const transfer = encodeEventTopics({
       abi: erc20Abi,
       eventName: "Transfer",
@@ -195,8 +196,17 @@ describe("decodeLog", () => {
       roundId: 9n,
       updatedAt: 1700n,
     });
+    const confirmed = encodeEventTopics({
+      abi: aggregatorProxyAbi,
+      eventName: "AggregatorConfirmed",
+      args: { previous: USER, latest: TOKEN },
+    });
+    expect(decodeLog(log(confirmed, "0x"))).toMatchObject({
+      name: "AggregatorConfirmed",
+      args: { previous: USER.toLowerCase(), latest: TOKEN },
+    });
     expect(ALL_TOPIC0).toContain(TOPIC0.Graduated);
-    expect(ALL_TOPIC0).toHaveLength(17);
+    expect(ALL_TOPIC0).toHaveLength(18);
   });
 
   it("error: unknown topic0, missing topics and short data give null", () => {

@@ -1,4 +1,5 @@
 import {
+  aggregatorProxyAbi,
   aggregatorV3Abi,
   erc20Abi,
   feeManagerV3Abi,
@@ -24,7 +25,8 @@ import {
  * registrations, fee deposits, the curve's trades and graduation, the manager's settlement, the
  * residual escrow's deposit, the LP custodian's fee collection, the LP fee vault's accrual and its
  * forwards to the community and trader-rewards vaults, the
- * token's `Transfer`, the canonical pool's `Swap`, and the ETH/USD feed's `AnswerUpdated`.
+ * token's `Transfer`, the canonical pool's `Swap`, the ETH/USD feed's `AnswerUpdated` (from its
+ * aggregators) and its proxy's `AggregatorConfirmed` (a new aggregator).
  */
 export type EventName =
   | "TokenLaunchedV3"
@@ -43,7 +45,8 @@ export type EventName =
   | "TraderRewardsLPFeesForwarded"
   | "Transfer"
   | "Swap"
-  | "AnswerUpdated";
+  | "AnswerUpdated"
+  | "AggregatorConfirmed";
 
 /** A log as returned by `eth_getLogs` (JSON-RPC hex quantities, not formatted by viem). */
 export interface RpcLog {
@@ -75,6 +78,7 @@ const DECODED_ABI = [
   ...erc20Abi,
   ...uniswapV3PoolAbi,
   ...aggregatorV3Abi,
+  ...aggregatorProxyAbi,
 ] as const;
 
 /**
@@ -158,6 +162,7 @@ const PREPARED: PreparedEvent[] = [
   prepare(findEvent(erc20Abi, "Transfer")),
   prepare(findEvent(uniswapV3PoolAbi, "Swap")),
   prepare(findEvent(aggregatorV3Abi, "AnswerUpdated")),
+  prepare(findEvent(aggregatorProxyAbi, "AggregatorConfirmed")),
 ];
 
 /** topic0 of every event the indexer decodes, by name. */

@@ -11,3 +11,11 @@ export const onAnswerUpdated: EventHandler<"AnswerUpdated"> = (e, p, b) => {
   });
   b.activity(null);
 };
+
+/**
+ * `AggregatorConfirmed` (the configured feed's proxy replaced its aggregator; `selectEvents` already
+ * took the new one as an emitter of answers): an activity row without token.
+ */
+export const onAggregatorConfirmed: EventHandler<"AggregatorConfirmed"> = (_e, _p, b) => {
+  b.activity(null);
+};

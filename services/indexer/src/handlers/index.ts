@@ -3,7 +3,7 @@ import type { EventHandler } from "../model/range-builder.js";
 import { onGraduated, onGraduationReserveForwarded, onTokensBought, onTokensSold } from "./curve-handlers.js";
 import { onTokenLaunched } from "./factory-handlers.js";
 import { onFeesDeposited, onTokenRegistered } from "./fee-manager-handlers.js";
-import { onAnswerUpdated } from "./feed-handlers.js";
+import { onAggregatorConfirmed, onAnswerUpdated } from "./feed-handlers.js";
 import {
   onCommunityLPFeesForwarded,
   onPermanentFeesCollected,
@@ -34,4 +34,5 @@ export const HANDLERS: { readonly [N in EventName]: EventHandler<N> } = Object.f
   Transfer: onTransfer,
   Swap: onSwap,
   AnswerUpdated: onAnswerUpdated,
+  AggregatorConfirmed: onAggregatorConfirmed,
 });

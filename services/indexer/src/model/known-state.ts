@@ -33,8 +33,25 @@ export interface TokenInfo extends TokenPlatformContracts {
 }
 
 /**
+ * The configured ETH/USD feed's contracts (resolved at start: `sync/chain-contracts.ts`).
+ */
+export interface FeedContracts {
+  /**
+   * The configured Chainlink proxy (emitter of `AggregatorConfirmed`: it replaced its aggregator),
+   * or null when the configured feed is an aggregator itself.
+   */
+  proxy: string | null;
+  /**
+   * The emitters of the feed's `AnswerUpdated`: every phase's aggregator of the proxy (or the
+   * configured aggregator), lowercase.
+   */
+  aggregators: readonly string[];
+}
+
+/**
  * The address book that decides which logs belong to the platform: the factory (configured), and
- * per token its curve, canonical pool, fee manager and graduation manager, all learned from logs.
+ * per token its curve, canonical pool, fee manager and graduation manager, all learned from logs;
+ * and the ETH/USD feed's aggregators (configured phases, grown by its proxy's `AggregatorConfirmed`).
  */
 export class KnownState {
   /** token address → info */
@@ -45,6 +62,13 @@ export class KnownState {
   readonly pools = new Map<string, string>();
   /** LP custodian address → token address */
   readonly custodians = new Map<string, string>();
+  /** The feed's proxy (accepted emitter of `AggregatorConfirmed`), or null. */
+  readonly feedProxy: string | null;
+  /**
+   * Accepted emitters of `AnswerUpdated`: the feed's aggregators of every phase, and those its proxy
+   * confirmed since (never forgotten: a superset after a reorg, as the emitter set).
+   */
+  readonly feedAggregators: Set<string>;
 
   /**
    * @param factory the V3 factory (lowercase): the only accepted emitter of `TokenLaunchedV3`.
@@ -54,8 +78,11 @@ export class KnownState {
   constructor(
     readonly factory: string,
     readonly weth: string,
-    readonly feed: string | null,
-  ) {}
+    feed: FeedContracts | null,
+  ) {
+    this.feedProxy = feed?.proxy ?? null;
+    this.feedAggregators = new Set(feed?.aggregators ?? []);
+  }
 
   /** Registers a token (launch, or read from `tokens`). */
   addToken(info: TokenInfo): void {
@@ -171,7 +198,9 @@ function accepted(e: DecodedEvent, state: KnownState, launchTx: Map<string, stri
       return graduatedAt !== null && before(graduatedAt, e);
     }
     case "AnswerUpdated":
-      return state.feed !== null && e.address === state.feed;
+      return state.feedAggregators.has(e.address);
+    case "AggregatorConfirmed":
+      return state.feedProxy !== null && e.address === state.feedProxy;
   }
 }
 
@@ -196,7 +225,9 @@ function accepted(e: DecodedEvent, state: KnownState, launchTx: Map<string, stri
  * - `CommunityLPFeesForwarded` / `TraderRewardsLPFeesForwarded` only from the token's fee vault
  *   (the vault they name is the token's community / trader-rewards vault from then on);
  * - `Swap` only from a canonical pool, after its token's `Graduated`;
- * - `Transfer` only from a known token; `AnswerUpdated` only from the configured feed.
+ * - `Transfer` only from a known token;
+ * - `AnswerUpdated` only from an aggregator of the configured feed (any phase's);
+ *   `AggregatorConfirmed` only from the feed's proxy, whose new aggregator it adds.
  * @dev mutates `state` (tokens launched, managers, graduation positions); the caller forgets
  * state from the database when the range is not committed.
  */
@@ -241,6 +272,8 @@ export function selectEvents(events: DecodedEvent[], state: KnownState): Selecti
       info.graduationManager = e.args.graduationManager;
       info.graduatedAt = { blockNumber: e.blockNumber, logIndex: e.logIndex };
       graduationTx.set(e.transactionHash, token);
+    } else if (e.name === "AggregatorConfirmed" && e.address === state.feedProxy) {
+      state.feedAggregators.add(e.args.latest);
     }
   }
   // Pass 1b: the contracts named by the logs of pass 1's launches and graduations.

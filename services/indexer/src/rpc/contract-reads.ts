@@ -1,4 +1,5 @@
-import { decodeAbiParameters, type Hex, toFunctionSelector } from "viem";
+import { aggregatorV3Abi } from "@tmi/shared/chain";
+import { decodeAbiParameters, decodeFunctionResult, type Hex, toFunctionSelector } from "viem";
 import { type RpcClient, RpcError, toQuantity } from "./rpc-client.js";
 
 /** One `eth_call` of a view whose result never changes after the contract's deployment. */
@@ -17,6 +18,8 @@ export const SELECTORS = Object.freeze({
   graduationManager: toFunctionSelector("graduationManager()"),
   feeManager: toFunctionSelector("feeManager()"),
   aggregator: toFunctionSelector("aggregator()"),
+  phaseId: toFunctionSelector("phaseId()"),
+  latestRoundData: toFunctionSelector("latestRoundData()"),
 });
 
 /** What {@link readImmutable} did, for metrics and logs. */
@@ -136,4 +139,45 @@ export async function readTokenLabels(
     out.set(token, { name: decode(raw[2 * i]), symbol: decode(raw[2 * i + 1]) });
   });
   return out;
+}
+
+/** A Chainlink round as `latestRoundData()` returns it (answer in the feed's decimals, times in Unix s). */
+export interface FeedRound {
+  roundId: bigint;
+  answer: bigint;
+  updatedAt: bigint;
+}
+
+/**
+ * `latestRoundData()` of `feed` (a Chainlink proxy or aggregator) at the end of `block`: the answer
+ * in force then. No latest-block fallback (a later answer would be wrong). Null when the node
+ * answers the call with an error or nothing (no contract or no round yet at that block, or a node
+ * without that block's state: see `reason`) or the round is empty (round id or `updatedAt` 0).
+ * @throws RpcError when the node cannot be reached (after the client's retries).
+ */
+export async function readLatestRound(
+  rpc: RpcClient,
+  feed: string,
+  block: number,
+): Promise<{ round: FeedRound | null; reason: string | null }> {
+  let raw: string;
+  try {
+    raw = await rpc.request<string>("eth_call", [
+      { to: feed, data: SELECTORS.latestRoundData },
+      toQuantity(block),
+    ]);
+  } catch (error) {
+    // A JSON-RPC error is the node's answer (reverted, or state pruned); anything else is transport.
+    if (error instanceof RpcError && error.options.code !== undefined)
+      return { round: null, reason: error.message };
+    throw error;
+  }
+  if (!isAnswer(raw)) return { round: null, reason: "no contract at that block" };
+  const [roundId, answer, , updatedAt] = decodeFunctionResult({
+    abi: aggregatorV3Abi,
+    functionName: "latestRoundData",
+    data: raw as Hex,
+  });
+  if (roundId === 0n || updatedAt === 0n) return { round: null, reason: "no round yet at that block" };
+  return { round: { roundId, answer, updatedAt }, reason: null };
 }

@@ -1,6 +1,6 @@
 import type { Lifecycle } from "@tmi/shared/market";
 import type { Pool, PoolClient } from "pg";
-import { KnownState, type TokenInfo } from "../model/known-state.js";
+import { type FeedContracts, KnownState, type TokenInfo } from "../model/known-state.js";
 
 /** Columns of `tokens` that make a {@link TokenInfo}. */
 const TOKEN_INFO_COLUMNS = `address, creator, curve_address, pool_address, pool_token_is_token0, initial_supply::text,
@@ -67,7 +67,7 @@ function tokenInfo(t: TokenInfoRow): TokenInfo {
  */
 export async function loadKnownState(
   db: Pool | PoolClient,
-  addresses: { factory: string; weth: string; feed: string | null },
+  addresses: { factory: string; weth: string; feed: FeedContracts | null },
 ): Promise<KnownState> {
   const state = new KnownState(addresses.factory, addresses.weth, addresses.feed);
   const { rows } = await db.query<TokenInfoRow>(`SELECT ${TOKEN_INFO_COLUMNS} FROM tokens`);

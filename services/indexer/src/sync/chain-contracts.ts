@@ -1,4 +1,7 @@
+import { aggregatorProxyAbi } from "@tmi/shared/chain";
+import { encodeFunctionData } from "viem";
 import type { IndexerConfig } from "../config.js";
+import type { FeedContracts } from "../model/known-state.js";
 import { decodeAddressResult, readImmutable, SELECTORS } from "../rpc/contract-reads.js";
 import type { RpcClient } from "../rpc/rpc-client.js";
 import { FatalIndexerError } from "./reorg-reconciler.js";
@@ -11,17 +14,21 @@ export interface ChainContracts {
   /** The other token of every canonical pool (decides token0). */
   weth: string;
   /**
-   * Emitter of the ETH/USD `AnswerUpdated` logs: the configured feed, or — when it is a Chainlink
-   * proxy (it answers `aggregator()`, as on Base) — the aggregator behind it, which is the contract
-   * that emits them. null: no feed.
+   * The ETH/USD feed: when the configured address is a Chainlink proxy (it answers `aggregator()`,
+   * as on Base), the proxy and the aggregator of every phase it had (`phaseAggregators(1…phaseId)`,
+   * the contracts that emit `AnswerUpdated`); else the configured address as the one aggregator.
+   * null: no feed.
    */
-  feedEmitter: string | null;
+  feed: FeedContracts | null;
 }
+
+/** Phases read at most from a proxy (Chainlink's feeds have had a handful). */
+const MAX_FEED_PHASES = 1_000;
 
 /**
  * Completes the configured addresses from the chain at the latest block (they never change):
- * `graduationManager()`/`feeManager()` of the factory, `weth()` of the graduation manager,
- * `aggregator()` of the feed.
+ * `graduationManager()`/`feeManager()` of the factory, `weth()` of the graduation manager, the
+ * feed's aggregators ({@link resolveFeed}).
  * @throws FatalIndexerError when the factory or manager does not answer (not the V3 factory on
  * this chain); RpcError when the node cannot be reached.
  */
@@ -52,10 +59,36 @@ export async function resolveChainContracts(rpc: RpcClient, config: IndexerConfi
       );
     weth = decodeAddressResult(raw);
   }
-  let feedEmitter = config.ETH_USD_FEED_ADDRESS;
-  if (feedEmitter) {
-    const raw = await ask(feedEmitter, SELECTORS.aggregator);
-    if (raw) feedEmitter = decodeAddressResult(raw);
+  const feed = config.ETH_USD_FEED_ADDRESS ? await resolveFeed(rpc, config.ETH_USD_FEED_ADDRESS) : null;
+  return { factory, graduationManager, feeManager, weth, feed };
+}
+
+/**
+ * The contracts of the feed at `address`, at the latest block: a Chainlink proxy (it answers
+ * `aggregator()` and `phaseId()`) with the aggregator of every phase (`phaseAggregators(1…phaseId)`,
+ * one batch; the aggregators replaced before or during the indexed history included), else
+ * `address` as the one aggregator. Aggregators confirmed later are learned from the proxy's
+ * `AggregatorConfirmed` while indexing.
+ * @throws RpcError when the node cannot be reached.
+ */
+export async function resolveFeed(rpc: RpcClient, address: string): Promise<FeedContracts> {
+  const ask = (calls: { to: string; data: string }[]) =>
+    readImmutable(rpc, calls, "latest", undefined, { allowFailure: true });
+  const [current, phase] = await ask([
+    { to: address, data: SELECTORS.aggregator },
+    { to: address, data: SELECTORS.phaseId },
+  ]);
+  if (!current) return { proxy: null, aggregators: [address] };
+  const phases = phase ? Math.min(Number(BigInt(phase)), MAX_FEED_PHASES) : 0;
+  const calls = Array.from({ length: phases }, (_, i) => ({
+    to: address,
+    data: encodeFunctionData({ abi: aggregatorProxyAbi, functionName: "phaseAggregators", args: [i + 1] }),
+  }));
+  const aggregators = new Set<string>();
+  for (const raw of await ask(calls)) {
+    const aggregator = raw ? decodeAddressResult(raw) : null;
+    if (aggregator && BigInt(aggregator) !== 0n) aggregators.add(aggregator);
   }
-  return { factory, graduationManager, feeManager, weth, feedEmitter };
+  aggregators.add(decodeAddressResult(current));
+  return { proxy: address, aggregators: [...aggregators] };
 }

@@ -1,12 +1,13 @@
 import type { Pool, PoolClient } from "pg";
 import type { DecodedEvent } from "../decode/event-decoder.js";
 import { buildBatch } from "../model/batch-builder.js";
-import { KnownState, selectEvents } from "../model/known-state.js";
-import type { TokenLabel } from "../rpc/contract-reads.js";
+import { type FeedContracts, KnownState, selectEvents } from "../model/known-state.js";
+import type { FeedRound, TokenLabel } from "../rpc/contract-reads.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 import { executeWrite, type PreparedWrite, prepareWrite } from "../store/batch-writer.js";
 import { type EmitterSeed, loadEmitterSeed, loadTokenInfos } from "../store/known-state-loader.js";
 import { revertTo } from "../store/reorg-journal.js";
+import { START_ANSWER_LOG_INDEX } from "./feed-start.js";
 import type { RollbackFn } from "./reorg-reconciler.js";
 
 /** What the scheduler hands the read-model core for one block range. */
@@ -25,6 +26,11 @@ export interface RangeInput {
   timestamps: Map<number, number>;
   /** Head seen when the range was built (checkpoint bookkeeping, pruning of `blocks`). */
   headBlock: number;
+  /**
+   * The ETH/USD answer in force when `fromBlock` begins (the range starting at `START_BLOCK`):
+   * stored as an answer at (`fromBlock`, log index −1), before every log of the range.
+   */
+  startAnswer?: FeedRound | null;
 }
 
 /** A range turned into rows, ready to be written (opaque to the scheduler). */
@@ -76,7 +82,7 @@ export interface IndexingCoreOptions {
   chainId: number;
   factory: string;
   weth: string;
-  feed: string | null;
+  feed: FeedContracts | null;
   /** Blocks kept in `blocks` and in the reorg journal (REORG_DEPTH + 1). */
   keepBlocks: number;
   /**
@@ -112,6 +118,7 @@ function missingKeys(events: readonly DecodedEvent[], state: KnownState) {
         if (!state.pools.has(e.address)) pools.add(e.address);
         break;
       case "AnswerUpdated":
+      case "AggregatorConfirmed":
         break;
       case "GraduationReserveForwarded":
         curve(e.address);
@@ -257,6 +264,16 @@ export function createIndexingCore(options: IndexingCoreOptions): IndexingCore {
         timestamps: input.timestamps,
         labels: input.labels,
       });
+      if (input.startAnswer) {
+        const { roundId, answer, updatedAt } = input.startAnswer;
+        batch.ethUsd.unshift({
+          blockNumber: input.fromBlock,
+          logIndex: START_ANSWER_LOG_INDEX,
+          roundId,
+          answer,
+          updatedAt,
+        });
+      }
       const write = await prepareWrite(batch, state, {
         chainId: options.chainId,
         headBlock: input.headBlock,

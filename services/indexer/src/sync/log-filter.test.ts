@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type DecodedEvent, TOPIC0 } from "../decode/event-decoder.js";
+import { TOPIC0 } from "../decode/event-decoder.js";
+import { decodedEvent } from "../testing/synthetic-chain.js";
 import {
   EmitterSet,
   emitterFilters,
@@ -11,32 +12,11 @@ import {
 
 const FACTORY = "0x00000000000000000000000000000000000000fa";
 const FEED = "0x00000000000000000000000000000000000000fe";
-const addr = (n: number): `0x${string}` => `0x${n.toString(16).padStart(40, "0")}`;
+const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
 
-/**
- * A decoded event `name` of `address` at block 10 with some of its `args` (typed as that event's):
- * the log filter reads only the addresses, so the amounts are left out.
- */
-function event<N extends DecodedEvent["name"]>(
-  name: N,
-  address: string,
-  args: Partial<Extract<DecodedEvent, { name: N }>["args"]>,
-  logIndex = 0,
-): DecodedEvent {
-  return {
-    name,
-    address,
-    blockNumber: 10,
-    blockHash: `0x${"ab".repeat(32)}`,
-    blockTimestamp: 1,
-    transactionHash: `0x${"cd".repeat(32)}`,
-    transactionIndex: 0,
-    logIndex,
-    args,
-  } as unknown as DecodedEvent;
-}
+const event = decodedEvent;
 
-const launch = (emitter: string, token: `0x${string}`, curve: `0x${string}`, pool: `0x${string}`) =>
+const launch = (emitter: string, token: string, curve: string, pool: string) =>
   event("TokenLaunchedV3", emitter, { creator: addr(1), token, curve, canonicalPool: pool });
 
 describe("log filter", () => {
@@ -64,7 +44,7 @@ describe("log filter", () => {
       [10_000, 11],
       [100_000, 101],
     ] as const) {
-      const set = new EmitterSet(FACTORY, FEED);
+      const set = new EmitterSet(FACTORY, { proxy: null, aggregators: [FEED] });
       for (let i = 0; i < tokens; i++)
         set.add({
           token: addr(i + 100),
@@ -112,7 +92,7 @@ describe("log filter", () => {
   });
 
   it("behavior: a set seeded by address asks for the curve of a token it sees graduate, then follows its pool", () => {
-    const set = new EmitterSet(FACTORY, FEED);
+    const set = new EmitterSet(FACTORY, { proxy: null, aggregators: [FEED] });
     const [token, curve, pool, graduatedPool] = [addr(0xa1), addr(0xc1), addr(0xb1), addr(0xb9)];
     set.seed([token, addr(0xa2)], [graduatedPool]);
     expect(set.has(token)).toBe(true);
@@ -152,5 +132,22 @@ describe("log filter", () => {
     // A complete set never asks.
     const full = new EmitterSet("0xfactory", null);
     expect(await full.resolve(["0xz"], lookup)).toBe(0);
+  });
+
+  it("behavior: the feed proxy's AggregatorConfirmed adds its new aggregator, in the range that confirms it; another contract's does not", () => {
+    const proxy = addr(0xf0);
+    const [first, next, impostor] = [addr(0xf1), addr(0xf2), addr(0xf3)];
+    const set = new EmitterSet(FACTORY, { proxy, aggregators: [first] });
+    expect(set.addresses()).toEqual([first]);
+    expect(PLATFORM_TOPICS).toContain(TOPIC0.AggregatorConfirmed); // fetched by topic, before the generic query
+    const confirmed = (emitter: string, latest: string) =>
+      event("AggregatorConfirmed", emitter, { previous: first, latest });
+    expect(set.discover([confirmed(addr(0x66), impostor)])).toEqual([]);
+    expect(set.discover([confirmed(proxy, next)])).toEqual([next]);
+    expect(set.discover([confirmed(proxy, next)])).toEqual([]);
+    expect(set.has(next)).toBe(true);
+    expect(set.has(impostor)).toBe(false);
+    expect(set.clone().addresses()).toEqual([first, next]);
+    expect(set.size).toBe(2);
   });
 });

@@ -1,4 +1,5 @@
 import { type DecodedEvent, type EventName, TOPIC0 } from "../decode/event-decoder.js";
+import type { FeedContracts } from "../model/known-state.js";
 
 /**
  * The log filter scheme (docs/indexer.md, "Log filter"). Two kinds of `eth_getLogs` per block range:
@@ -69,11 +70,12 @@ export interface EmitterToken {
 
 /**
  * The addresses whose generic events are fetched: tokens (their `Transfer`s), the canonical pools
- * of graduated tokens (their `Swap`s) and the feed. Seeded from the indexed tokens (addresses only:
+ * of graduated tokens (their `Swap`s) and the feed's aggregators (their `AnswerUpdated`). Seeded from the indexed tokens (addresses only:
  * a million tokens cost about 100 MB here), then grown in dispatch order by every fetched range's
  * platform logs:
  * - `TokenLaunchedV3` from the factory adds the token (and remembers its curve and pool);
- * - `Graduated` from a known curve, for that curve's token, adds the token's pool.
+ * - `Graduated` from a known curve, for that curve's token, adds the token's pool;
+ * - `AggregatorConfirmed` from the feed's proxy adds its new aggregator.
  * Only these emitter checks matter here: an impostor's `TokenLaunchedV3` naming a popular token
  * must not make the indexer pull that token's transfers. The full acceptance rules are the
  * handlers' (`selectEvents`).
@@ -96,10 +98,18 @@ export class EmitterSet {
   /** Addresses looked up and found to be no emitter (cleared when it exceeds {@link ABSENT_MAX}). */
   private readonly absent = new Set<string>();
 
+  /** The feed's proxy (its `AggregatorConfirmed` adds an aggregator), or null. */
+  readonly feedProxy: string | null;
+  /** The feed's aggregators: every phase's, and those confirmed since. */
+  readonly feedAggregators: Set<string>;
+
   constructor(
     readonly factory: string,
-    readonly feed: string | null,
-  ) {}
+    feed: FeedContracts | null,
+  ) {
+    this.feedProxy = feed?.proxy ?? null;
+    this.feedAggregators = new Set(feed?.aggregators ?? []);
+  }
 
   /**
    * Marks the set as holding only part of the `count` indexed tokens: addresses met in topic
@@ -172,22 +182,20 @@ export class EmitterSet {
 
   /** Number of addresses a generic query covers (an estimate when incomplete). */
   get size(): number {
-    return this.tokenCount + this.pools.size + (this.feed ? 1 : 0);
+    return this.tokenCount + this.pools.size + this.feedAggregators.size;
   }
 
-  /** True when `address` (lowercase) is a known token, graduated pool or the feed. */
+  /** True when `address` (lowercase) is a known token, graduated pool or aggregator of the feed. */
   has(address: string): boolean {
-    return this.tokens.has(address) || this.pools.has(address) || address === this.feed;
+    return this.tokens.has(address) || this.pools.has(address) || this.feedAggregators.has(address);
   }
 
   /**
-   * Every address of the generic queries: tokens, graduated pools, the feed.
+   * Every address of the generic queries: tokens, graduated pools, the feed's aggregators.
    * @dev only when {@link complete}: an incomplete set lists the addresses it holds.
    */
   addresses(): string[] {
-    const out = [...this.tokens, ...this.pools];
-    if (this.feed) out.push(this.feed);
-    return out;
+    return [...this.tokens, ...this.pools, ...this.feedAggregators];
   }
 
   /**
@@ -210,6 +218,12 @@ export class EmitterSet {
       }
     }
     for (const e of events) {
+      if (e.name !== "AggregatorConfirmed" || e.address !== this.feedProxy) continue;
+      if (this.feedAggregators.has(e.args.latest)) continue;
+      this.feedAggregators.add(e.args.latest);
+      added.push(e.args.latest);
+    }
+    for (const e of events) {
       if (e.name !== "Graduated") continue;
       const known = this.curves.get(e.address);
       if (!known || known.token !== e.args.token || this.pools.has(known.pool)) continue;
@@ -221,7 +235,10 @@ export class EmitterSet {
 
   /** A copy (a fetch pipeline grows its own; the committed state seeds the next). */
   clone(): EmitterSet {
-    const copy = new EmitterSet(this.factory, this.feed);
+    const copy = new EmitterSet(this.factory, {
+      proxy: this.feedProxy,
+      aggregators: [...this.feedAggregators],
+    });
     if (!this.complete) copy.partial(this.indexedTokens);
     for (const a of this.absent) copy.absent.add(a);
     for (const t of this.tokens) copy.tokens.add(t);

@@ -2,7 +2,12 @@ import { sanitizeChainString } from "@tmi/shared/codec";
 import type { Logger } from "pino";
 import { type DecodedEvent, decodeLog, type RpcLog } from "../decode/event-decoder.js";
 import { BlockRangeController, suggestedSpan } from "../rpc/block-range.js";
-import { type ImmutableReadStats, readTokenLabels, type TokenLabel } from "../rpc/contract-reads.js";
+import {
+  type FeedRound,
+  type ImmutableReadStats,
+  readTokenLabels,
+  type TokenLabel,
+} from "../rpc/contract-reads.js";
 import {
   type BlockHeader,
   type RpcBlock,
@@ -11,6 +16,7 @@ import {
   toHeader,
   toQuantity,
 } from "../rpc/rpc-client.js";
+import { readStartAnswer } from "./feed-start.js";
 import {
   type EmitterSet,
   type EmitterToken,
@@ -20,6 +26,7 @@ import {
   platformFilter,
 } from "./log-filter.js";
 import { LogQueryPlanner, type LogQuerySetting, type LogQueryStrategy } from "./log-strategy.js";
+import { createSyncLog } from "./sync-telemetry.js";
 
 /** The chain no longer matches what was fetched or indexed: the reconciler must find the common ancestor. */
 export class ChainMismatchError extends Error {
@@ -46,6 +53,11 @@ export interface FetchedRange {
   labels: Map<string, TokenLabel>;
   /** block number → timestamp (Unix s) of every fetched header and of every block whose logs came without `blockTimestamp`. */
   timestamps: Map<number, number>;
+  /**
+   * The range starting at the feed's `startBlock`: the feed's answer in force when that block
+   * begins (`latestRoundData()` at the block before), else null.
+   */
+  startAnswer: FeedRound | null;
   fetchMs: number;
   decodeMs: number;
 }
@@ -113,6 +125,11 @@ export interface RangeFetcherOptions {
    * cost less than its topic query (long historical ranges). Without it such ranges go by topic.
    */
   completeEmitters?: (emitters: EmitterSet) => Promise<void>;
+  /**
+   * The ETH/USD feed (its configured address: proxy or aggregator) and the first indexed block: the
+   * range starting there carries the answer in force before it ({@link FetchedRange.startAnswer}).
+   */
+  feedStart?: { feed: string; startBlock: number };
 }
 
 /** A partial emitter set is completed for an emitter query only over a range this long (blocks). */
@@ -326,11 +343,12 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
       const untimed = new Set<number>();
       for (const e of events)
         if (e.blockTimestamp === null && !numberSet.has(e.blockNumber)) untimed.add(e.blockNumber);
-      const [senders, labels, fetchedHeaders, extraHeaders] = await Promise.all([
+      const [senders, labels, fetchedHeaders, extraHeaders, startAnswer] = await Promise.all([
         fetchSenders(swapTxs),
         readLabels(launched),
         headersPromise,
         untimed.size > 0 ? headers([...untimed]) : Promise.resolve([]),
+        startAnswerOf(from),
       ]);
       const timestamps = new Map<number, number>();
       for (const h of fetchedHeaders) timestamps.set(h.number, h.timestamp);
@@ -347,11 +365,19 @@ export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {
         senders,
         labels,
         timestamps,
+        startAnswer,
         fetchMs: t - started - decodeMs,
         decodeMs,
       };
     },
   };
+
+  /** The feed's answer in force when the first indexed block begins, for the range starting there. */
+  async function startAnswerOf(from: number): Promise<FeedRound | null> {
+    const start = options.feedStart;
+    if (!start || from !== start.startBlock) return null;
+    return readStartAnswer(rpc, start.feed, start.startBlock, createSyncLog(logger, options.chainId));
+  }
 
   /** `name()`/`symbol()` of launched tokens at their launch blocks (latest-block fallback), sanitized. */
   async function readLabels(launched: { token: string; block: number }[]): Promise<Map<string, TokenLabel>> {

@@ -129,6 +129,7 @@ export function createRangeWriter(deps: RangeWriterDeps): RangeWriter {
       senders: fetched.senders,
       labels: fetched.labels,
       timestamps: fetched.timestamps,
+      startAnswer: fetched.startAnswer,
       headBlock: head.number,
     };
   }

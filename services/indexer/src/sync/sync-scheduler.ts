@@ -5,6 +5,7 @@ import type { IndexerMetrics } from "../metrics.js";
 import { type BlockHeader, type RpcClient, RpcError } from "../rpc/rpc-client.js";
 import { loadEmitterSeed, loadEmitterTokens, lookupEmitterMembers } from "../store/known-state-loader.js";
 import type { ChainContracts } from "./chain-contracts.js";
+import { backfillStartAnswer } from "./feed-start.js";
 import type { HeadState } from "./head-clock.js";
 import { createHeadFollower } from "./head-follower.js";
 import type { IndexingCore } from "./indexing-core.js";
@@ -89,6 +90,9 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
       completing ??= completeEmitterSet(set);
       return completing;
     },
+    ...(config.ETH_USD_FEED_ADDRESS
+      ? { feedStart: { feed: config.ETH_USD_FEED_ADDRESS, startBlock: config.START_BLOCK } }
+      : {}),
   });
   const reconciler = createReorgReconciler({
     pool,
@@ -108,7 +112,7 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
    * reloaded: after a failure or a reorg it still holds every indexed token plus possibly some
    * that are not (orphaned launches, ranges not committed) — a superset, which selection ignores.
    */
-  let emitters = new EmitterSet(contracts.factory, contracts.feedEmitter);
+  let emitters = new EmitterSet(contracts.factory, contracts.feed);
 
   /** Sleeps `ms` or until `stop()`. */
   const pause = (ms: number) =>
@@ -183,7 +187,15 @@ export function createSyncScheduler(deps: SyncSchedulerDeps): SyncScheduler {
     const started = performance.now();
     const cpuStarted = process.cpuUsage();
     await writer.resync();
-    emitters = new EmitterSet(contracts.factory, contracts.feedEmitter);
+    if (config.ETH_USD_FEED_ADDRESS && writer.client) {
+      await backfillStartAnswer(writer.client, rpc, {
+        feed: config.ETH_USD_FEED_ADDRESS,
+        startBlock: config.START_BLOCK,
+        indexedBlock: writer.tip.number,
+        log,
+      });
+    }
+    emitters = new EmitterSet(contracts.factory, contracts.feed);
     completing = null;
     const seed = await core.load(pool, {
       seedLimit: config.LOG_QUERY_STRATEGY === "emitters" ? undefined : seedLimit(),

@@ -25,6 +25,24 @@ const hex = (n: number | bigint, width = 40) => `0x${n.toString(16).padStart(wid
 export const addr = (n: number) => hex(n);
 
 /**
+ * One decoded log of `name` from `address` with `args`, at block 10, log index `logIndex` (one
+ * transaction, fixed hashes): for unit tests of selection and the log filter.
+ */
+export function decodedEvent(name: EventName, address: string, args: object, logIndex = 0): DecodedEvent {
+  return {
+    name,
+    address,
+    blockNumber: 10,
+    blockHash: `0x${"ab".repeat(32)}`,
+    blockTimestamp: 1,
+    transactionHash: `0x${"cd".repeat(32)}`,
+    transactionIndex: 0,
+    logIndex,
+    args,
+  } as DecodedEvent;
+}
+
+/**
  * Decoded V3 platform logs as the chain would produce them (same arguments, log order and curve
  * math as the contracts), without a node: for unit tests of selection and derivations, and for the
  * store's reorg tests. Every call appends one transaction to the current block.

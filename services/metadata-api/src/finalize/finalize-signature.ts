@@ -40,10 +40,11 @@ export function finalizeMessage(claim: FinalizeClaim): string {
 export const SIGNATURE_PATTERN = /^0x(?:[0-9a-fA-F]{2}){64,8192}$/;
 
 /**
- * Checks a signature of a message by an address against the indexed chain (viem's public
- * `verifyMessage`: ERC-6492 counterfactual wallets, ERC-1271 deployed wallets and EOAs, through one
- * `eth_call` of the universal validator). Resolves false for a signature that does not verify.
- * @throws on an RPC failure.
+ * Checks a signature of a message by an address against the indexed chain (ERC-6492 counterfactual
+ * wallets, ERC-1271 deployed wallets and EOAs, through one `eth_call` of the universal validator;
+ * production: `createChainSignatureVerifier` in `wallet-signature.ts`). Resolves false only when the
+ * chain answered that the signature does not verify.
+ * @throws when the chain could not be asked (transport failure, timeout, HTTP or node error).
  */
 export type ChainSignatureVerifier = (args: {
   address: `0x${string}`;

@@ -23,7 +23,9 @@ import {
   devnetIndexerOptions,
   type IndexerProcess,
   indexToHead,
+  type RpcProxy,
   type ServiceProcess,
+  startRpcProxy,
   startServiceProcess,
   waitFor,
 } from "@tmi/testkit";
@@ -47,7 +49,8 @@ import { bindDraft, markPending } from "../drafts/draft-queries.js";
 import { WORKSPACE_ROOT } from "../env.js";
 import { pngImage } from "../images/test-images.js";
 import { createFinalizeProcessor, NotIndexedYetError } from "../jobs/finalize.worker.js";
-import { finalizeMessage } from "./finalize-signature.js";
+import { type ChainSignatureVerifier, finalizeMessage } from "./finalize-signature.js";
+import { createChainSignatureVerifier } from "./wallet-signature.js";
 
 let devnet: Devnet;
 let trader: Trader;
@@ -55,6 +58,12 @@ let h: Harness;
 let indexer: IndexerProcess | null = null;
 let worker: ServiceProcess | null = null;
 let imageSeed = 1;
+/** The node as the finalize route's signature check sees it: a fault-injecting proxy of anvil. */
+let proxy: RpcProxy;
+/** Gas limit of the signature check's `eth_call` in these tests. */
+const SIGNATURE_GAS = 1_500_000n;
+/** The production signature check over `proxy`, as main.ts builds it (replaced by the fault tests). */
+let chainVerifier: ChainSignatureVerifier;
 
 const SUPPLY = "1000000000000000000000000000";
 
@@ -135,6 +144,11 @@ beforeAll(async () => {
   devnet = await startDevnet({ port: 0, blockTime: "automine" });
   trader = createTrader({ rpcUrl: devnet.rpcUrl, deployment: devnet.deployment, account: 1 });
   const client = createPublicClient({ transport: http(devnet.rpcUrl), cacheTime: 0 });
+  proxy = await startRpcProxy({ target: devnet.rpcUrl, record: ["eth_call"] });
+  chainVerifier = createChainSignatureVerifier(
+    createPublicClient({ transport: http(proxy.url, { retryCount: 1, timeout: 10_000 }), cacheTime: 0 }),
+    { gas: SIGNATURE_GAS },
+  );
   h = await createHarness({
     driver: "fs",
     chainId: devnet.chainId,
@@ -149,7 +163,7 @@ beforeAll(async () => {
           throw error;
         }
       },
-      verifyMessage: (args) => client.verifyMessage(args),
+      verifyMessage: (args) => chainVerifier(args),
       async getTokenNames(token) {
         const read = (functionName: "name" | "symbol") =>
           client.readContract({ address: token, abi: erc20Abi, functionName });
@@ -163,6 +177,7 @@ afterAll(async () => {
   await worker?.stop();
   await indexer?.stop();
   await h?.close();
+  await proxy?.close();
   await devnet?.stop();
 });
 
@@ -758,24 +773,38 @@ describe("finalize signatures by smart-contract wallets (ERC-1271, ERC-6492)", (
     });
   });
 
-  test("behavior: an ERC-6492 signature of a wallet not deployed yet binds verified; a wrong one is refused", async () => {
-    const client = localPublicClient(devnet.rpcUrl, devnet.chainId);
-    const walletSalt = toHex(12n, { size: 32 });
+  /**
+   * An indexed launch whose creator is the owner's wallet with salt `n`, not deployed (it has no
+   * code), a draft for it, and `wrap`, the ERC-6492 wrapper of a signature with the wallet's
+   * factory call.
+   */
+  async function counterfactualLaunch(n: bigint, name: string, symbol: string) {
+    const walletSalt = toHex(n, { size: 32 });
     const wallet = await walletAddress(walletSalt);
     // The creator is the counterfactual wallet: it has no code (the launch is sent as it, impersonated).
-    const launch = await launchFrom(wallet, "Future Cat", "FUTR", false);
-    expect(await client.getCode({ address: wallet })).toBeUndefined();
+    const launch = await launchFrom(wallet, name, symbol, false);
+    expect(
+      await localPublicClient(devnet.rpcUrl, devnet.chainId).getCode({ address: wallet }),
+    ).toBeUndefined();
     await index();
-    const body = { token_address: launch.token, transaction_hash: launch.hash };
     const deployCall = encodeFunctionData({
       abi: devnetSmartWalletFactoryAbi,
       functionName: "deploy",
       args: [owner().address, walletSalt],
     });
-    const wrap = (signature: Hex) =>
-      serializeErc6492Signature({ address: walletFactory, data: deployCall, signature });
+    return {
+      wallet,
+      launch,
+      body: { token_address: launch.token, transaction_hash: launch.hash },
+      draft: await createDraft(name, symbol),
+      wrap: (signature: Hex) =>
+        serializeErc6492Signature({ address: walletFactory, data: deployCall, signature }),
+    };
+  }
 
-    const draft = await createDraft("Future Cat", "FUTR");
+  test("behavior: an ERC-6492 signature of a wallet not deployed yet binds verified; a wrong one is refused", async () => {
+    const client = localPublicClient(devnet.rpcUrl, devnet.chainId);
+    const { wallet, launch, body, draft, wrap } = await counterfactualLaunch(12n, "Future Cat", "FUTR");
     const wrong = wrap(await stranger().signMessage({ message: message(draft, launch) }));
     expect(await finalize(draft, { ...body, signature: wrong })).toMatchObject({
       status: 422,
@@ -793,5 +822,57 @@ describe("finalize signatures by smart-contract wallets (ERC-1271, ERC-6492)", (
     });
     // Verified by simulation: the wallet is still not deployed.
     expect(await client.getCode({ address: wallet })).toBeUndefined();
+  });
+
+  test("error: when the node times out, drops the connection or fails, a valid wallet signature is 503 service_unavailable, never invalid_signature", async () => {
+    const { wallet, launch, body, draft, wrap } = await counterfactualLaunch(13n, "Patient Cat", "PTNT");
+    const signature = wrap(await owner().signMessage({ message: message(draft, launch) }));
+    // Short waits for the held requests; the same production check over the same proxy.
+    const normal = chainVerifier;
+    chainVerifier = createChainSignatureVerifier(
+      createPublicClient({ transport: http(proxy.url, { retryCount: 0, timeout: 1_000 }), cacheTime: 0 }),
+      { gas: SIGNATURE_GAS },
+    );
+    try {
+      const faults = [{ mode: "hang" }, { mode: "drop" }, { mode: "status", status: 502 }] as const;
+      for (const fault of faults) {
+        proxy.reset();
+        proxy.fail({ ...fault, methods: ["eth_call"] });
+        expect(await finalize(draft, { ...body, signature }), fault.mode).toMatchObject({
+          status: 503,
+          body: { code: "service_unavailable" },
+        });
+        expect(proxy.faulted, fault.mode).toBeGreaterThan(0);
+        expect(await draftRow(draft)).toMatchObject({ status: "draft" });
+      }
+    } finally {
+      proxy.fail(null);
+      chainVerifier = normal;
+    }
+    // The node answers again: the same signature binds verified.
+    expect(await finalize(draft, { ...body, signature })).toMatchObject({
+      status: 200,
+      body: { address: launch.token, creator: wallet.toLowerCase(), metadata_verified: true },
+    });
+  });
+
+  test("error: an ERC-6492 factory that burns all the gas it gets is invalid_signature, within the check's gas limit", async () => {
+    const { launch, body, draft } = await counterfactualLaunch(14n, "Greedy Cat", "GRDY");
+    // A "factory" whose code loops forever (JUMPDEST PUSH1 0 JUMP): it burns whatever gas it gets.
+    const burner = "0x00000000000000000000000000000000000b0b0b";
+    await rpc(devnet.rpcUrl, "anvil_setCode", [burner, "0x5b600056"]);
+    const signature = serializeErc6492Signature({
+      address: burner,
+      data: "0x",
+      signature: await owner().signMessage({ message: message(draft, launch) }),
+    });
+    proxy.reset();
+    expect(await finalize(draft, { ...body, signature })).toMatchObject({
+      status: 422,
+      body: { code: "invalid_signature" },
+    });
+    const calls = proxy.paramsOf("eth_call") as [{ gas?: string }, ...unknown[]][];
+    expect(calls.length).toBeGreaterThan(0);
+    for (const [call] of calls) expect(call.gas).toBe(toHex(SIGNATURE_GAS));
   });
 });

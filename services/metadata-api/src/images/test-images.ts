@@ -121,3 +121,41 @@ export function gifScriptPolyglot(): Buffer {
     Buffer.from("*/=1;alert(1);//"),
   ]);
 }
+
+/**
+ * A GIF89a of a `screen` logical screen (no colour table) with one image block per `frames` entry,
+ * each declaring that size in its image descriptor (its LZW data is one 1-pixel sub-block).
+ */
+export function gifWithFrames(
+  screen: { width: number; height: number },
+  frames: { width: number; height: number }[],
+): Buffer {
+  const u16 = (n: number) => [n & 0xff, n >> 8];
+  const block = (f: { width: number; height: number }) =>
+    Buffer.from([0x2c, 0, 0, 0, 0, ...u16(f.width), ...u16(f.height), 0x00, 0x02, 0x02, 0x44, 0x01, 0x00]);
+  return Buffer.concat([
+    Buffer.from("GIF89a", "latin1"),
+    Buffer.from([...u16(screen.width), ...u16(screen.height), 0x00, 0x00, 0x00]),
+    ...frames.map(block),
+    Buffer.from([0x3b]),
+  ]);
+}
+
+/** A 1×1 GIF whose one frame declares 60000×60000 (a frame decompression bomb). */
+export function gifFrameBomb(): Buffer {
+  return gifWithFrames({ width: 1, height: 1 }, [{ width: 60_000, height: 60_000 }]);
+}
+
+/** A 6000×6000 GIF of 300 frames of 6000×6000: each under the pixel cap, 10.8 billion together. */
+export function gifAnimationBomb(): Buffer {
+  const frame = { width: 6_000, height: 6_000 };
+  return gifWithFrames(
+    frame,
+    Array.from({ length: 300 }, () => frame),
+  );
+}
+
+/** A valid JPEG followed by an HTML payload and a final `FF D9` (ends like a JPEG, is a polyglot). */
+export function jpegWithTrailingHtml(): Buffer {
+  return Buffer.concat([jpegImage(), htmlDocument(), Buffer.from([0xff, 0xd9])]);
+}

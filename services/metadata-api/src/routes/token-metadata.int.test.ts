@@ -15,10 +15,13 @@ import {
 } from "../../test/harness.js";
 import { createImageFetcher } from "../images/image-fetcher.js";
 import {
+  gifAnimationBomb,
+  gifFrameBomb,
   gifImage,
   gifScriptPolyglot,
   htmlDocument,
   jpegImage,
+  jpegWithTrailingHtml,
   pngBomb,
   pngHeadedHtml,
   pngImage,
@@ -315,7 +318,12 @@ describe("POST /api/v1/token-metadata", () => {
       expect(status).toBe(415);
       expect(errorOf(body).code).toBe("unsupported_image_type");
     }
-    for (const bytes of [pngHeadedHtml(), pngWithTrailingHtml(), gifScriptPolyglot()]) {
+    for (const bytes of [
+      pngHeadedHtml(),
+      pngWithTrailingHtml(),
+      gifScriptPolyglot(),
+      jpegWithTrailingHtml(),
+    ]) {
       const { status, body } = await create(BASE_FIELDS, [{ bytes, filename: "cat.png", type: "image/png" }]);
       expect(status).toBe(400);
       expect(errorOf(body)).toMatchObject({ code: "invalid_image", details: [{ field: "image" }] });
@@ -326,11 +334,17 @@ describe("POST /api/v1/token-metadata", () => {
     expect(count.rows[0].n).toBe(0);
   });
 
-  test("error: decompression bomb is refused", async () => {
-    const { status, body } = await create(BASE_FIELDS, [{ bytes: pngBomb() }]);
-    expect(status).toBe(400);
-    expect(errorOf(body).code).toBe("invalid_image");
-    expect(errorOf(body).message).toMatch(/pixels/);
+  test("error: decompression bombs are refused: the header's size, a GIF frame's, all GIF frames'", async () => {
+    const drafts = async () =>
+      (await h.sql.query("SELECT count(*)::int AS n FROM metadata_drafts")).rows[0].n;
+    const before = await drafts();
+    for (const bytes of [pngBomb(), gifFrameBomb(), gifAnimationBomb()]) {
+      const { status, body } = await create(BASE_FIELDS, [{ bytes }]);
+      expect(status).toBe(400);
+      expect(errorOf(body).code).toBe("invalid_image");
+      expect(errorOf(body).message).toMatch(/pixels/);
+    }
+    expect(await drafts()).toBe(before);
   });
 
   test("behavior: exactly 5 MiB is accepted; 5 MiB + 1 byte ends cleanly with 413 over a real socket", async () => {
