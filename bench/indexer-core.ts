@@ -10,7 +10,8 @@ import os from "node:os";
 import { createTestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { buildBatch } from "../services/indexer/src/model/batch-builder.js";
-import { KnownState, selectEvents } from "../services/indexer/src/model/known-state.js";
+import { KnownState } from "../services/indexer/src/model/known-state.js";
+import { selectEvents } from "../services/indexer/src/select/select-events.js";
 import { executeWrite, prepareWrite, statementMs } from "../services/indexer/src/store/batch-writer.js";
 import { addr, SyntheticChain } from "../services/indexer/src/testing/synthetic-chain.js";
 

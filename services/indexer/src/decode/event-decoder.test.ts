@@ -10,7 +10,8 @@ import {
 } from "@tmi/shared/chain";
 import { encodeAbiParameters, encodeEventTopics, getAddress, type Hex, toEventSelector } from "viem";
 import { describe, expect, it } from "vitest";
-import { ALL_TOPIC0, decodedJson, decodedJsonText, decodeLog, type RpcLog, TOPIC0 } from "./event-decoder.js";
+import { ALL_TOPIC0, decodeLog, TOPIC0 } from "../events/index.js";
+import { decodedJson, decodedJsonText, type RpcLog } from "./event-decoder.js";
 
 const TOKEN = "0x00000000000000000000000000000000000000aa";
 const USER = getAddress("0xabcdef0000000000000000000000000000000001");

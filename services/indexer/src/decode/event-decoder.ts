@@ -13,40 +13,12 @@ import { sanitizeChainString } from "@tmi/shared/codec";
 import {
   type AbiEvent,
   type AbiParameter,
+  type ContractEventName,
   decodeAbiParameters,
   type GetEventArgs,
   type Hex,
   toEventSelector,
 } from "viem";
-
-/**
- * Event names the indexer decodes, stored as is in `chain_events.event_name` (the on-chain
- * names): the V3 factory's launch, the graduation manager's and fee manager's launch
- * registrations, fee deposits, the curve's trades and graduation, the manager's settlement, the
- * residual escrow's deposit, the LP custodian's fee collection, the LP fee vault's accrual and its
- * forwards to the community and trader-rewards vaults, the
- * token's `Transfer`, the canonical pool's `Swap`, the ETH/USD feed's `AnswerUpdated` (from its
- * aggregators) and its proxy's `AggregatorConfirmed` (a new aggregator).
- */
-export type EventName =
-  | "TokenLaunchedV3"
-  | "LaunchRegistered"
-  | "TokenRegistered"
-  | "FeesDeposited"
-  | "TokensBought"
-  | "TokensSold"
-  | "Graduated"
-  | "GraduationReserveForwarded"
-  | "GraduatedV3"
-  | "ResidualDeposited"
-  | "PermanentFeesCollected"
-  | "PermanentLPFeesAccrued"
-  | "CommunityLPFeesForwarded"
-  | "TraderRewardsLPFeesForwarded"
-  | "Transfer"
-  | "Swap"
-  | "AnswerUpdated"
-  | "AggregatorConfirmed";
 
 /** A log as returned by `eth_getLogs` (JSON-RPC hex quantities, not formatted by viem). */
 export interface RpcLog {
@@ -81,24 +53,21 @@ const DECODED_ABI = [
   ...aggregatorProxyAbi,
 ] as const;
 
+/** Every event the platform's ABIs declare (those the indexer decodes are listed in `events/`). */
+export type AbiEventName = ContractEventName<typeof DECODED_ABI>;
+
 /**
  * The arguments of event `N` by name, typed by viem from the const ABIs (every argument present;
  * addresses are lowercase at run time).
  */
-export type EventArgs<N extends EventName> = GetEventArgs<
+export type EventArgs<N extends AbiEventName> = GetEventArgs<
   typeof DECODED_ABI,
   N,
   { EnableUnion: false; IndexedOnly: false; Required: true }
 >;
 
-/** A decoded log of event `N` (see {@link DecodedEvent}). */
-export type DecodedEventOf<N extends EventName> = DecodedLogFields & { name: N; args: EventArgs<N> };
-
-/**
- * A decoded log with its position fields: a union over the event names, so that narrowing on
- * `name` types `args`.
- */
-export type DecodedEvent = { [N in EventName]: DecodedEventOf<N> }[EventName];
+/** A decoded log of event `N`: the position fields, the on-chain name and the typed arguments. */
+export type DecodedEventOf<N extends AbiEventName> = DecodedLogFields & { name: N; args: EventArgs<N> };
 
 /** The fields of every decoded log (numbers fit in JS numbers: block numbers < 2^53). */
 export interface DecodedLogFields {
@@ -114,7 +83,7 @@ export interface DecodedLogFields {
 }
 
 interface PreparedEvent {
-  name: EventName;
+  name: string;
   topic0: string;
   indexed: AbiParameter[];
   data: AbiParameter[];
@@ -130,7 +99,7 @@ function prepare(event: AbiEvent): PreparedEvent {
   const indexed = event.inputs.filter((p) => (p as { indexed?: boolean }).indexed);
   const data = event.inputs.filter((p) => !(p as { indexed?: boolean }).indexed);
   return {
-    name: event.name as EventName,
+    name: event.name,
     topic0: toEventSelector(event),
     indexed,
     data,
@@ -143,37 +112,6 @@ function findEvent(abi: readonly unknown[], name: string): AbiEvent {
   if (!item) throw new Error(`event ${name} missing from ABI`);
   return item as AbiEvent;
 }
-
-const PREPARED: PreparedEvent[] = [
-  prepare(findEvent(zonkFactoryV3Abi, "TokenLaunchedV3")),
-  prepare(findEvent(graduationManagerV3Abi, "LaunchRegistered")),
-  prepare(findEvent(feeManagerV3Abi, "TokenRegistered")),
-  prepare(findEvent(feeManagerV3Abi, "FeesDeposited")),
-  prepare(findEvent(zonkCurveV3Abi, "TokensBought")),
-  prepare(findEvent(zonkCurveV3Abi, "TokensSold")),
-  prepare(findEvent(zonkCurveV3Abi, "Graduated")),
-  prepare(findEvent(zonkCurveV3Abi, "GraduationReserveForwarded")),
-  prepare(findEvent(graduationManagerV3Abi, "GraduatedV3")),
-  prepare(findEvent(graduationCustodyV3Abi, "ResidualDeposited")),
-  prepare(findEvent(graduationCustodyV3Abi, "PermanentFeesCollected")),
-  prepare(findEvent(graduationCustodyV3Abi, "PermanentLPFeesAccrued")),
-  prepare(findEvent(graduationCustodyV3Abi, "CommunityLPFeesForwarded")),
-  prepare(findEvent(graduationCustodyV3Abi, "TraderRewardsLPFeesForwarded")),
-  prepare(findEvent(erc20Abi, "Transfer")),
-  prepare(findEvent(uniswapV3PoolAbi, "Swap")),
-  prepare(findEvent(aggregatorV3Abi, "AnswerUpdated")),
-  prepare(findEvent(aggregatorProxyAbi, "AggregatorConfirmed")),
-];
-
-/** topic0 of every event the indexer decodes, by name. */
-export const TOPIC0: Readonly<Record<EventName, string>> = Object.freeze(
-  Object.fromEntries(PREPARED.map((p) => [p.name, p.topic0])) as Record<EventName, string>,
-);
-
-/** All topic0 values, for an `eth_getLogs` filter `topics: [ALL_TOPIC0]`. */
-export const ALL_TOPIC0: readonly string[] = PREPARED.map((p) => p.topic0);
-
-const BY_TOPIC0 = new Map<string, PreparedEvent>(PREPARED.map((p) => [p.topic0, p]));
 
 const TWO_256 = 1n << 256n;
 
@@ -199,17 +137,39 @@ function normalise(type: string, value: unknown): string | bigint | number | boo
   return String(value);
 }
 
+/** A log decoder over a set of events (see {@link createLogDecoder}). */
+export interface LogDecoder {
+  /** topic0 of every event decoded, by name. */
+  readonly topic0: Readonly<Record<string, string>>;
+  /** Decodes one log; null when it is none of the events (see {@link createLogDecoder}). */
+  decode(log: RpcLog): (DecodedLogFields & { name: string; args: DecodedArgs }) | null;
+}
+
 /**
- * Decodes a raw log with a prepared topic0 → ABI item table: indexed arguments from the topics,
+ * A decoder of the `events` (on-chain name and the ABI of the contract that declares it), with a
+ * prepared topic0 → ABI item table: indexed arguments from the topics,
  * static data by slicing 32-byte words, dynamic data (the `string` of `TokenLaunchedV3`) through
  * viem's `decodeAbiParameters` (invalid UTF-8 → U+FFFD), strings made storable with
- * `sanitizeChainString`. Returns null for a log whose topic0 is not one of {@link TOPIC0}
+ * `sanitizeChainString`. `decode` returns null for a log whose topic0 is not one of the events'
  * or whose topics/data do not fit the event (a different event with the same signature).
+ * @throws Error when an event is missing from the ABI given for it.
  */
-export function decodeLog(log: RpcLog): DecodedEvent | null {
+export function createLogDecoder(events: readonly { name: string; abi: readonly unknown[] }[]): LogDecoder {
+  const prepared = events.map((e) => prepare(findEvent(e.abi, e.name)));
+  const byTopic0 = new Map<string, PreparedEvent>(prepared.map((p) => [p.topic0, p]));
+  return {
+    topic0: Object.freeze(Object.fromEntries(prepared.map((p) => [p.name, p.topic0]))),
+    decode: (log) => decodeWith(byTopic0, log),
+  };
+}
+
+function decodeWith(
+  byTopic0: ReadonlyMap<string, PreparedEvent>,
+  log: RpcLog,
+): (DecodedLogFields & { name: string; args: DecodedArgs }) | null {
   const topic0 = log.topics[0];
   if (topic0 === undefined) return null;
-  const prepared = BY_TOPIC0.get(topic0.toLowerCase());
+  const prepared = byTopic0.get(topic0.toLowerCase());
   if (!prepared) return null;
   if (log.topics.length !== prepared.indexed.length + 1) return null;
   const args: DecodedArgs = {};
@@ -235,7 +195,6 @@ export function decodeLog(log: RpcLog): DecodedEvent | null {
       args[param.name!] = normalise(param.type, values[i]);
     });
   }
-  // The one place args get their type: decoded above from the ABI entry of this very name.
   return {
     name: prepared.name,
     address: log.address.toLowerCase(),
@@ -246,7 +205,7 @@ export function decodeLog(log: RpcLog): DecodedEvent | null {
     transactionIndex: hexToNumber(log.transactionIndex),
     logIndex: hexToNumber(log.logIndex),
     args,
-  } as DecodedEvent;
+  };
 }
 
 /**

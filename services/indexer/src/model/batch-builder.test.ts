@@ -9,9 +9,10 @@ import {
   WAD,
 } from "@tmi/shared/chain";
 import { describe, expect, test } from "vitest";
+import { selectEvents } from "../select/select-events.js";
 import { addr, SyntheticChain } from "../testing/synthetic-chain.js";
 import { type Batch, buildBatch, type TokenLabelInput } from "./batch-builder.js";
-import { KnownState, selectEvents } from "./known-state.js";
+import { KnownState } from "./known-state.js";
 
 const PLATFORM = { factory: addr(0xfac), weth: addr(0xffff), feeManager: addr(0xfee), manager: addr(0x3a9) };
 // Tokens sort below WETH (0x…ffff): token0 of their pools.

@@ -1,5 +1,6 @@
-import { type DecodedEvent, decodedJsonText } from "../decode/event-decoder.js";
-import { HANDLERS } from "../handlers/index.js";
+import { decodedJsonText } from "../decode/event-decoder.js";
+import type { EventHandler } from "../events/declaration.js";
+import { type DecodedEvent, EVENTS } from "../events/index.js";
 import { aggregateCandles } from "../read-models/candles.js";
 import { creatorDelta } from "../read-models/creators.js";
 import { addBalance, type BalanceChanges, balanceRows } from "../read-models/holders.js";
@@ -8,7 +9,7 @@ import { addTokenTrade, tokenDelta } from "../read-models/tokens.js";
 import { addTokenTrader, setTraderBuckets } from "../read-models/traders.js";
 import type { Batch } from "./batch.js";
 import type { KnownState } from "./known-state.js";
-import type { BatchContext, EventHandler, EventPosition, RangeBuilder } from "./range-builder.js";
+import type { BatchContext, EventPosition, RangeBuilder } from "./range-builder.js";
 
 export * from "./batch.js";
 export type * from "./range-builder.js";
@@ -98,7 +99,7 @@ export async function buildBatch(
       blockTimestamp: timestamp,
     };
     // Each handler takes the events of its own name (the table is keyed by name).
-    (HANDLERS[event.name] as EventHandler)(event, currentPosition, b);
+    (EVENTS[event.name].handle as EventHandler)(event, currentPosition, b);
   }
 
   batch.balances = balanceRows(balances);

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
+import { selectEvents } from "../select/select-events.js";
 import { addr, decodedEvent } from "../testing/synthetic-chain.js";
-import { KnownState, selectEvents } from "./known-state.js";
+import { KnownState } from "./known-state.js";
 
 const PROXY = addr(0xf0);
 const [FIRST, SECOND, NEXT, IMPOSTOR] = [addr(0xf1), addr(0xf2), addr(0xf3), addr(0xf4)];

@@ -1,6 +1,5 @@
 // What an event handler sees while a range is built: its types only, so that the handlers
-// (handlers/*) and the builder that calls them (batch-builder.ts) do not import each other.
-import type { DecodedEventOf, EventName } from "../decode/event-decoder.js";
+// (events/*) and the builder that calls them (batch-builder.ts) do not import each other.
 import type { CreatorDelta } from "../read-models/creators.js";
 import type { TokenDelta } from "../read-models/tokens.js";
 import type { TradeRow } from "../read-models/trades.js";
@@ -57,10 +56,3 @@ export interface RangeBuilder {
   /** The activity row of the event being handled, under its on-chain name; `token` is added to the arguments when given. */
   activity(token: string | null, withTokenArg?: boolean): void;
 }
-
-/** A handler of event `N` (one per contract event, in `handlers/`): `event.args` typed from the ABI. */
-export type EventHandler<N extends EventName = EventName> = (
-  event: DecodedEventOf<N>,
-  position: EventPosition,
-  b: RangeBuilder,
-) => void;

@@ -9,7 +9,8 @@ import {
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildBatch } from "../model/batch-builder.js";
-import { type KnownState, selectEvents } from "../model/known-state.js";
+import type { KnownState } from "../model/known-state.js";
+import { selectEvents } from "../select/select-events.js";
 import { addr, SyntheticChain } from "../testing/synthetic-chain.js";
 import { executeWrite, prepareWrite } from "./batch-writer.js";
 import { loadKnownState } from "./known-state-loader.js";

@@ -1,4 +1,4 @@
-import type { DecodedEvent } from "../decode/event-decoder.js";
+import type { DecodedEvent } from "../events/index.js";
 
 /**
  * Finds the first item whose inclusion makes `attempt` fail, by bisecting over prefixes:

@@ -1,9 +1,11 @@
 import type { Pool, PoolClient } from "pg";
-import type { DecodedEvent } from "../decode/event-decoder.js";
+import type { KeySink } from "../events/declaration.js";
+import { type DecodedEvent, declarationOf } from "../events/index.js";
 import { buildBatch } from "../model/batch-builder.js";
-import { type FeedContracts, KnownState, selectEvents } from "../model/known-state.js";
+import { type FeedContracts, KnownState } from "../model/known-state.js";
 import type { FeedRound, TokenLabel } from "../rpc/contract-reads.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
+import { selectEvents } from "../select/select-events.js";
 import { executeWrite, type PreparedWrite, prepareWrite } from "../store/batch-writer.js";
 import { type EmitterSeed, loadEmitterSeed, loadTokenInfos } from "../store/known-state-loader.js";
 import { revertTo } from "../store/reorg-journal.js";
@@ -41,8 +43,8 @@ export interface PreparedRange {
 }
 
 /**
- * The read-model core as the scheduler uses it (decode/select/build/write live in `model/`,
- * `handlers/`, `store/`): the scheduler owns fetching, ordering, retries, reorgs and failures;
+ * The read-model core as the scheduler uses it (decode/select/build/write live in `events/`,
+ * `select/`, `model/`, `store/`): the scheduler owns fetching, ordering, retries, reorgs and failures;
  * the core owns what a log means and how it is stored.
  */
 export interface IndexingCore {
@@ -96,71 +98,55 @@ export interface IndexingCoreOptions {
 export const DEFAULT_CACHE_TOKENS = 50_000;
 
 /**
- * The tokens, curves and pools `events` name (by argument or as emitter) that `state` does not hold:
- * what selection and the handlers may look up.
+ * The tokens, curves and pools `events` name (their declarations' `keys`) that `state` does not
+ * hold: what selection and the handlers may look up.
  */
 function missingKeys(events: readonly DecodedEvent[], state: KnownState) {
   const tokens = new Set<string>();
   const curves = new Set<string>();
   const pools = new Set<string>();
-  const token = (a: unknown) => {
-    if (typeof a === "string" && !state.tokens.has(a)) tokens.add(a);
+  const sink: KeySink = {
+    token(a) {
+      if (!state.tokens.has(a)) tokens.add(a);
+    },
+    curve(a) {
+      if (!state.curves.has(a)) curves.add(a);
+    },
+    pool(a) {
+      if (!state.pools.has(a)) pools.add(a);
+    },
+    launch(token, curve, pool) {
+      sink.token(token);
+      sink.curve(curve);
+      sink.pool(pool);
+    },
   };
-  const curve = (a: unknown) => {
-    if (typeof a === "string" && !state.curves.has(a)) curves.add(a);
-  };
-  for (const e of events) {
-    switch (e.name) {
-      case "Transfer":
-        token(e.address);
-        break;
-      case "Swap":
-        if (!state.pools.has(e.address)) pools.add(e.address);
-        break;
-      case "AnswerUpdated":
-      case "AggregatorConfirmed":
-        break;
-      case "GraduationReserveForwarded":
-        curve(e.address);
-        break;
-      case "TokensBought":
-      case "TokensSold":
-      case "Graduated":
-        curve(e.address);
-        token(e.args.token);
-        break;
-      // The graduation's custody contracts: their token (a collection's custodian is the token's,
-      // loaded with it; its accrual names the token).
-      case "ResidualDeposited":
-      case "PermanentLPFeesAccrued":
-      case "CommunityLPFeesForwarded":
-      case "TraderRewardsLPFeesForwarded":
-        token(e.args.launchToken);
-        break;
-      case "PermanentFeesCollected":
-        break;
-      case "TokenLaunchedV3":
-        token(e.args.token);
-        curve(e.args.curve);
-        if (typeof e.args.canonicalPool === "string" && !state.pools.has(e.args.canonicalPool))
-          pools.add(e.args.canonicalPool);
-        break;
-      default:
-        token(e.args.token);
-        if ("curve" in e.args) curve(e.args.curve);
-    }
-  }
+  for (const e of events) declarationOf(e.name).keys?.(e, sink);
   return { tokens: [...tokens], curves: [...curves], pools: [...pools] };
 }
 
 /**
- * The tokens `events` name that `state` holds (by address, or through their curve, pool or LP
- * custodian) plus the tokens they launch: every token whose state building the range may change.
+ * The tokens `events` name that `state` holds (as emitter, by address or through their curve,
+ * pool or LP custodian; by their declarations' `keys`) plus the tokens they launch: every token
+ * whose state building the range may change.
  */
 function namedTokens(events: readonly DecodedEvent[], state: KnownState): Set<string> {
   const out = new Set<string>();
-  const held = (a: unknown) => {
-    if (typeof a === "string" && state.tokens.has(a)) out.add(a);
+  const sink: KeySink = {
+    token(a) {
+      if (state.tokens.has(a)) out.add(a);
+    },
+    curve(a) {
+      const token = state.curves.get(a);
+      if (token !== undefined && state.tokens.has(token)) out.add(token);
+    },
+    pool(a) {
+      const token = state.pools.get(a);
+      if (token !== undefined && state.tokens.has(token)) out.add(token);
+    },
+    launch(token) {
+      out.add(token);
+    },
   };
   for (const e of events) {
     const a = e.address;
@@ -169,14 +155,7 @@ function namedTokens(events: readonly DecodedEvent[], state: KnownState): Set<st
       const token = state.curves.get(a) ?? state.pools.get(a) ?? state.custodians.get(a);
       if (token !== undefined) out.add(token);
     }
-    if (e.name === "TokenLaunchedV3") {
-      if (typeof e.args.token === "string") out.add(e.args.token);
-      continue;
-    }
-    const args = e.args as { token?: unknown; launchToken?: unknown; curve?: unknown };
-    held(args.token);
-    held(args.launchToken);
-    if (typeof args.curve === "string") held(state.curves.get(args.curve));
+    declarationOf(e.name).keys?.(e, sink);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TOPIC0 } from "../decode/event-decoder.js";
+import { TOPIC0 } from "../events/index.js";
 import { decodedEvent } from "../testing/synthetic-chain.js";
 import {
   EmitterSet,

@@ -1,4 +1,12 @@
-import { type DecodedEvent, type EventName, TOPIC0 } from "../decode/event-decoder.js";
+import { type EmitterGrowth, runInPasses } from "../events/declaration.js";
+import {
+  type DecodedEvent,
+  declarationOf,
+  EVENT_NAMES,
+  EVENTS,
+  type EventName,
+  TOPIC0,
+} from "../events/index.js";
 import type { FeedContracts } from "../model/known-state.js";
 
 /**
@@ -20,13 +28,18 @@ import type { FeedContracts } from "../model/known-state.js";
  * the same range), and from ranges dispatched earlier (see {@link EmitterSet}).
  */
 
-/** Events fetched by emitter address (their signatures are not the platform's alone). */
-export const GENERIC_EVENTS: readonly EventName[] = ["Transfer", "Swap", "AnswerUpdated"];
+/**
+ * Events fetched by emitter address (their signatures are not the platform's alone): the
+ * declarations with filter `emitter`.
+ */
+export const GENERIC_EVENTS: readonly EventName[] = EVENT_NAMES.filter(
+  (name) => EVENTS[name].filter === "emitter",
+);
 
-/** topic0 of every event fetched without an address filter. */
-export const PLATFORM_TOPICS: readonly string[] = (Object.keys(TOPIC0) as EventName[])
-  .filter((name) => !GENERIC_EVENTS.includes(name))
-  .map((name) => TOPIC0[name]);
+/** topic0 of every event fetched without an address filter (the declarations with filter `platform`). */
+export const PLATFORM_TOPICS: readonly string[] = EVENT_NAMES.filter(
+  (name) => EVENTS[name].filter === "platform",
+).map((name) => TOPIC0[name]);
 
 /** topic0 of the events fetched by emitter address. */
 export const GENERIC_TOPICS: readonly string[] = GENERIC_EVENTS.map((name) => TOPIC0[name]);
@@ -72,15 +85,15 @@ export interface EmitterToken {
  * The addresses whose generic events are fetched: tokens (their `Transfer`s), the canonical pools
  * of graduated tokens (their `Swap`s) and the feed's aggregators (their `AnswerUpdated`). Seeded from the indexed tokens (addresses only:
  * a million tokens cost about 100 MB here), then grown in dispatch order by every fetched range's
- * platform logs:
+ * platform logs, through their declarations' `grow` (events/*):
  * - `TokenLaunchedV3` from the factory adds the token (and remembers its curve and pool);
- * - `Graduated` from a known curve, for that curve's token, adds the token's pool;
- * - `AggregatorConfirmed` from the feed's proxy adds its new aggregator.
+ * - `AggregatorConfirmed` from the feed's proxy adds its new aggregator;
+ * - `Graduated` from a known curve, for that curve's token, adds the token's pool.
  * Only these emitter checks matter here: an impostor's `TokenLaunchedV3` naming a popular token
  * must not make the indexer pull that token's transfers. The full acceptance rules are the
  * handlers' (`selectEvents`).
  */
-export class EmitterSet {
+export class EmitterSet implements EmitterGrowth {
   readonly tokens = new Set<string>();
   readonly pools = new Set<string>();
   /** curve → token, pool (to resolve `Graduated`). */
@@ -199,38 +212,40 @@ export class EmitterSet {
   }
 
   /**
-   * Grows the set from a range's platform events (chain order); returns the addresses added.
+   * Grows the set from a range's platform events (chain order), each declaration's `grow` in its
+   * pass (launches before the feed's confirmations before graduations); returns the addresses added.
    * @dev idempotent: the same range seen twice adds nothing the second time.
    */
   discover(events: readonly DecodedEvent[]): string[] {
     const added: string[] = [];
-    for (const e of events) {
-      if (e.name === "TokenLaunchedV3" && e.address === this.factory) {
-        const token = e.args.token;
-        if (this.tokens.has(token)) continue;
-        this.add({
-          token,
-          curve: e.args.curve,
-          pool: e.args.canonicalPool,
-          graduated: false,
-        });
-        added.push(token);
-      }
-    }
-    for (const e of events) {
-      if (e.name !== "AggregatorConfirmed" || e.address !== this.feedProxy) continue;
-      if (this.feedAggregators.has(e.args.latest)) continue;
-      this.feedAggregators.add(e.args.latest);
-      added.push(e.args.latest);
-    }
-    for (const e of events) {
-      if (e.name !== "Graduated") continue;
-      const known = this.curves.get(e.address);
-      if (!known || known.token !== e.args.token || this.pools.has(known.pool)) continue;
-      this.pools.add(known.pool);
-      added.push(known.pool);
-    }
+    runInPasses(
+      events,
+      (e) => declarationOf(e.name).grow,
+      (grow, e) => grow.apply(e, this, added),
+    );
     return added;
+  }
+
+  /** {@link EmitterGrowth.launched}: a token launched by the factory, unless held. */
+  launched(token: string, curve: string, pool: string): boolean {
+    if (this.tokens.has(token)) return false;
+    this.add({ token, curve, pool, graduated: false });
+    return true;
+  }
+
+  /** {@link EmitterGrowth.aggregator}: an aggregator of the feed, unless held. */
+  aggregator(address: string): boolean {
+    if (this.feedAggregators.has(address)) return false;
+    this.feedAggregators.add(address);
+    return true;
+  }
+
+  /** {@link EmitterGrowth.graduated}: the pool of `curve`'s token when it is `token`, unless held. */
+  graduated(curve: string, token: string): string | null {
+    const known = this.curves.get(curve);
+    if (!known || known.token !== token || this.pools.has(known.pool)) return null;
+    this.pools.add(known.pool);
+    return known.pool;
   }
 
   /** A copy (a fetch pipeline grows its own; the committed state seeds the next). */

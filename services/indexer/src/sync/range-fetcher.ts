@@ -1,6 +1,7 @@
 import { sanitizeChainString } from "@tmi/shared/codec";
 import type { Logger } from "pino";
-import { type DecodedEvent, decodeLog, type RpcLog } from "../decode/event-decoder.js";
+import type { RpcLog } from "../decode/event-decoder.js";
+import { type DecodedEvent, decodeLog } from "../events/index.js";
 import { BlockRangeController, suggestedSpan } from "../rpc/block-range.js";
 import {
   type FeedRound,

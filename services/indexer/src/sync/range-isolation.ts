@@ -1,5 +1,5 @@
 import type { IndexerConfig } from "../config.js";
-import type { DecodedEvent } from "../decode/event-decoder.js";
+import type { DecodedEvent } from "../events/index.js";
 import type { IndexerMetrics } from "../metrics.js";
 import { findFirstFailing, isDataError, logKey } from "./failed-log-isolation.js";
 import type { IndexingCore } from "./indexing-core.js";

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from "pg";
 import type { IndexerConfig } from "../config.js";
-import { type DecodedEvent, TOPIC0 } from "../decode/event-decoder.js";
+import { type DecodedEvent, TOPIC0 } from "../events/index.js";
 import type { IndexerMetrics } from "../metrics.js";
 import type { HeadFollower } from "./head-follower.js";
 import type { IndexingCore, PreparedRange, RangeInput } from "./indexing-core.js";

@@ -10,7 +10,8 @@ import {
   quoteSell,
   TOTAL_SUPPLY,
 } from "@tmi/shared/chain";
-import type { DecodedArgs, DecodedEvent, EventName } from "../decode/event-decoder.js";
+import type { DecodedArgs } from "../decode/event-decoder.js";
+import type { DecodedEvent, EventName } from "../events/index.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 
 /** A block of a {@link SyntheticChain}: header and decoded logs in chain order. */

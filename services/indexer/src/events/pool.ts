@@ -1,6 +1,6 @@
-import { poolPriceFromSqrtPriceX96 } from "@tmi/shared/chain";
-import type { EventHandler } from "../model/range-builder.js";
+import { poolPriceFromSqrtPriceX96, uniswapV3PoolAbi } from "@tmi/shared/chain";
 import { tradeRow } from "../read-models/trades.js";
+import { declareEvents, type EventHandler } from "./declaration.js";
 
 /**
  * `Swap` (a canonical pool, after its token's `Graduated`): a `uniswap_v3` trade —
@@ -9,7 +9,7 @@ import { tradeRow } from "../read-models/trades.js";
  * floored), which becomes the token's current price.
  * @throws Error when the transaction's sender was not fetched.
  */
-export const onSwap: EventHandler<"Swap"> = (e, p, b) => {
+const onSwap: EventHandler<"Swap"> = (e, p, b) => {
   const token = b.state.pools.get(e.address)!;
   const info = b.state.tokens.get(token)!;
   const trader = b.ctx.senders.get(e.transactionHash);
@@ -25,3 +25,23 @@ export const onSwap: EventHandler<"Swap"> = (e, p, b) => {
   b.trade(tradeRow(p, token, trader, side, "uniswap_v3", tokenAmount, weth, weth, 0n, 0n, price));
   b.activity(token, true);
 };
+
+/** The token's canonical Uniswap V3 pool (see docs/indexer.md, "Events"). */
+export const POOL_EVENTS = declareEvents({
+  Swap: {
+    abi: uniswapV3PoolAbi,
+    // Every Uniswap V3 pool emits it: fetched from the graduated tokens' pools only.
+    filter: "emitter",
+    keys: (e, k) => k.pool(e.address),
+    // Only from a canonical pool, after its token's `Graduated`.
+    accept(e, state) {
+      const token = state.pools.get(e.address);
+      const at = token === undefined ? null : state.tokens.get(token)!.graduatedAt;
+      return (
+        at !== null &&
+        (at.blockNumber < e.blockNumber || (at.blockNumber === e.blockNumber && at.logIndex < e.logIndex))
+      );
+    },
+    handle: onSwap,
+  },
+});

@@ -1,7 +1,8 @@
-import { applyBuy, applySell, curveSpotPrice } from "@tmi/shared/chain";
+import { applyBuy, applySell, curveSpotPrice, zonkCurveV3Abi } from "@tmi/shared/chain";
 import type { DecodedEventOf } from "../decode/event-decoder.js";
-import type { EventHandler } from "../model/range-builder.js";
+import type { KnownState } from "../model/known-state.js";
 import { tradeRow } from "../read-models/trades.js";
+import { declareEvents, type EventHandler, type KeySink } from "./declaration.js";
 
 /**
  * Records one curve trade of the event's token: the curve state moves by the trade's token amount
@@ -52,7 +53,7 @@ function recordCurveTrade(
  * curve's spotPrice() after the trade; the curve state moves (soldSupply += tokensOut,
  * reserveCoordinate += netCurveInput).
  */
-export const onTokensBought: EventHandler<"TokensBought"> = (e, p, b) =>
+const onTokensBought: EventHandler<"TokensBought"> = (e, p, b) =>
   recordCurveTrade(
     e,
     p,
@@ -69,7 +70,7 @@ export const onTokensBought: EventHandler<"TokensBought"> = (e, p, b) =>
  * = grossCurveOutput, `token_amount` = tokensIn — priced with spotPrice() after the trade; the
  * curve state moves back (soldSupply −= tokensIn, reserveCoordinate −= grossCurveOutput).
  */
-export const onTokensSold: EventHandler<"TokensSold"> = (e, p, b) =>
+const onTokensSold: EventHandler<"TokensSold"> = (e, p, b) =>
   recordCurveTrade(
     e,
     p,
@@ -84,9 +85,9 @@ export const onTokensSold: EventHandler<"TokensSold"> = (e, p, b) =>
 /**
  * `Graduated` (curve): the token's lifecycle becomes `graduated`; manager, amounts, sold supply
  * and the position of this log (`curve_terminal_at`) are recorded.
- * @dev the manager and position were registered in the known state by `selectEvents` (pass 1).
+ * @dev the manager and position were registered in the known state by its `learn` (pass 1).
  */
-export const onGraduated: EventHandler<"Graduated"> = (e, p, b) => {
+const onGraduated: EventHandler<"Graduated"> = (e, p, b) => {
   const token = e.args.token;
   const info = b.state.tokens.get(token)!;
   info.curveState = { ...info.curveState, graduated: true };
@@ -104,6 +105,62 @@ export const onGraduated: EventHandler<"Graduated"> = (e, p, b) => {
 };
 
 /** `GraduationReserveForwarded` (curve, no token argument): activity of the curve's token. */
-export const onGraduationReserveForwarded: EventHandler<"GraduationReserveForwarded"> = (e, _p, b) => {
+const onGraduationReserveForwarded: EventHandler<"GraduationReserveForwarded"> = (e, _p, b) => {
   b.activity(b.state.curves.get(e.address)!, true);
 };
+
+/**
+ * The fields of a curve event naming its token: its keys are the curve (emitter) and the token;
+ * it is accepted only from a known curve, for that curve's token.
+ */
+const CURVE_TOKEN_EVENT = {
+  abi: zonkCurveV3Abi,
+  filter: "platform",
+  keys(e: DecodedEventOf<"TokensBought" | "TokensSold" | "Graduated">, k: KeySink) {
+    k.curve(e.address);
+    k.token(e.args.token);
+  },
+  accept(e: DecodedEventOf<"TokensBought" | "TokensSold" | "Graduated">, state: KnownState) {
+    const token = state.curves.get(e.address);
+    return token !== undefined && token === e.args.token;
+  },
+} as const;
+
+/** The token's curve: its trades and its graduation (see docs/indexer.md, "Events"). */
+export const CURVE_EVENTS = declareEvents({
+  TokensBought: { ...CURVE_TOKEN_EVENT, handle: onTokensBought },
+  TokensSold: { ...CURVE_TOKEN_EVENT, handle: onTokensSold },
+  Graduated: {
+    ...CURVE_TOKEN_EVENT,
+    // Pass 1: the graduation manager it names and its position (pool swaps count after it).
+    learn: {
+      pass: 1,
+      apply(e, state, scan) {
+        const token = state.curves.get(e.address);
+        if (token === undefined || token !== e.args.token) return;
+        const info = state.tokens.get(token)!;
+        if (info.graduatedAt !== null) return;
+        info.graduationManager = e.args.graduationManager;
+        info.graduatedAt = { blockNumber: e.blockNumber, logIndex: e.logIndex };
+        scan.graduationTx.set(e.transactionHash, token);
+      },
+    },
+    // After the range's launches: the canonical pool's swaps are fetched from now on.
+    grow: {
+      pass: 3,
+      apply(e, set, added) {
+        const pool = set.graduated(e.address, e.args.token);
+        if (pool !== null) added.push(pool);
+      },
+    },
+    handle: onGraduated,
+  },
+  // No token argument: its curve's token.
+  GraduationReserveForwarded: {
+    abi: zonkCurveV3Abi,
+    filter: "platform",
+    keys: (e, k) => k.curve(e.address),
+    accept: (e, state) => state.curves.has(e.address),
+    handle: onGraduationReserveForwarded,
+  },
+});

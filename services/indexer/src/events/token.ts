@@ -1,0 +1,30 @@
+import { erc20Abi } from "@tmi/shared/chain";
+import { declareEvents, type EventHandler } from "./declaration.js";
+
+/**
+ * `Transfer` (a launched token): balances of holders (the token's platform contracts are not
+ * holders: `isExcludedHolder` of `@tmi/shared/market`).
+ */
+const onTransfer: EventHandler<"Transfer"> = (e, p, b) => {
+  const token = e.address;
+  const info = b.state.tokens.get(token)!;
+  const from = e.args.from;
+  const to = e.args.to;
+  const value = e.args.value;
+  b.token(token, p.blockNumber);
+  b.balance(info, from, -value);
+  b.balance(info, to, value);
+  b.activity(token, true);
+};
+
+/** The launched token (see docs/indexer.md, "Events"). */
+export const TOKEN_EVENTS = declareEvents({
+  Transfer: {
+    abi: erc20Abi,
+    // Every ERC-20 emits it: fetched from the known tokens only.
+    filter: "emitter",
+    keys: (e, k) => k.token(e.address),
+    accept: (e, state) => state.tokens.has(e.address),
+    handle: onTransfer,
+  },
+});
