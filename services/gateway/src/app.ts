@@ -214,6 +214,7 @@ export function buildApp(deps: GatewayDeps): HttpApp {
       timeoutMs: config.GATEWAY_BODY_TIMEOUT_MS,
       minBytesPerSecond: config.GATEWAY_BODY_MIN_RATE_BYTES_PER_S,
       maxPerClient: config.GATEWAY_MAX_BODIES_PER_CLIENT,
+      maxBufferedBytes: config.GATEWAY_MAX_BUFFERED_BYTES,
     }),
   };
   // Only metadata-api's creation routes take bodies; every other upstream route is GET/HEAD.

@@ -13,6 +13,8 @@ export interface BodyLimits {
   minBytesPerSecond: number;
   /** Bodies one client address may be sending at once (`GATEWAY_MAX_BODIES_PER_CLIENT`, 0 = no cap); then 429 `rate_limited`. */
   maxPerClient: number;
+  /** Bytes of every body being received at once (`GATEWAY_MAX_BUFFERED_BYTES`, 0 = no cap); then 503 `service_unavailable`. */
+  maxBufferedBytes: number;
 }
 
 /** A content-type parser of Fastify (`addContentTypeParser("*", parser)`). */
@@ -28,17 +30,21 @@ const CLOSE = { connection: "close" };
 /**
  * The gateway's parser of every request body: receives the whole body before anything is sent
  * upstream, so that a slow client holds only its own socket, never a connection of an upstream pool.
- * The body is handed on as a stream of the one buffer (forwarded with its `Content-Length`; a
- * chunked body gets one). Refused, each with `Connection: close`:
+ * The body is handed on as a stream of its chunks as received (no copy; forwarded with its
+ * `Content-Length`, which a chunked body gets). The bytes are counted against `maxBufferedBytes`
+ * until then. Refused, each with `Connection: close`:
  * - a body over `limitBytes` → 413 `payload_too_large`;
  * - a body not complete within `timeoutMs` + (bytes received so far) / `minBytesPerSecond` (the
  *   time grows as data arrives, as Apache's mod_reqtimeout `MinRate`) → 408 `request_timeout`;
  * - a body while `maxPerClient` others from the same client address (`request.ip`, as the rate
- *   limit) are still arriving at this gateway process → 429 `rate_limited` with `Retry-After: 1`.
+ *   limit) are still arriving at this gateway process → 429 `rate_limited` with `Retry-After: 1`;
+ * - a body whose bytes would take the bytes held by every body being received past
+ *   `maxBufferedBytes` (the gateway's memory) → 503 `service_unavailable` with `Retry-After: 5`.
  * A client that disconnects mid-body ends it (nothing is forwarded).
  */
 export function createBodyParser(limits: BodyLimits): BodyParser {
   const inFlight = new Map<string, number>();
+  let buffered = 0;
   const release = (client: string) => {
     const count = (inFlight.get(client) ?? 1) - 1;
     if (count <= 0) inFlight.delete(client);
@@ -71,15 +77,15 @@ export function createBodyParser(limits: BodyLimits): BodyParser {
       finished = true;
       clearTimeout(timer);
       release(client);
+      buffered -= received;
       payload.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
       if (error) {
         done(error);
         return;
       }
-      const body = Buffer.concat(chunks, received);
-      request.headers["content-length"] = String(body.length);
+      request.headers["content-length"] = String(received);
       delete request.headers["transfer-encoding"];
-      done(null, Readable.from([body]));
+      done(null, Readable.from(chunks));
     };
     const check = () => {
       const allowedMs = limits.timeoutMs + (received / limits.minBytesPerSecond) * 1000;
@@ -98,6 +104,15 @@ export function createBodyParser(limits: BodyLimits): BodyParser {
     };
     const onData = (chunk: Buffer) => {
       received += chunk.length;
+      buffered += chunk.length;
+      if (limits.maxBufferedBytes > 0 && buffered > limits.maxBufferedBytes) {
+        finish(
+          new AppError("service_unavailable", "the gateway holds too many request bodies; retry shortly", {
+            headers: { "retry-after": "5", ...CLOSE },
+          }),
+        );
+        return;
+      }
       if (received > limits.limitBytes) {
         finish(
           new AppError("payload_too_large", `request body larger than ${limits.limitBytes} bytes`, {

@@ -46,11 +46,11 @@ async function startServiceUpstream(port = 0) {
 }
 
 /**
- * A client sending a request body slowly over a real socket: the request head at once, then one
- * byte of the declared `Content-Length` every `everyMs` (one first byte when `everyMs` is 0).
+ * A client sending a request body slowly over a real socket: the request head and `first` (one
+ * byte) at once, then one byte of the declared `Content-Length` every `everyMs` (none when 0).
  * `answer` resolves with what the server sent once it closed the connection or answered.
  */
-function slowBody(base: string, head: string, everyMs: number) {
+function slowBody(base: string, head: string, everyMs: number, first = "x") {
   const { hostname, port } = new URL(base);
   const socket: Socket = connect(Number(port), hostname);
   let received = "";
@@ -64,7 +64,7 @@ function slowBody(base: string, head: string, everyMs: number) {
     socket.on("error", () => resolve(received));
   });
   const connected = once(socket, "connect").then(() => {
-    socket.write(`${head}\r\n\r\nx`);
+    socket.write(`${head}\r\n\r\n${first}`);
     if (everyMs > 0) timer = setInterval(() => socket.write("x"), everyMs);
   });
   const closed = once(socket, "close");
@@ -106,6 +106,28 @@ async function startGateway(env: Record<string, string> = {}, logger = silent) {
   const app = buildApp({ logger, config, redis: null }) as unknown as FastifyInstance;
   gateways.push(app);
   return app.listen({ host: "127.0.0.1", port: 0 });
+}
+
+/** POSTs `body` to the upload route of the gateway at `url`. */
+function upload(url: string, body: string | Buffer) {
+  return fetch(`${url}/api/v1/token-metadata`, {
+    method: "POST",
+    headers: { "content-type": "application/octet-stream" },
+    body,
+  });
+}
+
+/** Uploads `body` until the gateway answers `status` (the condition the test waits for); returns that answer. */
+function uploadUntil(url: string, body: string | Buffer, status: number, message: string): Promise<Response> {
+  return waitFor(
+    async () => {
+      const response = await upload(url, body);
+      if (response.status === status) return response;
+      await response.arrayBuffer();
+      return undefined;
+    },
+    { message },
+  );
 }
 
 /** Opens `count` slow bodies (one byte every 2 s) and waits until every head was sent. */
@@ -214,12 +236,6 @@ describe("gateway: slow request bodies", () => {
 
   it("error: more bodies in flight from one client than GATEWAY_MAX_BODIES_PER_CLIENT are 429 rate_limited", async () => {
     const url = await startGateway({ GATEWAY_MAX_BODIES_PER_CLIENT: "2" });
-    const post = () =>
-      fetch(`${url}/api/v1/token-metadata`, {
-        method: "POST",
-        headers: { "content-type": "application/octet-stream" },
-        body: "complete",
-      });
     const slow = await openSlowBodies(
       url,
       2,
@@ -227,19 +243,33 @@ describe("gateway: slow request bodies", () => {
         "POST /api/v1/token-metadata HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000",
     );
     // Once both slow bodies are being received, a third body from the same address is refused.
-    const limited = await waitFor(
-      async () => {
-        const response = await post();
-        return response.status === 429 ? response : undefined;
-      },
-      { message: "a third body is refused" },
-    );
+    const limited = await uploadUntil(url, "complete", 429, "a third body is refused");
     expect(limited.headers.get("retry-after")).toBe("1");
     expect(await limited.json()).toMatchObject({ error: { code: "rate_limited" } });
     // The slow clients leave: bodies are taken again.
     for (const client of slow) client.end();
-    await waitFor(async () => (await post()).status === 200, { message: "bodies are taken again" });
+    await uploadUntil(url, "complete", 200, "bodies are taken again");
     expect(upstream.methods.filter((m) => m === "POST").length).toBeGreaterThan(0);
+  });
+
+  it("error: bodies past GATEWAY_MAX_BUFFERED_BYTES, every client together, are 503 service_unavailable", async () => {
+    const url = await startGateway({ GATEWAY_MAX_BUFFERED_BYTES: "1000" });
+    const body = Buffer.alloc(500, 1);
+    expect((await upload(url, body)).status).toBe(200);
+    // A stalled body holds 800 bytes: a body of 500 more is refused once they are received.
+    const held = slowBody(
+      url,
+      "POST /api/v1/token-metadata HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000",
+      0,
+      "x".repeat(800),
+    );
+    clients.push(held);
+    await held.connected;
+    const refused = await uploadUntil(url, body, 503, "a body past the cap is refused");
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(await refused.json()).toMatchObject({ error: { code: "service_unavailable" } });
+    held.end();
+    await uploadUntil(url, body, 200, "bodies are taken again");
   });
 
   it("behavior: an upstream not reached yet logs at warn; once reached, losing it logs at error", async () => {
