@@ -272,6 +272,20 @@ describe("gateway: slow request bodies", () => {
     await uploadUntil(url, body, 200, "bodies are taken again");
   });
 
+  it("behavior: a client's Connection: close ends the connection after a proxied answer", async () => {
+    const url = await startGateway();
+    const client = slowBody(url, "GET /api/v1/tokens HTTP/1.1\r\nHost: x\r\nConnection: close", 0, "");
+    clients.push(client);
+    expect(await client.answer).toMatch(/^HTTP\/1\.1 200 /);
+    // Bounded only so that a connection kept open fails the test instead of hanging it.
+    await Promise.race([
+      client.closed,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error("the connection stayed open")), 15_000).unref(),
+      ),
+    ]);
+  });
+
   it("behavior: an upstream not reached yet logs at warn; once reached, losing it logs at error", async () => {
     const lines: { level: number; msg: string }[] = [];
     const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });

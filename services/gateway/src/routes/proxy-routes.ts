@@ -169,6 +169,14 @@ function registerProxy(app: FastifyInstance, route: ProxyRoute): void {
     proxyPayloads: false,
     disableRequestLogging: true,
     replyOptions: {
+      // Hop-by-hop headers of the upstream's answer are not relayed (RFC 9110 7.6.1): its
+      // `Connection: keep-alive` would override a client's `Connection: close` and keep that
+      // connection open.
+      rewriteHeaders: (headers: Record<string, unknown>) => {
+        delete headers.connection;
+        delete headers["keep-alive"];
+        return headers;
+      },
       // `headers` is reply-from's own copy of the client's headers: set ours in place (no copy).
       rewriteRequestHeaders: (request: FastifyRequest, headers: Record<string, unknown>) => {
         const remote = request.socket.remoteAddress;
