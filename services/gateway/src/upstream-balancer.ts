@@ -63,7 +63,7 @@ export interface UpstreamState {
  *
  * Failover: an idempotent request (GET, HEAD, OPTIONS) that failed to connect, or whose connection
  * broke before response headers arrived, is sent once more to another healthy replica. Anything
- * else (a request with a body the client streams through) fails with the original error (the caller maps it to 503/504). Why not undici's `BalancedPool`: it keeps sending a share
+ * else (a request with a body: not sent twice) fails with the original error (the caller maps it to 503/504). Why not undici's `BalancedPool`: it keeps sending a share
  * of requests to a dead replica (it lowers its weight, never ejects it) and never retries
  * elsewhere.
  */
@@ -192,7 +192,7 @@ export function createUpstreamBalancer(options: UpstreamBalancerOptions): Upstre
       const code = errorCode(error);
       const connectFailed = code !== undefined && CONNECT_FAILURES.has(code);
       if (connectFailed) eject(replica, code);
-      // A request body (a stream the client is sending) cannot be read twice: idempotent only.
+      // A request with a body is not sent twice (it may have been acted on): idempotent only.
       const retryable = code !== undefined && IDEMPOTENT.has(String(request.method).toUpperCase());
       const other = !retried && retryable && !closed ? pick(replica) : undefined;
       if (other) {

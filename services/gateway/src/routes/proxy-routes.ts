@@ -131,11 +131,9 @@ export function registerProxyRoute(app: FastifyInstance, route: ProxyRoute): voi
         }
         const path = request.url.split("?")[0] ?? "/";
         const headers: Record<string, string> = { allow: "GET, HEAD" };
-        // The body is not read: the connection cannot carry another request.
-        if (
-          request.headers["content-length"] !== undefined ||
-          request.headers["transfer-encoding"] !== undefined
-        )
+        // A body is not read: the connection cannot carry another request.
+        const length = request.headers["content-length"];
+        if ((length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined)
           headers.connection = "close";
         reply.headers(headers);
         done(new AppError("method_not_allowed", `method ${request.method} is not allowed on ${path}`));
