@@ -138,10 +138,11 @@ try {
     QUERY_API_URL: await serviceAddress(queryApi, "query-api"),
     METADATA_API_URL: await serviceAddress(metadataApi, "metadata-api"),
   };
-  const gateways = [
+  const variants: { gateway: string; env: Record<string, string> }[] = [
     { gateway: "default limits", env: {} },
     { gateway: "no per-client cap", env: { GATEWAY_MAX_BODIES_PER_CLIENT: "0" } },
-  ].map((g) => {
+  ];
+  const gateways = variants.map((g) => {
     const proc = startGatewayProcess({ ...upstreams, ORACLE_PRICE_URL: upstreams.QUERY_API_URL, ...g.env });
     processes.push(proc);
     return { ...g, proc };
