@@ -183,7 +183,31 @@ function queryValue(schema: { type?: string; enum?: string[] }, name: string): f
   if (name === "search")
     typed.push(fc.constantFrom("alpha", "beta", "ALP", "0x", "a.b_c-d"), fc.string({ maxLength: 70 }));
   if (name === "cursor") typed.push(fc.base64String({ maxLength: 120 }).map((s) => s.replace(/=/g, "")));
+  if (ADDRESS_LIST_PARAMS.has(name)) typed.push(addressListArb());
   return fc.oneof(...typed);
+}
+
+/** Query parameters that take a comma-separated address list (the stream's filters, the batch's `addresses`). */
+const ADDRESS_LIST_PARAMS = new Set(["tokens", "wallets", "addresses"]);
+
+/** True when an address-list value names no address (`""`, `",,,"`, `" , "`). */
+const namesNoAddress = (value: string) => value.split(",").every((part) => part.trim() === "");
+
+/** Address lists: empty and blank shapes, one or many (up to 101), mixed case, duplicates, a bad entry. */
+function addressListArb(): fc.Arbitrary<string> {
+  const one = fc.oneof(
+    fc.constantFrom(market.alpha.token, market.beta.token, market.creator.address),
+    fc.constantFrom(market.alpha.token).map((a) => `0x${a.slice(2).toUpperCase()}`),
+    fc.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+    fc.constantFrom("0x12", "0xZZ", "", " "),
+  );
+  return fc.oneof(
+    fc.constantFrom("", ",", ",,,", " , ", "%20"),
+    fc.array(one, { minLength: 1, maxLength: 5 }).map((list) => list.join(",")),
+    fc
+      .integer({ min: 99, max: 101 })
+      .map((n) => Array.from({ length: n }, () => market.alpha.token).join(",")),
+  );
 }
 
 /** Addresses for `{address}`: the market's, random ones, upper case, hostile strings. */
@@ -216,9 +240,13 @@ function caseArb(route: FuzzRoute) {
       .chain((chosen) =>
         fc.tuple(...chosen.map((q) => fc.tuple(fc.constant(q.name), queryValue(q.schema, q.name)))),
       ),
-    fc.array(fc.tuple(fc.constantFrom("limit", "x", "cursor", "__proto__", "search[]"), hostileText), {
-      maxLength: 2,
-    }),
+    fc.array(
+      fc.tuple(
+        fc.constantFrom("limit", "x", "cursor", "__proto__", "search[]", "wallets[]", "tokens[0]"),
+        fc.oneof(hostileText, addressListArb()),
+      ),
+      { maxLength: 2 },
+    ),
   );
   return fc.record({
     method: fc.oneof(
@@ -702,6 +730,16 @@ describe("fuzz: every route through the gateway", () => {
             allowed.has(answer.status),
             `documented status: ${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`,
           ).toBe(true);
+          // A stream filter given without an address, or in array form, never opens an unfiltered stream.
+          if (route.template === "/api/v1/stream" && method === "GET") {
+            const query = [...c.query[0], ...c.query[1]];
+            const emptyFilter = query.some(
+              ([k, v]) => (k === "tokens" || k === "wallets") && namesNoAddress(v),
+            );
+            const arrayForm = query.some(([k]) => /^(tokens|wallets)\[/.test(k));
+            if (emptyFilter || arrayForm)
+              expect(answer.status, `empty or array-form filter: ${label}`).not.toBe(200);
+          }
           if (method === "HEAD" || answer.status === 304 || answer.status === 204) return;
           // The published document must agree with the answer too (documented status and schema).
           // (An event stream is not read past its headers: its status is checked, not its body.)
