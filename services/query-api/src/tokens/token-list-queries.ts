@@ -16,7 +16,8 @@ import {
 import { decodeNewest, JsonText, jsonPage } from "../common/route-helpers.js";
 import { type Int8, prepared, type ReadDb } from "../db.js";
 import {
-  limitLiteral,
+  checkTake,
+  firstRows,
   type NewestPosition,
   newestPositionOf,
   prefixRange,
@@ -167,23 +168,26 @@ interface PageConditions {
 }
 
 /**
- * A page of `take` visible tokens in `order` after the position, filtered, as
+ * A page of `$take` visible tokens in `order` after the position, filtered, as
  * {@link TokenPageRow}s: without search, the order's index walked from the cursor.
  */
-function orderedPageSql(order: TokenOrder, conditions: PageConditions, take: number): string {
+function orderedPageSql(order: TokenOrder, conditions: PageConditions): string {
   const where = [...(order.where ? [order.where] : []), ...conditions.position, ...conditions.filters];
   // The page's rows first, then their metadata: joined to the whole order, PostgreSQL may
   // merge-join `metadata_drafts` in address order and read it from its start to the cursor.
   return `SELECT t.k0${order.key.length > 1 ? ", t.k1" : ""}, ${TOKEN_ITEM_JSON} AS item
-  FROM (SELECT ${keyColumns(order.key)}, t.* FROM tokens t
+  FROM (${firstRows(
+    `SELECT ${keyColumns(order.key)}, t.* FROM tokens t
     WHERE ${[VISIBLE_TOKEN, ...where].join(" AND ")}
-    ORDER BY ${keysetOrderBy(order.key, "desc")} LIMIT ${limitLiteral(take)}) t
+    ORDER BY ${keysetOrderBy(order.key, "desc")}`,
+    "$take",
+  )}) t
   ${TOKEN_METADATA_JOIN_SQL}
   ORDER BY ${keysetOrderBy(keyOf(order.key, "t"), "desc")}`;
 }
 
 /**
- * A page of `take` visible prefix matches of [$lo, $hi) in `order` after the position, filtered,
+ * A page of `$take` visible prefix matches of [$lo, $hi) in `order` after the position, filtered,
  * in bounded work (`budget`), as {@link TokenPageRow}s. One statement with a generic plan:
  *
  * 1. `recent`: the matches among the next `budget.window` tokens of the order's index from the
@@ -196,12 +200,7 @@ function orderedPageSql(order: TokenOrder, conditions: PageConditions, take: num
  * Exact unless a prefix index holds more than `cap` matches and they are sparse at this point of
  * the order: then the page is taken from the matches read (docs/api.md).
  */
-function searchPageSql(
-  order: TokenOrder,
-  conditions: PageConditions,
-  take: number,
-  budget: SearchBudget,
-): string {
+function searchPageSql(order: TokenOrder, conditions: PageConditions, budget: SearchBudget): string {
   if (
     !Number.isInteger(budget.window) ||
     !Number.isInteger(budget.cap) ||
@@ -209,7 +208,8 @@ function searchPageSql(
     budget.cap < 1
   )
     throw new Error(`invalid search budget ${JSON.stringify(budget)}`);
-  const limit = limitLiteral(take);
+  // The page size: a value, over rows already bounded by the budget (no plan depends on it).
+  const limit = "$take";
   const walked = [...(order.where ? [order.where] : []), ...conditions.position];
   const inOrder = [...walked, ...conditions.filters];
   const byKey = keysetOrderBy(keyOf(order.key, "t"), "desc");
@@ -270,7 +270,7 @@ function searchPageSql(
 }
 
 /**
- * The snapshot part of a two-part sort: `take` visible tokens of snapshot `$snapshot` (or the
+ * The snapshot part of a two-part sort: `$take` visible tokens of snapshot `$snapshot` (or the
  * latest when `latest`) in `ranked` order, filtered (with `search`, prefix matches of [$lo, $hi)
  * only); one row with null `k0` when the snapshot exists but holds no such token, none when
  * there is no snapshot.
@@ -280,7 +280,6 @@ function rankedPageSql(
   conditions: string[],
   search: boolean,
   latest: boolean,
-  take: number,
 ) {
   const snapshot = latest
     ? "SELECT id FROM trending_snapshots ORDER BY id DESC LIMIT 1"
@@ -288,23 +287,29 @@ function rankedPageSql(
   const entries = ["e.snapshot_id = s.id", ...conditions];
   if (!search)
     return `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
-    SELECT ${keyColumns(ranked)}, ${TOKEN_ITEM_JSON} AS item
+    ${firstRows(
+      `SELECT ${keyColumns(ranked)}, ${TOKEN_ITEM_JSON} AS item
     FROM trending_entries e JOIN tokens t ON t.address = e.token_address
       ${TOKEN_METADATA_JOIN_SQL}
     WHERE ${[...entries, VISIBLE_TOKEN].join(" AND ")}
-    ORDER BY ${keysetOrderBy(ranked, "desc")} LIMIT ${limitLiteral(take)}) x ON true`;
+    ORDER BY ${keysetOrderBy(ranked, "desc")}`,
+      "$take",
+    )}) x ON true`;
   // The snapshot's tokens first (`OFFSET 0`: the match is not pushed into the join), then the
   // prefix matches among them: bounded by the snapshot's size. With the match beside the join,
   // the generic plan read every match of the three prefix indexes (a BitmapOr) and hash-joined
   // them to the snapshot.
   return `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
-    SELECT ${ranked.map((c) => `t.${c.column}`).join(", ")}, ${TOKEN_ITEM_JSON} AS item
+    ${firstRows(
+      `SELECT ${ranked.map((c) => `t.${c.column}`).join(", ")}, ${TOKEN_ITEM_JSON} AS item
     FROM (SELECT ${keyColumns(ranked)}, t.* FROM trending_entries e JOIN tokens t ON t.address = e.token_address
       WHERE ${entries.join(" AND ")}
       ORDER BY ${keysetOrderBy(ranked, "desc")} OFFSET 0) t
       ${TOKEN_METADATA_JOIN_SQL}
     WHERE ${SEARCH_MATCH} AND ${VISIBLE_TOKEN}
-    ORDER BY ${keysetOrderBy(keyOf(ranked, "t"), "desc")} LIMIT ${limitLiteral(take)}) x ON true`;
+    ORDER BY ${keysetOrderBy(keyOf(ranked, "t"), "desc")}`,
+      "$take",
+    )}) x ON true`;
 }
 
 /** Turns `$name` placeholders into `$1..$n` (in order of first use) and picks their values. */
@@ -319,7 +324,26 @@ function bind(text: string, values: Record<string, unknown>): { text: string; va
   return { text: numbered, values: names.map((n) => values[n]) };
 }
 
-/** Runs `text` (named placeholders) as a prepared statement named after its text. */
+/**
+ * The most named prepared statements the token list (`GET /api/v1/tokens`, its `/newest` alias
+ * and the batch) prepares on one connection, whatever its parameters (docs/operations.md
+ * "Prepared statements"): a statement's text depends only on its shape, never on a value or
+ * the page size (bind parameters, `firstRows`). Shapes: the one-part sorts × `phase` (none,
+ * `curve`, `graduated`) × `search` or not × cursor or not; each part of the two-part sorts
+ * likewise (the snapshot part: the latest snapshot's first page, or the cursor's snapshot after
+ * a position); the plain list's first page and page after a cursor, the batch, the snapshot check.
+ */
+export const TOKEN_LIST_STATEMENT_BOUND =
+  (Object.keys(TOKEN_ORDERS).length + 2 * Object.keys(TWO_PART_SORTS).length) *
+    (TOKEN_PHASES.length + 1) *
+    2 *
+    2 +
+  4;
+
+/**
+ * Runs `text` (named placeholders) as a prepared statement named after its text: one of at most
+ * {@link TOKEN_LIST_STATEMENT_BOUND}, as the text carries no value.
+ */
 async function run<R extends Record<string, unknown>>(
   db: ReadDb,
   text: string,
@@ -366,14 +390,15 @@ export async function listOrderedTokens(
       "NOT EXISTS (SELECT 1 FROM trending_entries e WHERE e.snapshot_id = (SELECT $snapshot::int8) AND e.token_address = t.address)",
     );
   const values = {
+    take: checkTake(take),
     ...searchValues(filters.search),
     ...positionValues(after),
     ...(options.notInSnapshot !== undefined ? { snapshot: options.notInSnapshot.toString() } : {}),
   };
   const sql =
     filters.search === ""
-      ? orderedPageSql(order, conditions, take)
-      : searchPageSql(order, conditions, take, options.budget ?? SEARCH_BUDGET);
+      ? orderedPageSql(order, conditions)
+      : searchPageSql(order, conditions, options.budget ?? SEARCH_BUDGET);
   return run<TokenPageRow>(db, sql, values);
 }
 
@@ -398,8 +423,9 @@ export async function listRankedTokens(
   if (after !== null) conditions.push(afterSql(ranked));
   const rows = await run<TokenPageRow & { snapshot_id: Int8 }>(
     db,
-    rankedPageSql(ranked, conditions, filters.search !== "", snapshot === null, take),
+    rankedPageSql(ranked, conditions, filters.search !== "", snapshot === null),
     {
+      take: checkTake(take),
       ...searchValues(filters.search),
       ...positionValues(after),
       ...(snapshot !== null ? { snapshot: snapshot.toString() } : {}),
@@ -510,8 +536,7 @@ export async function twoPartPage(
       order: sort.rest,
       filters,
       after: restAfter,
-      // Always a page's worth (the boundary page builds a few more items than it shows): one
-      // prepared statement per page size, not one per split between the parts.
+      // Always a page's worth (the boundary page builds a few more items than it shows).
       take: limit + 1,
       notInSnapshot: snapshotId,
     });
