@@ -65,7 +65,10 @@ export type HoldingPosition = [number, bigint, string];
 // Held tokens (positive balance) by value, then, with `include_closed`, the wallet's positions in
 // tokens it no longer holds (balance 0, value 0) by token address. `value` depends on each token's
 // price, so no index orders it: the wallet's rows are read through the holder/trader indexes and
-// sorted (cost linear in the wallet's token count).
+// sorted (cost linear in the wallet's token count). Whether a position is closed, and a page row's
+// position, are correlated lookups by primary key (a subplan, a lateral join): as a join, the
+// generic plan (estimating the average wallet's few rows) may rescan the wallet's rows per row
+// of the other side, quadratic in the wallet's tokens (test/wallet-plans.int.test.ts).
 const HOLDINGS_SQL = `WITH hr AS (
   SELECT 0 AS grp, b.token_address, b.balance, ${valueAtPriceSql("b.balance")} AS value
   FROM token_balances b JOIN tokens t ON t.address = b.token_address
@@ -73,7 +76,7 @@ const HOLDINGS_SQL = `WITH hr AS (
   UNION ALL
   SELECT 1, p.token_address, 0::numeric, 0::numeric FROM positions p
   WHERE $2::boolean AND p.trader = $1
-    AND NOT EXISTS (SELECT 1 FROM token_balances b WHERE b.token_address = p.token_address AND b.holder = $1 AND b.balance > 0)),
+    AND coalesce((SELECT b.balance FROM token_balances b WHERE b.token_address = p.token_address AND b.holder = $1), 0) <= 0),
 page AS (
   SELECT * FROM hr
   WHERE $3::int IS NULL OR grp > $3::int
@@ -85,7 +88,7 @@ SELECT page.grp, page.token_address, page.balance::text AS balance, page.value::
   div(page.balance * 10000, nullif(t.initial_supply, 0))::int AS share_bps,
   ${TOKEN_ITEM_JSON} AS token_json, ${POSITION_COLUMNS()}
 FROM page JOIN ${TOKEN_FROM_SQL} ON t.address = page.token_address
-LEFT JOIN positions p ON p.token_address = page.token_address AND p.trader = $1
+LEFT JOIN LATERAL (SELECT * FROM positions p WHERE p.token_address = page.token_address AND p.trader = $1 LIMIT 1) p ON true
 ORDER BY page.grp, page.value DESC, page.token_address`;
 
 /** One holding as read (the Token object is JSON text built by PostgreSQL). */
