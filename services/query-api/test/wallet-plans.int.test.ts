@@ -117,6 +117,14 @@ describe.each(["force_generic_plan", "force_custom_plan"])("%s", (mode) => {
       });
       expect(closed).toHaveLength(101);
       expect(closed[0]?.balance).toBe("0");
+      // A page within the closed group.
+      const later = await listHoldings(db, {
+        wallet: WALLET,
+        includeClosed: true,
+        after: closed[50]!.position,
+        take: 21,
+      });
+      expect(later[0]?.position).toEqual(closed[51]?.position);
     });
   });
 
@@ -125,5 +133,23 @@ describe.each(["force_generic_plan", "force_custom_plan"])("%s", (mode) => {
       const totals = await getWalletTotals(db, WALLET);
       expect(totals.holding_count).toBe(N / 2);
     });
+  });
+});
+
+test("behavior: pages of holdings with include_closed list every held token by value, then every closed one by address, once", async () => {
+  await withSession("force_generic_plan", async (client) => {
+    const seen: string[] = [];
+    let after: Awaited<ReturnType<typeof listHoldings>>[number]["position"] | null = null;
+    for (;;) {
+      const page = await listHoldings(client, { wallet: WALLET, includeClosed: true, after, take: 101 });
+      seen.push(...page.slice(0, 100).map((h) => `${h.position[0]}:${h.position[2]}`));
+      if (page.length <= 100) break;
+      after = page[99]!.position;
+    }
+    expect(seen).toHaveLength(N);
+    expect(new Set(seen).size).toBe(N);
+    // Held: tokens 1..N/2 (value grows with the token number, so the last first); closed: N/2+1..N.
+    expect(seen[0]).toBe(`0:0x${(N / 2).toString(16).padStart(40, "0")}`);
+    expect(seen[N / 2]).toBe(`1:0x${(N / 2 + 1).toString(16).padStart(40, "0")}`);
   });
 });
