@@ -2,18 +2,24 @@
 // plan (docs/api.md "GET /api/v1/wallets/{address}/holdings"): a wallet holding and having traded
 // thousands of tokens (dust buys), with `include_closed=true`, must not make PostgreSQL rescan the
 // wallet's balances once per position. Asserted on the plan's rows examined, never a duration.
+import { createCursorCodec } from "@tmi/shared/codec";
 import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { READ_SESSION_SETTINGS } from "../src/db.js";
+import { readTokenTraders } from "../src/wallets/trader-queries.js";
 import { getWalletTotals, listHoldings } from "../src/wallets/wallet-queries.js";
 import { explainPrepared, recordingDb, rowsExaminedOn } from "./plans.js";
 
 /** Tokens of the wallet: it traded all of them and still holds the first half. */
 const N = 2000;
 const WALLET = `0x${"77".repeat(20)}`;
+/** Token 1: also held and traded by {@link HOT_HOLDERS} other wallets. */
+const HOT = `0x${"1".padStart(40, "0")}`;
 /** Other wallets, one token each: the statistics of a chain with many small wallets. */
 const OTHERS = 20_000;
+/** Other wallets that also hold and traded token 1. */
+const HOT_HOLDERS = 5000;
 const otherAt = (j: string) => `'0xb' || lpad(to_hex(${j}), 39, '0')`;
 /** The test token address of the SQL integer expression `i`. */
 const tokenAt = (i: string) => `'0x' || lpad(to_hex(${i}), 40, '0')`;
@@ -61,6 +67,20 @@ beforeAll(async () => {
      FROM (SELECT i, $1 AS w FROM generate_series(1, ${N}) i
            UNION ALL SELECT j % ${N} + 1, ${otherAt("j")} FROM generate_series(1, ${OTHERS}) j) x`,
     [WALLET],
+  );
+  // A hot token: held and traded by 5,000 of the other wallets too.
+  await admin.query(
+    `INSERT INTO token_balances (token_address, holder, balance)
+     SELECT ${tokenAt("1")}, ${otherAt("j")}, 10^18 + j FROM generate_series(1, ${HOT_HOLDERS}) j ON CONFLICT DO NOTHING`,
+  );
+  await admin.query(
+    `INSERT INTO positions (token_address, trader, bought_tokens, bought_reserve, sold_tokens, sold_reserve, volume,
+                            buy_count, sell_count, open_quantity, cost_basis, realized_pnl,
+                            first_block_number, first_transaction_hash, first_log_index, first_timestamp,
+                            last_block_number, last_transaction_hash, last_log_index, last_timestamp)
+     SELECT ${tokenAt("1")}, ${otherAt("j")}, 10^21, 10^15 + j, 0, 0, 10^15 + j, 1, 0, 10^21, 10^15, 0,
+            300, '0xe' || lpad(to_hex(j), 63, '0'), 1, 1763714000, 300, '0xe' || lpad(to_hex(j), 63, '0'), 1, 1763714000
+     FROM generate_series(1, ${HOT_HOLDERS}) j ON CONFLICT DO NOTHING`,
   );
   await admin.query("ANALYZE");
   await admin.end();
@@ -125,6 +145,32 @@ describe.each(["force_generic_plan", "force_custom_plan"])("%s", (mode) => {
         take: 21,
       });
       expect(later[0]?.position).toEqual(closed[51]?.position);
+    });
+  });
+
+  test("behavior: a page of a token's traders examines rows linear in the page, not in the token's holders", async () => {
+    await withSession(mode, async (client) => {
+      const { db, statements } = recordingDb(client);
+      const codec = createCursorCodec("wallet-plans-secret-0123456789abcdef");
+      for (const sort of ["volume", "realized_pnl"] as const) {
+        const page = await readTokenTraders(db, {
+          token: HOT,
+          sort,
+          limit: 20,
+          cursor: undefined,
+          cursors: codec,
+        });
+        expect(page?.rows).toHaveLength(20);
+        expect(page?.rows.every((r) => r.balance !== "0")).toBe(true);
+      }
+      for (const { name, values } of statements) {
+        const plan = await explainPrepared(client, name!, values);
+        for (const relation of ["token_balances", "positions"])
+          expect(
+            rowsExaminedOn(plan, relation),
+            `${relation} in ${JSON.stringify(plan)}`,
+          ).toBeLessThanOrEqual(4 * 21);
+      }
     });
   });
 
