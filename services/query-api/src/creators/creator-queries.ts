@@ -3,6 +3,7 @@ import { prepared, type ReadDb } from "../db.js";
 import {
   checkTake,
   firstRows,
+  NEWEST_PAGE_ORDER,
   type NewestPosition,
   PAGE_COLUMNS,
   type TokenJsonRow,
@@ -47,6 +48,7 @@ const CREATOR_TOKENS_FIRST_SQL = firstRows(
   WHERE t.creator = $1 AND ${VISIBLE_TOKEN}
   ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
   "$2",
+  NEWEST_PAGE_ORDER,
 );
 
 /** Visible tokens of creator $1, newest first, after the keyset position ($2, $3): `$4` rows. */
@@ -55,6 +57,7 @@ const CREATOR_TOKENS_AFTER_SQL = firstRows(
   WHERE t.creator = $1 AND (t.created_block_number, t.created_log_index) < ($2::int8, $3::int4) AND ${VISIBLE_TOKEN}
   ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
   "$4",
+  NEWEST_PAGE_ORDER,
 );
 
 /**

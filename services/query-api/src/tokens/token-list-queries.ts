@@ -181,6 +181,7 @@ function orderedPageSql(order: TokenOrder, conditions: PageConditions): string {
     WHERE ${[VISIBLE_TOKEN, ...where].join(" AND ")}
     ORDER BY ${keysetOrderBy(order.key, "desc")}`,
     "$take",
+    keysetOrderBy(keyOf(order.key, "page"), "desc"),
   )}) t
   ${TOKEN_METADATA_JOIN_SQL}
   ORDER BY ${keysetOrderBy(keyOf(order.key, "t"), "desc")}`;
@@ -294,6 +295,7 @@ function rankedPageSql(
     WHERE ${[...entries, VISIBLE_TOKEN].join(" AND ")}
     ORDER BY ${keysetOrderBy(ranked, "desc")}`,
       "$take",
+      keysetOrderBy(keyOf(ranked, "page"), "desc"),
     )}) x ON true`;
   // The snapshot's tokens first (`OFFSET 0`: the match is not pushed into the join), then the
   // prefix matches among them: bounded by the snapshot's size. With the match beside the join,
@@ -309,6 +311,7 @@ function rankedPageSql(
     WHERE ${SEARCH_MATCH} AND ${VISIBLE_TOKEN}
     ORDER BY ${keysetOrderBy(keyOf(ranked, "t"), "desc")}`,
       "$take",
+      keysetOrderBy(keyOf(ranked, "page"), "desc"),
     )}) x ON true`;
 }
 

@@ -59,16 +59,20 @@ export function checkTake(take: number): number {
 
 /**
  * The first `take` rows (a bind parameter, e.g. `$2`) of `ordered`, a `SELECT … ORDER BY …`
- * without `LIMIT`, in its order. The page size is a value, so one named prepared statement serves
+ * without `LIMIT`, in its order, which `orderBy` repeats over its output columns (`page.<column>`:
+ * PostgreSQL then knows the rows come sorted and adds no sort). The page size is a value, so one named prepared statement serves
  * every page size (docs/operations.md "Prepared statements"). `ordered` is planned under the
  * constant `LIMIT` {@link PAGE_TAKE_MAX}: alone, `LIMIT $n` is planned as 10 % of the rows, so
  * PostgreSQL either re-plans the statement on every execution (the Token object's expression
  * costs more to plan than a page to read) or settles on a plan made for thousands of rows. The
  * outer `LIMIT` stops the inner one after `take` rows (it is read lazily).
  */
-export function firstRows(ordered: string, take: string): string {
-  return `SELECT * FROM (${ordered}\n  LIMIT ${PAGE_TAKE_MAX}) page LIMIT ${take}`;
+export function firstRows(ordered: string, take: string, orderBy: string): string {
+  return `SELECT * FROM (${ordered}\n  LIMIT ${PAGE_TAKE_MAX}) page ORDER BY ${orderBy} LIMIT ${take}`;
 }
+
+/** The newest-first order over the columns of a {@link firstRows} page of {@link PAGE_COLUMNS}. */
+export const NEWEST_PAGE_ORDER = "page.created_block_number DESC, page.created_log_index DESC";
 
 /** Visible tokens, newest launch first: the first page of `$1` rows. */
 const TOKENS_FIRST_SQL = firstRows(
@@ -76,6 +80,7 @@ const TOKENS_FIRST_SQL = firstRows(
   WHERE ${VISIBLE_TOKEN}
   ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
   "$1",
+  NEWEST_PAGE_ORDER,
 );
 
 /** Visible tokens, newest launch first, after the keyset position ($1, $2): `$3` rows. */
@@ -85,6 +90,7 @@ const TOKENS_AFTER_SQL = firstRows(
     AND (t.created_block_number, t.created_log_index) < ($1::int8, $2::int4)
   ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
   "$3",
+  NEWEST_PAGE_ORDER,
 );
 
 /**
