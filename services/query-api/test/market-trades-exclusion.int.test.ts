@@ -102,6 +102,36 @@ describe.each(["force_generic_plan", "force_custom_plan"])("%s", (mode) => {
   );
 });
 
+test("behavior: an excluded creator's tokens cost a page of the feed nothing per token", async () => {
+  // A creator of 2,000 tokens (no trades), excluded: a page checks each of its rows' creator by key.
+  const spammer = testAddress(5, "c");
+  await admin.query(
+    `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
+                         created_block_number, created_transaction_index, created_transaction_hash, created_log_index,
+                         created_at, curve_address, virtual_token_reserve, virtual_eth_reserve, graduation_threshold,
+                         updated_block_number)
+     SELECT '0xf' || lpad(to_hex(i), 39, '0'), 31337, $1, 'S', 'S', 's', 's', 10^27, 50, 0,
+            '0xf' || lpad(to_hex(i), 63, '0'), i, 1763712000, '0xe' || lpad(to_hex(i), 39, '0'), 10^27, 10^18, 8 * 10^26, 50
+     FROM generate_series(1, 2000) i`,
+    [spammer],
+  );
+  await admin.query("ANALYZE tokens");
+  await addExclusion(prisma, { address: spammer, kind: "creator", reason: "test" });
+  for (const mode of ["force_generic_plan", "force_custom_plan"])
+    await withSession(mode, async (client) => {
+      const { db, statements } = recordingDb(client);
+      const options = { filters: [], order: "desc" as const, limit: 20, cursors: codec, route: "t" };
+      await readKeysetPage<TradeRow>(db, MARKET_TRADES, { ...options, cursor: undefined });
+      for (const { name, values } of statements) {
+        const plan = await explainPrepared(client, name!, values);
+        // One creator lookup per trade read (this small feed, 55 trades, may be read whole),
+        // never a read of the excluded creator's 2,000 tokens.
+        expect(rowsExaminedOn(plan, "tokens"), JSON.stringify(plan)).toBeLessThanOrEqual(100);
+      }
+    });
+  await removeExclusion(prisma, { address: spammer, kind: "creator" });
+});
+
 test("behavior: removing the exclusion shows the token's trades in the feed again", async () => {
   expect(await removeExclusion(prisma, { address: BUSY, kind: "token" })).toBe(true);
   const { rows } = await admin.query("SELECT count(*)::int AS n FROM trades WHERE hidden");

@@ -48,10 +48,16 @@ export function walletTradesSource(bySource: boolean): KeysetSource {
   };
 }
 
-/** The trade's token is visible to discovery: neither it nor its creator is excluded (docs/api.md "Lists, search and exclusions"). */
+/**
+ * The trade's token is visible to discovery: neither it nor its creator is excluded (docs/api.md
+ * "Lists, search and exclusions"). Two key probes per row: the token's creator is looked up by
+ * the token's primary key (a subplan); as a join of `tokens` to the excluded creators, the plan
+ * materialized every token of every excluded creator and compared each row of the page with all
+ * of them (a creator with 100k tokens excluded: 100k comparisons per row).
+ */
 const VISIBLE_TRADE = `NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'token' AND x.address = r.token_address)
-    AND NOT EXISTS (SELECT 1 FROM tokens xt JOIN excluded_addresses x ON x.kind = 'creator' AND x.address = xt.creator
-      WHERE xt.address = r.token_address)`;
+    AND NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'creator'
+      AND x.address = (SELECT xt.creator FROM tokens xt WHERE xt.address = r.token_address))`;
 
 /**
  * Every token's trades (market-wide feed, `GET /api/v1/trades`), keyset-paged by chain position
