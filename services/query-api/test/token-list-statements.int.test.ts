@@ -74,3 +74,8 @@ test("behavior: any mix of page sizes, sorts, phases, searches and cursors prepa
   // The page size and every value are bind parameters: only the shapes are statements.
   expect(prepared).toBeLessThanOrEqual(TOKEN_LIST_STATEMENT_BOUND);
 }, 300_000);
+
+test("behavior: the read pool's sessions run without JIT (a generic plan's estimate would compile every execution)", async () => {
+  const { rows } = await h.pool.query<{ jit: string }>("SHOW jit");
+  expect(rows[0]?.jit).toBe("off");
+});
