@@ -178,6 +178,8 @@ function queryValue(schema: { type?: string; enum?: string[] }, name: string): f
   if (schema.enum?.length) typed.push(fc.constantFrom(...schema.enum));
   if (schema.type === "integer" || name === "limit")
     typed.push(fc.integer({ min: -10, max: 1200 }).map(String), fc.constantFrom("1", "20", "100", "1000"));
+  // Every valid page size (one set of prepared statements serves them all: docs/operations.md).
+  if (name === "limit") typed.push(fc.integer({ min: 1, max: 100 }).map(String));
   if (name === "interval") typed.push(fc.constantFrom("1m", "5m", "15m", "1h", "4h", "1d", "1w", "2m", "1H"));
   if (name === "order") typed.push(fc.constantFrom("asc", "desc", "ASC"));
   if (name === "search")
