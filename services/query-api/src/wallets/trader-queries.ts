@@ -86,7 +86,8 @@ export function pnlPageSql(order: PageOrder, after: boolean, filterCount: number
         ORDER BY ${keysetOrderBy(PNL_KEY, order)} LIMIT ${limit}) s
   CROSS JOIN LATERAL (SELECT * FROM positions r WHERE r.token_address = t.address AND r.trader = s.trader LIMIT 1) p
   LEFT JOIN LATERAL (
-    SELECT q.balance FROM token_balances q WHERE q.token_address = t.address AND q.holder = s.trader LIMIT 1
+    SELECT q.balance FROM token_balances q
+    WHERE q.token_address = t.address AND q.holder = s.trader AND q.ctid IS NOT NULL LIMIT 1
   ) b ON true
   ORDER BY s.k ${order === "desc" ? "DESC" : "ASC"}, s.trader ${order === "desc" ? "ASC" : "DESC"}
 ) x ON true WHERE t.address = $1`;
