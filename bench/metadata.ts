@@ -12,9 +12,10 @@ import { connect } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDevnet } from "@tmi/devnet";
-import { createTestDatabase, startServiceProcess, waitFor } from "@tmi/testkit";
+import { createTestDatabase, waitFor } from "@tmi/testkit";
 import autocannon from "autocannon";
 import { pngImage } from "../services/metadata-api/src/images/test-images.js";
+import { startMetadataApiProcess } from "./service-processes.js";
 
 const arg = (name: string, fallback: number) => {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -50,23 +51,11 @@ function procStatus(pid: number): { rssMb: number; hwmMb: number } {
 const devnet = await startDevnet({ port: 0, blockTime: "automine", deploy: false });
 const database = await createTestDatabase();
 const dir = await mkdtemp(join(tmpdir(), "tmi-bench-metadata-"));
-const service = startServiceProcess({
-  service: "metadata-api",
-  env: {
-    PORT: "0",
-    LOG_LEVEL: "info",
-    NODE_ENV: "production",
-    DATABASE_URL: database.url,
-    RPC_URL: devnet.rpcUrl,
-    CHAIN_ID: String(devnet.chainId),
-    FACTORY_ADDRESS: "0x00000000000000000000000000000000000000aa",
-    // The machine's Redis has no AOF; a production start would refuse it (this measures, nothing persists).
-    REDIS_REQUIRE_AOF: "false",
-    STORAGE_DRIVER: "fs",
-    STORAGE_DIR: join(dir, "objects"),
-    SPOOL_DIR: join(dir, "spool"),
-    QUEUE_PREFIX: `tmi-bench-metadata-${process.pid}`,
-  },
+const service = startMetadataApiProcess(dir, {
+  DATABASE_URL: database.url,
+  RPC_URL: devnet.rpcUrl,
+  CHAIN_ID: String(devnet.chainId),
+  QUEUE_PREFIX: `tmi-bench-metadata-${process.pid}`,
 });
 const rows: Record<string, unknown>[] = [];
 try {

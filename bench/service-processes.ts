@@ -42,3 +42,26 @@ export function startGatewayProcess(env: Record<string, string>): ServiceProcess
     },
   });
 }
+
+/**
+ * metadata-api as its own process (from sources, as in production) on a free port with the fs
+ * storage driver under `dir` (`objects/`, `spool/`); `env` adds `DATABASE_URL`, `RPC_URL`,
+ * `CHAIN_ID` and `QUEUE_PREFIX`. The factory address is a placeholder (no launch is read).
+ */
+export function startMetadataApiProcess(dir: string, env: Record<string, string>): ServiceProcess {
+  return startServiceProcess({
+    service: "metadata-api",
+    env: {
+      PORT: "0",
+      LOG_LEVEL: "info",
+      NODE_ENV: "production",
+      FACTORY_ADDRESS: "0x00000000000000000000000000000000000000aa",
+      // The machine's Redis has no AOF; a production start would refuse it (this measures, nothing persists).
+      REDIS_REQUIRE_AOF: "false",
+      STORAGE_DRIVER: "fs",
+      STORAGE_DIR: `${dir}/objects`,
+      SPOOL_DIR: `${dir}/spool`,
+      ...env,
+    },
+  });
+}

@@ -8,6 +8,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { corsOrigins, type GatewayEnv } from "./config.js";
 import { createBatchedRedisStore } from "./rate-limit-store.js";
+import { createBodyParser } from "./request-bodies.js";
 import { registerProxyRoute } from "./routes/proxy-routes.js";
 import { createUpstreamBalancer, type UpstreamBalancer } from "./upstream-balancer.js";
 
@@ -66,7 +67,9 @@ function pathOf(request: FastifyRequest): string {
  * every other `/api/v1/*`, `/docs*` and `/readyz` → query-api; `/health` answered here.
  * Around every proxied request: load shedding (503 `service_unavailable`), CORS, rate limiting
  * per client IP in Redis (429 `rate_limited` with `Retry-After`), request ids kept or made and
- * forwarded, bodies streamed both ways. Each upstream's replicas are balanced round-robin with
+ * forwarded, request bodies received whole before the upstream is contacted (bounded in size, time
+ * and count per client: see request-bodies.ts; routes whose upstream takes no body answer other
+ * methods here), responses streamed. Each upstream's replicas are balanced round-robin with
  * passive health checks and one failover of idempotent requests (see upstream-balancer.ts); the
  * stream has its own, unbounded connection pools (open streams never delay a REST read).
  * No side effects: the caller listens.
@@ -78,7 +81,8 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     logger,
     trustProxy: config.TRUST_PROXY,
     bodyLimit: config.GATEWAY_BODY_LIMIT_BYTES,
-    // Uploads of 5 MB on slow links: give the client time to send the request.
+    // Uploads of 5 MB on slow links: give the client time to send the request (a slow body is
+    // ended sooner by the minimum rate of request-bodies.ts).
     requestTimeout: 120_000,
     withoutHealthRoutes: true,
   });
@@ -142,8 +146,8 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     });
   }
 
-  // Bodies stream through unparsed, so the limit is checked on the declared length (a callback
-  // hook: no promise per request).
+  // A declared length over the limit is refused before any of the body is read (a callback hook:
+  // no promise per request); request-bodies.ts counts the bytes of every body as they arrive.
   root.addHook("onRequest", (request, _reply, done) => {
     const declared = request.headers["content-length"];
     if (declared !== undefined && Number(declared) > config.GATEWAY_BODY_LIMIT_BYTES) {
@@ -200,21 +204,46 @@ export function buildApp(deps: GatewayDeps): HttpApp {
   root.addHook("onClose", async () => {
     await Promise.all([...balancers.values()].map((b) => b.close()));
   });
-  const timeouts = {
+  const common = {
     headersTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     bodyTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     trustForwardedFor: config.TRUST_PROXY !== false,
+    // One parser for every route: the per-client count of bodies in flight spans them all.
+    bodyParser: createBodyParser({
+      limitBytes: config.GATEWAY_BODY_LIMIT_BYTES,
+      timeoutMs: config.GATEWAY_BODY_TIMEOUT_MS,
+      minBytesPerSecond: config.GATEWAY_BODY_MIN_RATE_BYTES_PER_S,
+      maxPerClient: config.GATEWAY_MAX_BODIES_PER_CLIENT,
+      maxBufferedBytes: config.GATEWAY_MAX_BUFFERED_BYTES,
+    }),
   };
+  // Only metadata-api's creation routes take bodies; every other upstream route is GET/HEAD.
   const routes = [
-    { service: "oracle-price", prefix: "/api/v1/prices", upstreams: config.ORACLE_PRICE_URL },
-    { service: "metadata-api", prefix: "/api/v1/token-metadata", upstreams: config.METADATA_API_URL },
-    { service: "metadata-api", prefix: "/objects", upstreams: config.METADATA_API_URL },
-    { service: "query-api", prefix: "/api/v1", upstreams: config.QUERY_API_URL },
-    { service: "query-api", prefix: "/docs", upstreams: config.QUERY_API_URL },
-    { service: "query-api", prefix: "/readyz", upstreams: config.QUERY_API_URL },
+    {
+      service: "oracle-price",
+      prefix: "/api/v1/prices",
+      upstreams: config.ORACLE_PRICE_URL,
+      takesBody: false,
+    },
+    {
+      service: "metadata-api",
+      prefix: "/api/v1/token-metadata",
+      upstreams: config.METADATA_API_URL,
+      takesBody: true,
+    },
+    { service: "metadata-api", prefix: "/objects", upstreams: config.METADATA_API_URL, takesBody: false },
+    { service: "query-api", prefix: "/api/v1", upstreams: config.QUERY_API_URL, takesBody: false },
+    { service: "query-api", prefix: "/docs", upstreams: config.QUERY_API_URL, takesBody: false },
+    { service: "query-api", prefix: "/readyz", upstreams: config.QUERY_API_URL, takesBody: false },
   ];
-  for (const { service, prefix, upstreams } of routes)
-    registerProxyRoute(root, { service, prefix, balancer: balancerOf(service, upstreams), ...timeouts });
+  for (const { service, prefix, upstreams, takesBody } of routes)
+    registerProxyRoute(root, {
+      service,
+      prefix,
+      balancer: balancerOf(service, upstreams),
+      takesBody,
+      ...common,
+    });
   // Long-lived Server-Sent Events: no body timeout upstream, no idle timeout on the client socket
   // (hook scoped to the stream route only). A client whose stream broke reconnects (with
   // `Last-Event-ID`) and is sent to a healthy replica.
@@ -228,7 +257,8 @@ export function buildApp(deps: GatewayDeps): HttpApp {
       service: "stream",
       prefix: "/api/v1/stream",
       balancer: balancerOf("stream", config.STREAM_API_URL ?? config.QUERY_API_URL, null),
-      ...timeouts,
+      takesBody: false,
+      ...common,
       bodyTimeoutMs: 0,
     });
   });

@@ -63,6 +63,20 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .int()
     .min(1)
     .default(6 * 1024 * 1024),
+  /**
+   * Time every request body has to arrive (ms), extended by 1 s per `GATEWAY_BODY_MIN_RATE_BYTES_PER_S`
+   * bytes received; then 408 `request_timeout`. Bodies are received whole before the upstream is contacted.
+   */
+  GATEWAY_BODY_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  /** Minimum rate of a request body (bytes per second) past `GATEWAY_BODY_TIMEOUT_MS`. */
+  GATEWAY_BODY_MIN_RATE_BYTES_PER_S: z.coerce.number().int().min(1).default(8192),
+  /** Request bodies one client address may be sending at once to one gateway process (0 = no cap); then 429 `rate_limited`. */
+  GATEWAY_MAX_BODIES_PER_CLIENT: nonNegativeInt(8),
+  /**
+   * Bytes of request bodies the gateway holds at once, every client together (0 = no cap; default
+   * 96 MiB: 16 uploads of 6 MiB); a body past it is 503 `service_unavailable`.
+   */
+  GATEWAY_MAX_BUFFERED_BYTES: nonNegativeInt(96 * 1024 * 1024),
   /** `*` (any origin, default) or a comma-separated list of allowed origins. */
   CORS_ORIGINS: z.string().default("*"),
   /** Requests per minute per client IP; 0 turns rate limiting off. */

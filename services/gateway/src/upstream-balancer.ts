@@ -63,7 +63,7 @@ export interface UpstreamState {
  *
  * Failover: an idempotent request (GET, HEAD, OPTIONS) that failed to connect, or whose connection
  * broke before response headers arrived, is sent once more to another healthy replica. Anything
- * else (a request with a body the client streams through) fails with the original error (the caller maps it to 503/504). Why not undici's `BalancedPool`: it keeps sending a share
+ * else (a request with a body: not sent twice) fails with the original error (the caller maps it to 503/504). Why not undici's `BalancedPool`: it keeps sending a share
  * of requests to a dead replica (it lowers its weight, never ejects it) and never retries
  * elsewhere.
  */
@@ -76,6 +76,8 @@ export interface UpstreamBalancer {
     options: Dispatcher.RequestOptions,
     callback: (error: Error | null, data?: Dispatcher.ResponseData) => void,
   ): void;
+  /** True once any replica has answered (a request or a probe) since the balancer was made. */
+  reached(): boolean;
   /** Current state of every replica (for logs, tests and metrics). */
   states(): UpstreamState[];
   /** Closes every pool and stops probing. */
@@ -110,6 +112,7 @@ export function createUpstreamBalancer(options: UpstreamBalancerOptions): Upstre
   if (replicas.length === 0) throw new Error(`no upstream URL for ${service}`);
   let next = 0;
   let closed = false;
+  let reached = false;
 
   /** The next healthy replica after the round-robin position, skipping `not`; any when none is healthy. */
   function pick(not?: Replica): Replica | undefined {
@@ -160,6 +163,7 @@ export function createUpstreamBalancer(options: UpstreamBalancerOptions): Upstre
     } catch {}
     if (closed) return;
     if (status === 200) {
+      reached = true;
       replica.healthy = true;
       replica.failedProbes = 0;
       logger.info({ upstream: replica.url, upstream_service: service }, "upstream back in rotation");
@@ -181,13 +185,14 @@ export function createUpstreamBalancer(options: UpstreamBalancerOptions): Upstre
     request.origin = replica.origin;
     replica.pool.request(request, (error, data) => {
       if (!error) {
+        reached = true;
         callback(null, data);
         return;
       }
       const code = errorCode(error);
       const connectFailed = code !== undefined && CONNECT_FAILURES.has(code);
       if (connectFailed) eject(replica, code);
-      // A request body (a stream the client is sending) cannot be read twice: idempotent only.
+      // A request with a body is not sent twice (it may have been acted on): idempotent only.
       const retryable = code !== undefined && IDEMPOTENT.has(String(request.method).toUpperCase());
       const other = !retried && retryable && !closed ? pick(replica) : undefined;
       if (other) {
@@ -206,6 +211,7 @@ export function createUpstreamBalancer(options: UpstreamBalancerOptions): Upstre
     request(request, callback) {
       dispatch(pick() as Replica, request, callback, false);
     },
+    reached: () => reached,
     states: () => replicas.map((r) => ({ url: r.url, healthy: r.healthy, failedProbes: r.failedProbes })),
     async close() {
       closed = true;

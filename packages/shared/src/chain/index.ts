@@ -194,4 +194,3 @@ export const aggregatorProxyAbi = parseAbi([
   "function phaseId() view returns (uint16)",
   "function phaseAggregators(uint16 phaseId) view returns (address)",
 ]);
-

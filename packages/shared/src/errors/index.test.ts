@@ -25,7 +25,7 @@ describe("AppError", () => {
   });
 
   test("behavior: a bare status maps to the code of the table with that status", () => {
-    for (const status of [400, 404, 405, 413, 414, 415, 429, 431, 500, 503, 504]) {
+    for (const status of [400, 404, 405, 408, 413, 414, 415, 429, 431, 500, 503, 504]) {
       expect(ERROR_STATUS[codeForStatus(status)]).toBe(status);
     }
     expect(codeForStatus(418)).toBe("invalid_request");

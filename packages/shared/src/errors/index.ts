@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   invalid_discord_url: 400,
   not_found: 404,
   method_not_allowed: 405,
+  // The gateway: a request body not received at the minimum rate (the connection is closed).
+  request_timeout: 408,
   not_confirmed: 409,
   not_indexed: 409,
   already_finalized: 409,
@@ -118,7 +120,7 @@ export function codeForStatus(status: number): ErrorCode {
     case 405:
       return "method_not_allowed";
     case 408:
-      return "timeout";
+      return "request_timeout";
     case 413:
       return "payload_too_large";
     case 414:

@@ -1,7 +1,8 @@
 import httpProxy from "@fastify/http-proxy";
-import { AppError } from "@tmi/shared/errors";
+import { AppError, errorBody } from "@tmi/shared/errors";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Dispatcher } from "undici";
+import type { BodyParser } from "../request-bodies.js";
 import type { UpstreamBalancer } from "../upstream-balancer.js";
 
 /** One proxied path prefix. */
@@ -18,6 +19,14 @@ export interface ProxyRoute {
   bodyTimeoutMs: number;
   /** Whether the gateway trusts incoming `X-Forwarded-For` (TRUST_PROXY): then the client address is appended to it, else it replaces it. */
   trustForwardedFor: boolean;
+  /**
+   * Whether the upstream takes request bodies on this prefix. When false (every route of it is
+   * GET/HEAD), any other method than GET, HEAD and OPTIONS is answered here with 405
+   * `method_not_allowed` (`Allow: GET, HEAD`, as the upstream answers).
+   */
+  takesBody: boolean;
+  /** Receives request bodies whole before the upstream is contacted (see request-bodies.ts). */
+  bodyParser: BodyParser;
 }
 
 /** Codes of connection-level failures: the upstream is unreachable (503). */
@@ -83,15 +92,58 @@ interface UpstreamResponse {
   stream: NodeJS.ReadableStream & { arrayBuffer?: () => Promise<ArrayBuffer> };
 }
 
+const WITHOUT_BODY = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Answers `error` without the shared error handler (which logs every 5xx at error): for an
+ * upstream the gateway has not reached yet (start-up, before it listens), logged at warn.
+ */
+function answerNotYetReachable(request: FastifyRequest, reply: FastifyReply, error: AppError): void {
+  request.log.warn({ code: error.code, reason: error.message }, "upstream not reachable yet (starting?)");
+  reply
+    .code(error.status)
+    .headers(error.headers ?? {})
+    .header("cache-control", "no-store")
+    .type("application/json; charset=utf-8")
+    .send(errorBody(error, request.id));
+}
+
 /**
  * Registers one @fastify/http-proxy instance for `route`: the path is forwarded unchanged, request
- * bodies stream through unbuffered (no body parsing), the request id is forwarded as
+ * bodies are received whole by `route.bodyParser` before the upstream is contacted (a slow client
+ * never holds an upstream connection), on a route that takes no body any other method is answered
+ * here (see {@link ProxyRoute.takesBody}), the request id is forwarded as
  * `X-Request-ID`, the client address is appended to `X-Forwarded-For`, the replica is picked by the
  * route's balancer (which retries an idempotent request once on another replica after a connection
- * failure), and failures answer with the error body (see {@link upstreamError}). Response bodies (including `text/event-stream`)
- * are piped to the client as they arrive.
+ * failure), and failures answer with the error body (see {@link upstreamError}; an upstream not
+ * reached since the gateway started is logged at warn, not error). Response bodies (including
+ * `text/event-stream`) are piped to the client as they arrive.
  */
 export function registerProxyRoute(app: FastifyInstance, route: ProxyRoute): void {
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", route.bodyParser);
+    if (!route.takesBody) {
+      scope.addHook("onRequest", (request, reply, done) => {
+        if (WITHOUT_BODY.has(request.method)) {
+          done();
+          return;
+        }
+        const path = request.url.split("?")[0] ?? "/";
+        const headers: Record<string, string> = { allow: "GET, HEAD" };
+        // A body is not read: the connection cannot carry another request.
+        const length = request.headers["content-length"];
+        if ((length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined)
+          headers.connection = "close";
+        reply.headers(headers);
+        done(new AppError("method_not_allowed", `method ${request.method} is not allowed on ${path}`));
+      });
+    }
+    registerProxy(scope, route);
+  });
+}
+
+function registerProxy(app: FastifyInstance, route: ProxyRoute): void {
   const { balancer, headersTimeoutMs, bodyTimeoutMs } = route;
   // reply-from hands each request to this dispatcher; the balancer picks the replica (the
   // `upstream` below only anchors path rewriting) and the timeouts of this route apply.
@@ -111,8 +163,18 @@ export function registerProxyRoute(app: FastifyInstance, route: ProxyRoute): voi
     rewritePrefix: route.prefix,
     // No `websocket`; every method is forwarded, including OPTIONS (preflights are answered by CORS first).
     undici: dispatcher,
+    // Bodies are parsed by the scope's parser (route.bodyParser), not passed through as streams.
+    proxyPayloads: false,
     disableRequestLogging: true,
     replyOptions: {
+      // Hop-by-hop headers of the upstream's answer are not relayed (RFC 9110 7.6.1): its
+      // `Connection: keep-alive` would override a client's `Connection: close` and keep that
+      // connection open.
+      rewriteHeaders: (headers: Record<string, unknown>) => {
+        delete headers.connection;
+        delete headers["keep-alive"];
+        return headers;
+      },
       // `headers` is reply-from's own copy of the client's headers: set ours in place (no copy).
       rewriteRequestHeaders: (request: FastifyRequest, headers: Record<string, unknown>) => {
         const remote = request.socket.remoteAddress;
@@ -145,7 +207,10 @@ export function registerProxyRoute(app: FastifyInstance, route: ProxyRoute): voi
         reply.send(res.stream);
       },
       onError: (reply: FastifyReply, { error }: { error: unknown }) => {
-        reply.send(upstreamError(route.service, error));
+        const answer = upstreamError(route.service, error);
+        if (answer.code === "service_unavailable" && !balancer.reached())
+          answerNotYetReachable(reply.request, reply, answer);
+        else reply.send(answer);
       },
       // Failover is the balancer's (once, on another replica); reply-from's own retries are off
       // (by default it repeats a GET that answered 503 up to 10 times).
