@@ -4,18 +4,18 @@ import { createLogger } from "@tmi/shared/logger";
 import pg from "pg";
 import { buildApp } from "./app.js";
 import { type IndexerConfig, loadIndexerConfig } from "./config.js";
+import {
+  DatabaseOutageError,
+  DatabaseUnavailableError,
+  FatalIndexerError,
+  isDatabaseUnavailable,
+} from "./errors.js";
 import { createMetrics } from "./metrics.js";
 import { createRpcClient, RpcError } from "./rpc/rpc-client.js";
 import { resolveChainContracts } from "./sync/chain-contracts.js";
 import { createIndexingCore } from "./sync/indexing-core.js";
-import {
-  createSyncScheduler,
-  DatabaseUnavailableError,
-  FatalIndexerError,
-  isDatabaseUnavailable,
-  type SyncScheduler,
-} from "./sync/sync-scheduler.js";
-import { acquireWriterLock, DatabaseUnreachableError } from "./sync/writer-lock.js";
+import { createSyncScheduler, type SyncScheduler } from "./sync/sync-scheduler.js";
+import { acquireWriterLock } from "./sync/writer-lock.js";
 
 // Process entry: config, logger, HTTP probes, then (repeatedly, across PostgreSQL outages) the
 // writer lock and the sync loop. SIGTERM/SIGINT abort every RPC call in flight and exit 0.
@@ -215,7 +215,7 @@ const done = (async () => {
       outageSince = Date.now();
       metrics.databaseDown.set(1);
       if (config.DB_OUTAGE_MAX_MS === 0) {
-        throw new DatabaseUnreachableError(
+        throw new DatabaseOutageError(
           `PostgreSQL connection lost and DB_OUTAGE_MAX_MS=0: ${(error as Error).message}`,
           { cause: error },
         );
@@ -240,7 +240,7 @@ const done = (async () => {
 done.catch((error) => {
   if (shutdown.signal.aborted) return;
   const fatal = error instanceof FatalIndexerError;
-  const database = error instanceof DatabaseUnreachableError || isDatabaseUnavailable(error);
+  const database = error instanceof DatabaseOutageError || isDatabaseUnavailable(error);
   logger.fatal(
     {
       chain_id: config.CHAIN_ID,

@@ -1,39 +1,8 @@
 import { webSocket } from "viem";
+import { RpcError } from "../errors.js";
 import { isRangeError } from "./block-range.js";
 
-/** An RPC failure, classified for the retry and range logic. */
-export class RpcError extends Error {
-  constructor(
-    message: string,
-    readonly method: string,
-    readonly options: {
-      code?: number;
-      status?: number;
-      retryable: boolean;
-      rangeError: boolean;
-      /** The client's `signal` aborted the call (shutdown): never retried. */
-      aborted?: boolean;
-      /** A JSON-RPC batch was answered with one error (batches unsupported or too large). */
-      batchRefused?: boolean;
-      cause?: unknown;
-    },
-  ) {
-    super(message, { cause: options.cause });
-    this.name = "RpcError";
-  }
-  get retryable(): boolean {
-    return this.options.retryable;
-  }
-  get rangeError(): boolean {
-    return this.options.rangeError;
-  }
-  get aborted(): boolean {
-    return this.options.aborted === true;
-  }
-  get batchRefused(): boolean {
-    return this.options.batchRefused === true;
-  }
-}
+export { RpcError };
 
 /** One call of a JSON-RPC batch ({@link RpcClient.batch}). */
 export interface RpcCall {

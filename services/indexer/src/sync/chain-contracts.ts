@@ -1,10 +1,10 @@
 import { aggregatorProxyAbi } from "@tmi/shared/chain";
 import { encodeFunctionData } from "viem";
 import type { IndexerConfig } from "../config.js";
+import { FatalIndexerError } from "../errors.js";
 import type { FeedContracts } from "../model/known-state.js";
 import { decodeAddressResult, readImmutable, SELECTORS } from "../rpc/contract-reads.js";
 import type { RpcClient } from "../rpc/rpc-client.js";
-import { FatalIndexerError } from "./reorg-reconciler.js";
 
 /** The platform contracts the indexer needs besides the factory, as configured or read from the chain. */
 export interface ChainContracts {

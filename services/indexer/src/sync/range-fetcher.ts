@@ -1,6 +1,7 @@
 import { sanitizeChainString } from "@tmi/shared/codec";
 import type { Logger } from "pino";
 import type { RpcLog } from "../decode/event-decoder.js";
+import { ChainMismatchError } from "../errors.js";
 import { type DecodedEvent, decodeLog } from "../events/index.js";
 import { BlockRangeController, suggestedSpan } from "../rpc/block-range.js";
 import {
@@ -28,11 +29,6 @@ import {
 } from "./log-filter.js";
 import { LogQueryPlanner, type LogQuerySetting, type LogQueryStrategy } from "./log-strategy.js";
 import { createSyncLog } from "./sync-telemetry.js";
-
-/** The chain no longer matches what was fetched or indexed: the reconciler must find the common ancestor. */
-export class ChainMismatchError extends Error {
-  override name = "ChainMismatchError";
-}
 
 /** A fetched block range, before selection. */
 export interface FetchedRange {

@@ -1,12 +1,11 @@
 import type { IndexerConfig } from "../config.js";
+import { errorText, FatalIndexerError } from "../errors.js";
 import type { DecodedEvent } from "../events/index.js";
 import type { IndexerMetrics } from "../metrics.js";
 import { findFirstFailing, isDataError, logKey } from "./failed-log-isolation.js";
 import type { IndexingCore } from "./indexing-core.js";
 import type { FetchedRange } from "./range-fetcher.js";
 import type { RangeWriter, SkipRecord } from "./range-writer.js";
-import { FatalIndexerError } from "./reorg-reconciler.js";
-import { errorText } from "./sync-errors.js";
 import type { EngineStats, SyncLog } from "./sync-telemetry.js";
 
 /** Dependencies of {@link indexIsolating}. */

@@ -1,12 +1,8 @@
 import type { Pool, PoolClient } from "pg";
 import type { Logger } from "pino";
+import { FatalIndexerError } from "../errors.js";
 import type { IndexerMetrics } from "../metrics.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
-
-/** A condition the indexer must not continue from (reorg too deep, below finalized, wrong chain): exit non-zero. */
-export class FatalIndexerError extends Error {
-  override name = "FatalIndexerError";
-}
 
 /** The newest stored block that is still canonical. */
 export interface Ancestor {

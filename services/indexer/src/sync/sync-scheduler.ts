@@ -1,6 +1,13 @@
 import type { Pool } from "pg";
 import type { Logger } from "pino";
 import type { IndexerConfig } from "../config.js";
+import {
+  ChainMismatchError,
+  DatabaseUnavailableError,
+  errorText,
+  FatalIndexerError,
+  isDatabaseUnavailable,
+} from "../errors.js";
 import type { IndexerMetrics } from "../metrics.js";
 import { type BlockHeader, type RpcClient, RpcError } from "../rpc/rpc-client.js";
 import { loadEmitterSeed, loadEmitterTokens, lookupEmitterMembers } from "../store/known-state-loader.js";
@@ -10,16 +17,14 @@ import type { HeadState } from "./head-clock.js";
 import { createHeadFollower } from "./head-follower.js";
 import type { IndexingCore } from "./indexing-core.js";
 import { EmitterSet } from "./log-filter.js";
-import { ChainMismatchError, createRangeFetcher } from "./range-fetcher.js";
+import { createRangeFetcher } from "./range-fetcher.js";
 import { type RangePipelineDeps, syncTo } from "./range-pipeline.js";
 import { createRangeWriter, type RangeWriter } from "./range-writer.js";
-import { createReorgReconciler, FatalIndexerError } from "./reorg-reconciler.js";
-import { DatabaseUnavailableError, errorText, isDatabaseUnavailable } from "./sync-errors.js";
+import { createReorgReconciler } from "./reorg-reconciler.js";
 import { cpuMs, createEngineStats, createSyncLog, type EngineStats, rssMb } from "./sync-telemetry.js";
 import { createTrendingRefresher } from "./trending-refresher.js";
 
 export type { EngineStats };
-export { ChainMismatchError, DatabaseUnavailableError, FatalIndexerError, isDatabaseUnavailable };
 
 /** The sync loop of one indexer (see {@link createSyncScheduler}). */
 export interface SyncScheduler {

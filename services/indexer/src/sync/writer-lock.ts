@@ -1,10 +1,6 @@
 import pg from "pg";
 import type { Logger } from "pino";
-
-/** PostgreSQL stayed unreachable longer than allowed while (re)acquiring the writer lock. */
-export class DatabaseUnreachableError extends Error {
-  override name = "DatabaseUnreachableError";
-}
+import { DatabaseOutageError } from "../errors.js";
 
 /** First key of the advisory lock pair (`'tmi'`); the second is the chain id. */
 export const LOCK_NAMESPACE = 0x746d69;
@@ -91,7 +87,7 @@ export async function acquireWriterLock(options: {
       unavailableSince ??= Date.now();
       const waited = Date.now() - unavailableSince;
       if (options.maxUnavailableMs !== undefined && waited >= options.maxUnavailableMs) {
-        throw new DatabaseUnreachableError(
+        throw new DatabaseOutageError(
           `PostgreSQL unreachable for ${Math.round(waited / 1000)} s (limit DB_OUTAGE_MAX_MS=${options.maxUnavailableMs}): ${(error as Error).message}`,
           { cause: error },
         );
