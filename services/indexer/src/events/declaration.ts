@@ -4,7 +4,7 @@
 // the log filter, selection and key loading are loops over that list.
 import type { AbiEventName, DecodedEventOf } from "../decode/event-decoder.js";
 import type { KnownState } from "../model/known-state.js";
-import type { EventPosition, RangeBuilder } from "../model/range-builder.js";
+import type { EventPosition, RangeBuilder } from "./handler-context.js";
 
 /** A launch found in a range: the token row to insert once its name and symbol are read. */
 export interface Launch {

@@ -1,5 +1,7 @@
+import { setImmediate as yieldToIo } from "node:timers/promises";
 import { decodedJsonText } from "../decode/event-decoder.js";
 import type { EventHandler } from "../events/declaration.js";
+import type { BatchContext, EventPosition, RangeBuilder } from "../events/handler-context.js";
 import { type DecodedEvent, EVENTS } from "../events/index.js";
 import { aggregateCandles } from "../read-models/candles.js";
 import { creatorDelta } from "../read-models/creators.js";
@@ -9,12 +11,9 @@ import { addTokenTrade, tokenDelta } from "../read-models/tokens.js";
 import { addTokenTrader, setTraderBuckets } from "../read-models/traders.js";
 import type { Batch } from "./batch.js";
 import type { KnownState } from "./known-state.js";
-import type { BatchContext, EventPosition, RangeBuilder } from "./range-builder.js";
 
+export type * from "../events/handler-context.js";
 export * from "./batch.js";
-export type * from "./range-builder.js";
-
-const yieldToIo = () => new Promise<void>((r) => setImmediate(r));
 
 /**
  * Turns the accepted events of a block range (chain order) into the rows and deltas of every read

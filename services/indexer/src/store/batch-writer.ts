@@ -1,3 +1,4 @@
+import { setImmediate as yieldToIo } from "node:timers/promises";
 import { formatIndexedNotification, INDEXED_CHANNEL } from "@tmi/shared/market";
 import type { PoolClient } from "pg";
 import type { Batch } from "../model/batch.js";
@@ -57,12 +58,11 @@ export async function prepareWrite(
   state: KnownState,
   options: WriteOptions,
 ): Promise<PreparedWrite> {
-  const pause = () => new Promise<void>((r) => setImmediate(r));
   const events = await copyChunks(batch.events, CHAIN_EVENTS_COPY);
-  await pause();
+  await yieldToIo();
   const trades = await copyChunks(batch.trades, TRADES_COPY);
   const newTokens = newTokensStatement(batch.newTokens, options.chainId);
-  await pause();
+  await yieldToIo();
   const journal =
     (options.journal ?? inReorgWindow(batch.toBlock, options.headBlock, options.keepBlocks))
       ? { fromBlock: batch.fromBlock, toBlock: batch.toBlock }

@@ -1,4 +1,5 @@
 import { finished } from "node:stream/promises";
+import { setImmediate as yieldToIo } from "node:timers/promises";
 import type { PoolClient } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 
@@ -38,7 +39,7 @@ export async function copyChunks<T>(rows: T[], table: CopyTable<T>): Promise<str
     if (chunk.length > 256_000) {
       chunks.push(chunk);
       chunk = "";
-      await new Promise<void>((r) => setImmediate(r));
+      await yieldToIo();
     }
   }
   if (chunk) chunks.push(chunk);

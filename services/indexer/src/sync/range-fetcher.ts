@@ -1,3 +1,4 @@
+import { setImmediate as yieldToIo } from "node:timers/promises";
 import { sanitizeChainString } from "@tmi/shared/codec";
 import type { Logger } from "pino";
 import type { RpcLog } from "../decode/event-decoder.js";
@@ -131,12 +132,6 @@ export interface RangeFetcherOptions {
 
 /** A partial emitter set is completed for an emitter query only over a range this long (blocks). */
 export const COMPLETE_SET_MIN_BLOCKS = 1_000;
-
-/**
- * Lets pending I/O callbacks run between chunks of CPU work (the previous range's write is a
- * sequence of round trips answered on this thread).
- */
-export const yieldToIo = () => new Promise<void>((r) => setImmediate(r));
 
 /** Creates the range fetcher (one per engine; its span adaptation is shared by all ranges). */
 export function createRangeFetcher(options: RangeFetcherOptions): RangeFetcher {

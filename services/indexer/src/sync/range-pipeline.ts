@@ -1,3 +1,4 @@
+import { setImmediate as yieldToIo } from "node:timers/promises";
 import type { IndexerConfig } from "../config.js";
 import { ChainMismatchError } from "../errors.js";
 import type { IndexerMetrics } from "../metrics.js";
@@ -5,7 +6,7 @@ import type { BlockHeader } from "../rpc/rpc-client.js";
 import { logKey } from "./failed-log-isolation.js";
 import type { IndexingCore } from "./indexing-core.js";
 import type { EmitterSet } from "./log-filter.js";
-import { type DiscoveryLink, type FetchedRange, type RangeFetcher, yieldToIo } from "./range-fetcher.js";
+import type { DiscoveryLink, FetchedRange, RangeFetcher } from "./range-fetcher.js";
 import { indexIsolating, type RangeIsolationDeps } from "./range-isolation.js";
 import type { RangeWriter } from "./range-writer.js";
 import type { EngineStats } from "./sync-telemetry.js";
