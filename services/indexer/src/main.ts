@@ -4,6 +4,7 @@ import { createLogger } from "@tmi/shared/logger";
 import pg from "pg";
 import { buildApp } from "./app.js";
 import { type IndexerConfig, loadIndexerConfig } from "./config.js";
+import { createIndexingCore } from "./core/indexing-core.js";
 import {
   DatabaseOutageError,
   DatabaseUnavailableError,
@@ -13,7 +14,6 @@ import {
 import { createMetrics } from "./metrics.js";
 import { createRpcClient, RpcError } from "./rpc/rpc-client.js";
 import { resolveChainContracts } from "./sync/chain-contracts.js";
-import { createIndexingCore } from "./sync/indexing-core.js";
 import { createSyncScheduler, type SyncScheduler } from "./sync/sync-scheduler.js";
 import { acquireWriterLock } from "./sync/writer-lock.js";
 

@@ -1,6 +1,6 @@
 // Every contract event the indexer reads, one declaration each (events/declaration.ts). The
 // decoder, the log filter (sync/log-filter.ts), selection (select/select-events.ts), key loading
-// (sync/indexing-core.ts) and the range builder (model/batch-builder.ts) are loops over this table.
+// (core/indexing-core.ts) and the range builder (model/batch-builder.ts) are loops over this table.
 // A new event is a declaration in its contract's file here (a new contract: a new file, spread
 // below) and its handler's read models: see docs/indexer.md, "Adding an event".
 import {

@@ -2,6 +2,9 @@
 // `onAnswerUpdated` adds a row), inserted by one CTE of the range's statement.
 import { type SqlParams, unnestRows } from "../store/sql-text.js";
 
+/** Log index of the start answer (sync/feed-start.ts): before every log of `START_BLOCK`. */
+export const START_ANSWER_LOG_INDEX = -1;
+
 /** An `AnswerUpdated` of the ETH/USD feed. */
 export interface EthUsdRow {
   blockNumber: number;

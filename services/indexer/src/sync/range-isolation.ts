@@ -1,9 +1,9 @@
 import type { IndexerConfig } from "../config.js";
+import type { IndexingCore } from "../core/indexing-core.js";
 import { errorText, FatalIndexerError } from "../errors.js";
 import type { DecodedEvent } from "../events/index.js";
 import type { IndexerMetrics } from "../metrics.js";
 import { findFirstFailing, isDataError, logKey } from "./failed-log-isolation.js";
-import type { IndexingCore } from "./indexing-core.js";
 import type { FetchedRange } from "./range-fetcher.js";
 import type { RangeWriter, SkipRecord } from "./range-writer.js";
 import type { EngineStats, SyncLog } from "./sync-telemetry.js";

@@ -1,10 +1,10 @@
 import { setImmediate as yieldToIo } from "node:timers/promises";
 import type { IndexerConfig } from "../config.js";
+import type { IndexingCore } from "../core/indexing-core.js";
 import { ChainMismatchError } from "../errors.js";
 import type { IndexerMetrics } from "../metrics.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 import { logKey } from "./failed-log-isolation.js";
-import type { IndexingCore } from "./indexing-core.js";
 import type { EmitterSet } from "./log-filter.js";
 import type { DiscoveryLink, FetchedRange, RangeFetcher } from "./range-fetcher.js";
 import { indexIsolating, type RangeIsolationDeps } from "./range-isolation.js";

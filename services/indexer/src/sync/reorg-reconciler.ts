@@ -4,28 +4,9 @@ import { FatalIndexerError } from "../errors.js";
 import type { IndexerMetrics } from "../metrics.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 
-/** The newest stored block that is still canonical. */
-export interface Ancestor {
-  number: number;
-  hash: string;
-  timestamp: number;
-}
+export type { Ancestor, RollbackFn, RollbackSummary } from "../core/indexing-core.js";
 
-/** What the store's rollback reports (logged). */
-export interface RollbackSummary {
-  fromBlock: number;
-  toBlock: number;
-}
-
-/**
- * Undoes, in the caller's transaction, everything derived from blocks above `ancestor` and moves
- * the checkpoint to it (the store's generic reorg mechanism).
- */
-export type RollbackFn = (
-  client: PoolClient,
-  ancestor: Ancestor,
-  info: { oldTip: number; depth: number },
-) => Promise<RollbackSummary>;
+import type { Ancestor, RollbackFn, RollbackSummary } from "../core/indexing-core.js";
 
 /** Finds the common ancestor after a chain mismatch and rolls the read models back to it. */
 export interface ReorgReconciler {

@@ -1,6 +1,7 @@
 import type { Pool } from "pg";
 import type { Logger } from "pino";
 import type { IndexerConfig } from "../config.js";
+import type { IndexingCore } from "../core/indexing-core.js";
 import {
   ChainMismatchError,
   DatabaseUnavailableError,
@@ -15,7 +16,6 @@ import type { ChainContracts } from "./chain-contracts.js";
 import { backfillStartAnswer } from "./feed-start.js";
 import type { HeadState } from "./head-clock.js";
 import { createHeadFollower } from "./head-follower.js";
-import type { IndexingCore } from "./indexing-core.js";
 import { EmitterSet } from "./log-filter.js";
 import { createRangeFetcher } from "./range-fetcher.js";
 import { type RangePipelineDeps, syncTo } from "./range-pipeline.js";

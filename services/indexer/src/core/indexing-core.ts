@@ -3,14 +3,36 @@ import type { KeySink } from "../events/declaration.js";
 import { type DecodedEvent, declarationOf } from "../events/index.js";
 import { buildBatch } from "../model/batch-builder.js";
 import { type FeedContracts, KnownState } from "../model/known-state.js";
+import { START_ANSWER_LOG_INDEX } from "../read-models/eth-usd.js";
 import type { FeedRound, TokenLabel } from "../rpc/contract-reads.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 import { selectEvents } from "../select/select-events.js";
 import { executeWrite, type PreparedWrite, prepareWrite } from "../store/batch-writer.js";
 import { type EmitterSeed, loadEmitterSeed, loadTokenInfos } from "../store/known-state-loader.js";
 import { revertTo } from "../store/reorg-journal.js";
-import { START_ANSWER_LOG_INDEX } from "./feed-start.js";
-import type { RollbackFn } from "./reorg-reconciler.js";
+
+/** The newest stored block that is still canonical. */
+export interface Ancestor {
+  number: number;
+  hash: string;
+  timestamp: number;
+}
+
+/** What the store's rollback reports (logged). */
+export interface RollbackSummary {
+  fromBlock: number;
+  toBlock: number;
+}
+
+/**
+ * Undoes, in the caller's transaction, everything derived from blocks above `ancestor` and moves
+ * the checkpoint to it (the store's generic reorg mechanism).
+ */
+export type RollbackFn = (
+  client: PoolClient,
+  ancestor: Ancestor,
+  info: { oldTip: number; depth: number },
+) => Promise<RollbackSummary>;
 
 /** What the scheduler hands the read-model core for one block range. */
 export interface RangeInput {
