@@ -24,8 +24,8 @@ import {
   TWO_PART_SORTS,
   twoPartPage,
 } from "../services/query-api/src/tokens/token-list-queries.js";
+import { createPnlRankings } from "../services/query-api/src/tokens/traders/pnl-ranking.js";
 import { MARKET_TRADES, MARKET_TRADES_BY_SOURCE } from "../services/query-api/src/trades/trade-queries.js";
-import { createPnlRankings } from "../services/query-api/src/wallets/pnl-ranking.js";
 import { getWalletTotals, listHoldings } from "../services/query-api/src/wallets/wallet-queries.js";
 import { apiRoutes } from "./api-routes-lib.js";
 import { openBenchData, pickApiSamples } from "./api-samples-lib.js";

@@ -17,7 +17,7 @@ import type pg from "pg";
 import { createCursorCodec } from "../packages/shared/src/codec/index.js";
 import { DEFAULT_TRADERS_PNL_CACHE_POSITIONS } from "../services/query-api/src/config.js";
 import { createReadPool } from "../services/query-api/src/db.js";
-import { createPnlRankings } from "../services/query-api/src/wallets/pnl-ranking.js";
+import { createPnlRankings } from "../services/query-api/src/tokens/traders/pnl-ranking.js";
 import { BENCH_CHAIN_ID } from "./api-data-lib.js";
 import { apiRoutes, type RouteBench, TARGETS } from "./api-routes-lib.js";
 import { openBenchData, pickApiSamples } from "./api-samples-lib.js";

@@ -7,23 +7,26 @@ import { createHttpApp, type HttpApp } from "@tmi/shared/http";
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
-import { activityRoutes } from "./activity/activity-routes.js";
-import { chartRoutes } from "./chart/chart-routes.js";
-import { JsonText, type RouteContext } from "./common/route-helpers.js";
+import { JsonText } from "./common/route-helpers.js";
 import { DEFAULT_TRADERS_PNL_CACHE_POSITIONS, type QueryApiConfig } from "./config.js";
 import { creatorRoutes } from "./creators/creator-routes.js";
 import type { ReadDb } from "./db.js";
 import { createCheckpointCache } from "./freshness/checkpoint-cache.js";
 import { freshnessPlugin } from "./freshness/freshness-plugin.js";
-import { holderRoutes } from "./holders/holder-routes.js";
 import type { ReadDatabase } from "./read-database/read-database.js";
 import { readDatabasePlugin } from "./read-database/read-database-plugin.js";
+import type { RouteContext } from "./route-context.js";
 import { statusRoutes } from "./status/status-routes.js";
+import { activityRoutes } from "./tokens/activity/activity-routes.js";
+import { chartRoutes } from "./tokens/chart/chart-routes.js";
+import { holderRoutes } from "./tokens/holders/holder-routes.js";
 import { tokenRoutes } from "./tokens/token-routes.js";
 import { createStatsCache } from "./tokens/token-stats-cache.js";
+import { createPnlRankings, type PnlRankings } from "./tokens/traders/pnl-ranking.js";
+import { traderRoutes } from "./tokens/traders/trader-routes.js";
+import { tokenTradeRoutes } from "./tokens/trades/token-trade-routes.js";
+import { trendingRoutes } from "./tokens/trending/trending-routes.js";
 import { tradeRoutes } from "./trades/trade-routes.js";
-import { trendingRoutes } from "./trending/trending-routes.js";
-import { createPnlRankings, type PnlRankings } from "./wallets/pnl-ranking.js";
 import { walletRoutes } from "./wallets/wallet-routes.js";
 
 /** Dependencies of {@link buildApp}. */
@@ -151,11 +154,13 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     tokenRoutes,
     trendingRoutes,
     chartRoutes,
+    tokenTradeRoutes,
     tradeRoutes,
     activityRoutes,
     creatorRoutes,
     holderRoutes,
     walletRoutes,
+    traderRoutes,
     statusRoutes,
   ])
     await root.register(routes(ctx));

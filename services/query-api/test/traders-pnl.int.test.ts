@@ -12,8 +12,8 @@ import { createLogger } from "@tmi/shared/logger";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildApp } from "../src/app.js";
 import type { ReadDb } from "../src/db.js";
-import { createPnlRankings, type PnlRankings } from "../src/wallets/pnl-ranking.js";
-import { readTokenTraders } from "../src/wallets/trader-queries.js";
+import { createPnlRankings, type PnlRankings } from "../src/tokens/traders/pnl-ranking.js";
+import { readTokenTraders } from "../src/tokens/traders/trader-queries.js";
 import { createHarness, type Harness, TEST_CURSOR_SECRET } from "./harness.js";
 import { addr, insertEvent, insertToken, insertTrade, txHash } from "./seed.js";
 

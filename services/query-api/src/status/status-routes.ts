@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { type RouteContext, type RoutesPlugin, typedRoutes } from "../common/route-helpers.js";
+import { type RoutesPlugin, typedRoutes } from "../common/route-helpers.js";
 import type { ReadDb } from "../db.js";
 import type { ReadDatabaseLag } from "../read-database/read-database.js";
+import type { RouteContext } from "../route-context.js";
 
 /** Dependencies of {@link statusRoutes}. */
 export interface StatusRoutesDeps extends Pick<RouteContext, "db" | "readDatabase"> {

@@ -1,6 +1,4 @@
 import { TOKEN_FROM_SQL } from "@tmi/shared/token";
-import { prepared, type ReadDb } from "../db.js";
-import { TOKEN_ITEM_JSON } from "../tokens/token-queries.js";
 import {
   latestUsdSql,
   POSITION_COLUMNS,
@@ -9,7 +7,9 @@ import {
   positionFromRow,
   unrealizedPnlSql,
   valueAtPriceSql,
-} from "./position-sql.js";
+} from "../common/position-sql.js";
+import { prepared, type ReadDb } from "../db.js";
+import { TOKEN_ITEM_JSON } from "../tokens/token-queries.js";
 
 // A wallet's summary, holdings and trades (docs/api.md "Wallets and traders"). A wallet's rows
 // are found through `token_balances_holder_idx` and `positions_trader_idx` (its trades are the

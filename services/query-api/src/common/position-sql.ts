@@ -1,4 +1,4 @@
-import { LATEST_ETH_USD_ANSWER_SQL, usdAmountSql } from "../common/usd-sql.js";
+import { LATEST_ETH_USD_ANSWER_SQL, usdAmountSql } from "./usd-sql.js";
 
 /**
  * SQL pieces of positions and holdings (docs/api.md "Wallets and traders"), over a `positions p`

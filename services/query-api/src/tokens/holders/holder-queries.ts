@@ -1,7 +1,7 @@
 import { toBigInt } from "@tmi/shared/codec";
 import { excludedHoldersSql } from "@tmi/shared/market";
-import type { KeysetSource } from "../common/keyset-page.js";
-import type { ReadDb } from "../db.js";
+import type { KeysetSource } from "../../common/keyset-page.js";
+import type { ReadDb } from "../../db.js";
 
 /** What the holders page needs to know about a token (from `tokens` and its `TokenCreated` event). */
 export interface HolderTokenInfo {

@@ -1,6 +1,6 @@
 import type { CursorCodec } from "@tmi/shared/codec";
-import type { ReadDb } from "../db.js";
-import { type TokenJsonPage, TWO_PART_SORTS, twoPartPage } from "../tokens/token-list-queries.js";
+import type { ReadDb } from "../../db.js";
+import { type TokenJsonPage, TWO_PART_SORTS, twoPartPage } from "../token-list-queries.js";
 
 /** Route id the trending cursors are bound to (both URLs share them). */
 export const TRENDING_CURSOR_ROUTE = "tokens.trending";

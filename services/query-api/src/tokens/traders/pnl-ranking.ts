@@ -4,9 +4,9 @@ import {
   type KeysetPage,
   type KeysetPosition,
   keysetOrderBy,
-} from "../common/keyset-page.js";
-import { prepared, type ReadDb } from "../db.js";
-import { POSITION_COLUMNS, type PositionColumns, pnlSql } from "./position-sql.js";
+} from "../../common/keyset-page.js";
+import { POSITION_COLUMNS, type PositionColumns, pnlSql } from "../../common/position-sql.js";
+import { prepared, type ReadDb } from "../../db.js";
 
 // The `pnl` sort of a token's traders (docs/api.md "Wallets and traders"). pnl = realized_pnl +
 // floor(open_quantity × current_price / 10^18) − cost_basis depends on the token's current price,

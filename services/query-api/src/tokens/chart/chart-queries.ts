@@ -1,7 +1,7 @@
 import { CANDLE_INTERVALS } from "@tmi/shared/market";
-import { DEFAULT_ETH_USD_DECIMALS } from "../common/usd-schemas.js";
-import { usdAmountSql } from "../common/usd-sql.js";
-import { type Int8, prepared, type ReadDb } from "../db.js";
+import { DEFAULT_ETH_USD_DECIMALS } from "../../common/usd-schemas.js";
+import { usdAmountSql } from "../../common/usd-sql.js";
+import { type Int8, prepared, type ReadDb } from "../../db.js";
 import { type ChartWindowRequest, chartWindow } from "./chart-buckets.js";
 import type { ChartCurrency } from "./chart-schemas.js";
 
