@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { JsonText } from "./common/route-helpers.js";
 import { DEFAULT_TRADERS_PNL_CACHE_POSITIONS, type QueryApiConfig } from "./config.js";
 import { creatorRoutes } from "./creators/creator-routes.js";
-import type { ReadDb } from "./db.js";
+import type { SqlReader } from "./db.js";
 import { createCheckpointCache } from "./freshness/checkpoint-cache.js";
 import { freshnessPlugin } from "./freshness/freshness-plugin.js";
 import type { ReadDatabase } from "./read-database/read-database.js";
@@ -32,7 +32,7 @@ import { walletRoutes } from "./wallets/wallet-routes.js";
 /** Dependencies of {@link buildApp}. */
 export interface QueryApiDeps {
   /** Read-only database access (a `pg.Pool` on the read replica); never written to. */
-  pool: ReadDb;
+  pool: SqlReader;
   config: QueryApiConfig;
   logger: Logger;
   /**

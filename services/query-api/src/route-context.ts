@@ -7,7 +7,7 @@ import {
   type TokenRouteSpec,
   tokenRouteOf,
 } from "./common/route-helpers.js";
-import type { ReadDb } from "./db.js";
+import type { SqlReader } from "./db.js";
 import type { ReadDatabase } from "./read-database/read-database.js";
 import type { DetailStatsSource } from "./tokens/token-queries.js";
 import type { PnlRankings } from "./tokens/traders/pnl-ranking.js";
@@ -23,7 +23,7 @@ import type { PnlRankings } from "./tokens/traders/pnl-ranking.js";
  */
 export interface RouteContext {
   /** Read-only database (the read replica in production). */
-  db: ReadDb;
+  db: SqlReader;
   cursors: CursorCodec;
   /** Cached window stats of token detail (per token and checkpoint block); computed every time without it. */
   detailStats?: DetailStatsSource;

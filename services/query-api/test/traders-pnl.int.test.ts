@@ -11,7 +11,7 @@ import { createCursorCodec } from "@tmi/shared/codec";
 import { createLogger } from "@tmi/shared/logger";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildApp } from "../src/app.js";
-import type { ReadDb } from "../src/db.js";
+import type { SqlReader } from "../src/db.js";
 import { createPnlRankings, type PnlRankings } from "../src/tokens/traders/pnl-ranking.js";
 import { readTokenTraders } from "../src/tokens/traders/trader-queries.js";
 import { createHarness, type Harness, TEST_CURSOR_SECRET } from "./harness.js";
@@ -234,11 +234,11 @@ describe("traders by pnl from the per-process ranking", () => {
 
   test("one ranking query serves every page until the version changes", async () => {
     const counts = new Map<string, number>();
-    const counting: ReadDb = {
+    const counting: SqlReader = {
       query: ((config: any, values?: unknown[]) => {
         if (typeof config === "object") counts.set(config.name, (counts.get(config.name) ?? 0) + 1);
         return h.pool.query(config, values);
-      }) as ReadDb["query"],
+      }) as SqlReader["query"],
     };
     const own = createPnlRankings({ maxPositions: 10_000 });
     const cursors = createCursorCodec(TEST_CURSOR_SECRET);

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { ReadDb } from "../db.js";
+import type { SqlReader } from "../db.js";
 import { type CheckpointCache, createCheckpointCache } from "./checkpoint-cache.js";
 
 /** Header with the last indexed block number behind a data response. */
@@ -10,7 +10,7 @@ export const INDEXED_AT_HEADER = "x-indexed-at";
 /** Dependencies of {@link freshnessPlugin}. */
 export interface FreshnessDeps {
   /** Read pool (the same one the routes read, so the headers describe what they saw, at worst 250 ms older). */
-  pool: ReadDb;
+  pool: SqlReader;
   /** Cache lifetime of the checkpoint (default and maximum 250 ms). */
   ttlMs?: number;
   chainId?: number;

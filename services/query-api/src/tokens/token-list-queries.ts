@@ -11,7 +11,7 @@ import {
   keysetPositionOf,
 } from "../common/keyset-page.js";
 import { decodeNewest, JsonText, jsonPage } from "../common/route-helpers.js";
-import { type Int8, prepared, type ReadDb } from "../db.js";
+import { type Int8, prepared, type SqlReader } from "../db.js";
 import {
   TOKEN_ORDERS,
   TOKEN_PHASES,
@@ -86,7 +86,7 @@ export const TOKEN_LIST_STATEMENT_BOUND =
  * {@link TOKEN_LIST_STATEMENT_BOUND}, as the text carries no value.
  */
 async function run<R extends Record<string, unknown>>(
-  db: ReadDb,
+  db: SqlReader,
   text: string,
   values: Record<string, unknown>,
 ): Promise<R[]> {
@@ -111,7 +111,7 @@ const positionValues = (after: KeysetPosition | null): Record<string, unknown> =
  * Source: `tokens`, `excluded_addresses`, `metadata_drafts`, `eth_usd_answers`, `trending_entries`.
  */
 export async function listOrderedTokens(
-  db: ReadDb,
+  db: SqlReader,
   options: {
     order: TokenOrder;
     filters: TokenFilters;
@@ -150,7 +150,7 @@ export async function listOrderedTokens(
  * pruned). Source: `trending_snapshots`, `trending_entries`, `tokens`, ...
  */
 export async function listRankedTokens(
-  db: ReadDb,
+  db: SqlReader,
   options: {
     ranked: readonly KeysetColumn[];
     filters: TokenFilters;
@@ -178,7 +178,7 @@ export async function listRankedTokens(
 }
 
 /** Whether trending snapshot `id` still exists. */
-export async function snapshotExists(db: ReadDb, id: bigint): Promise<boolean> {
+export async function snapshotExists(db: SqlReader, id: bigint): Promise<boolean> {
   const { rows } = await prepared(
     db,
     "qapi_trending_snapshot_exists",
@@ -192,7 +192,7 @@ export async function snapshotExists(db: ReadDb, id: bigint): Promise<boolean> {
  * The visible tokens among `addresses` (lowercase, distinct, at most 100), in the given order;
  * unknown and excluded ones left out (primary-key lookups). Source: as the token list.
  */
-export async function listTokensByAddress(db: ReadDb, addresses: readonly string[]): Promise<string[]> {
+export async function listTokensByAddress(db: SqlReader, addresses: readonly string[]): Promise<string[]> {
   const { rows } = await prepared<{ item: string }>(
     db,
     "qapi_tokens_batch",
@@ -238,7 +238,7 @@ export function expiredSnapshot(): AppError {
  * @throws AppError `invalid_request` for a cursor of another route or shape, or whose snapshot was pruned.
  */
 export async function twoPartPage(
-  db: ReadDb,
+  db: SqlReader,
   options: TokenPageOptions & { sort: TwoPartSort },
 ): Promise<TokenJsonPage> {
   const { sort, filters, limit, cursors, route } = options;
@@ -297,7 +297,7 @@ export async function twoPartPage(
  * @throws AppError `invalid_request` for a cursor of another route or shape.
  */
 export async function orderedPage(
-  db: ReadDb,
+  db: SqlReader,
   options: TokenPageOptions & { order: TokenOrder; budget?: SearchBudget },
 ): Promise<TokenJsonPage> {
   const { order, filters, limit, cursors, route } = options;
