@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { baseEnvSchema, databaseUrl, parseEnv, portSetting } from "@tmi/shared/env";
+import { baseEnvSchema, databaseUrl, parseEnv, portSetting, SERVICE_PORTS } from "@tmi/shared/env";
 import { z } from "zod";
 
 /** Default of `TRADERS_PNL_CACHE_POSITIONS`: positions held by the pnl rankings of one process (about 15 MB). */
@@ -20,7 +20,7 @@ export const DEV_CURSOR_SECRET = "tmi-dev-cursor-secret-not-for-production";
  */
 export const queryApiEnvSchema = baseEnvSchema
   .extend({
-    PORT: portSetting(3001),
+    PORT: portSetting(SERVICE_PORTS["query-api"]),
     DATABASE_URL: databaseUrl,
     DATABASE_READ_URL: z
       .string()
