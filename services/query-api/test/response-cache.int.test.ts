@@ -176,7 +176,7 @@ describe("response cache", () => {
     expect(excluded.json().items.map((t: any) => t.address)).not.toContain(TOKENS[1]);
   });
 
-  test("behavior: a min_block request is answered at its block, never from an answer kept at an older one", async () => {
+  test("behavior: a min_block request is answered at its block, never from an answer kept at an older one; hits and misses on /metrics", async () => {
     const app = await makeApp(true, true);
     const url = "/api/v1/tokens?sort=newest";
     const before = await app.inject({ url });
@@ -211,6 +211,11 @@ describe("response cache", () => {
     const plain = await app.inject({ url });
     expect(plain.headers["x-cache"]).toBe("hit");
     expect(plain.body).toBe(answered.body);
+    const metrics = (await app.inject({ url: "/metrics" })).body;
+    expect(metrics).toMatch(/query_api_response_cache_requests_total\{result="hit"\} [1-9]/);
+    expect(metrics).toMatch(/query_api_response_cache_requests_total\{result="miss"\} [1-9]/);
+    expect(metrics).toMatch(/query_api_response_cache_bytes [1-9]/);
+    expect(metrics).toContain("query_api_read_database_lag_seconds");
   });
 
   test("behavior: an answer whose block moved while it was computed is not kept (a rollback to that block gets a fresh answer)", async () => {
