@@ -16,7 +16,7 @@
 
 import { readFileSync } from "node:fs";
 import { migrate, quoteIdent, withDatabase } from "@tmi/db";
-import { bucketStartSql, CANDLE_INTERVALS, INTERVAL_SECONDS } from "@tmi/shared/market";
+import { bucketStartSql, CANDLE_INTERVALS, INTERVAL_SECONDS, syncHiddenTradesSql } from "@tmi/shared/market";
 import pg from "pg";
 
 /** Start of the synthetic chain (Unix seconds); blocks are 2 s apart. */
@@ -426,6 +426,8 @@ export async function ensureBenchDatabase(options: {
        UNION ALL SELECT ${creatorAddressSql("i * 101")}, 'creator', 'bench' FROM generate_series(1, 3) AS i`,
       log,
     );
+    // As the exclusion commands do: the excluded tokens' trades leave the feed's indexes.
+    await step(client, "hidden trades", syncHiddenTradesSql("true"), log);
     await step(
       client,
       "eth_usd_answers",

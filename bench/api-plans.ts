@@ -5,7 +5,12 @@
 // (the plan a prepared statement settles on). Prints every plan, then one JSON line per route:
 //   {"bench":"api-plans","route":...,"statements":...,"sorts":[...],"seq_scans":[...],"ms":...}
 // `sorts`: the Sort nodes (none for a plan read from an index in key order; with `search`, the
-// sort of the prefix matches only); `seq_scans`: tables read whole (none expected).
+// sort of the prefix matches only); `seq_scans`: tables read whole (none expected); `rescans`:
+// nodes run more than once that read more than 100 rows each time (a nested loop rescanning a
+// relation per outer row: work super-linear in the entity a route addresses; none expected).
+// Besides the discovery cases, every query function of `pnpm bench api`'s routes (`route_<name>`,
+// api-routes-lib.ts), and the holdings and summary of the wallet of `pnpm bench api-bounds`
+// (every token traded, half held) when it exists.
 // Options: --tokens=<n> (10000) --trades=<n> (1000000) --database=<name> (qapi_bench) --only=<route,...>
 import pg from "pg";
 import { createCursorCodec } from "../packages/shared/src/codec/index.js";
@@ -20,7 +25,10 @@ import {
   twoPartPage,
 } from "../services/query-api/src/tokens/token-list-queries.js";
 import { MARKET_TRADES, MARKET_TRADES_BY_SOURCE } from "../services/query-api/src/trades/trade-queries.js";
-import { openBenchData } from "./api-samples-lib.js";
+import { createPnlRankings } from "../services/query-api/src/wallets/pnl-ranking.js";
+import { getWalletTotals, listHoldings } from "../services/query-api/src/wallets/wallet-queries.js";
+import { apiRoutes } from "./api-routes-lib.js";
+import { openBenchData, pickApiSamples } from "./api-samples-lib.js";
 import { parseBenchArgs } from "./bench-args-lib.js";
 
 const args = parseBenchArgs();
@@ -174,6 +182,46 @@ const cases: [string, (db: ReadDb) => Promise<unknown>][] = [
   ],
 ];
 
+// Every query function of the load bench's routes, and the wallet of `pnpm bench api-bounds`.
+const samples = await pickApiSamples(data.url, codec);
+for (const r of apiRoutes(samples, codec, createPnlRankings({ maxPositions: 100_000 })))
+  if (r.raw) cases.push([`route_${r.route}`, (db) => r.raw!(db as unknown as pg.Pool)]);
+const bigWallet = `0x${"5a".repeat(20)}`;
+if ((await pick("SELECT 1 FROM positions WHERE trader = $1 LIMIT 1", [bigWallet])).length > 0)
+  cases.push(
+    [
+      "holdings_all_tokens_wallet",
+      (db) => listHoldings(db, { wallet: bigWallet, includeClosed: true, after: null, take: 21 }),
+    ],
+    [
+      "holdings_all_tokens_wallet_closed",
+      (db) => listHoldings(db, { wallet: bigWallet, includeClosed: true, after: [1, 0n, "0x"], take: 21 }),
+    ],
+    ["summary_all_tokens_wallet", (db) => getWalletTotals(db, bigWallet)],
+  );
+
+/** Plan nodes (text plan lines) run more than once that read over 100 rows each time. */
+function rescansOf(lines: string[]): string[] {
+  const rescans: string[] = [];
+  let node: { line: string; rows: number; loops: number; removed: number } | null = null;
+  const close = () => {
+    if (node && node.loops > 1 && node.rows + node.removed > 100)
+      rescans.push(`${node.line} (read ${node.rows + node.removed} rows × ${node.loops} loops)`);
+  };
+  for (const line of lines) {
+    const start = /^\s*(?:->\s+)?(.+?)\s+\(actual rows=(\d+) loops=(\d+)\)/.exec(line);
+    if (start) {
+      close();
+      node = { line: start[1]!, rows: Number(start[2]), loops: Number(start[3]), removed: 0 };
+      continue;
+    }
+    const removed = /Rows Removed by (?:Join )?Filter: (\d+)/.exec(line);
+    if (removed && node) node.removed += Number(removed[1]);
+  }
+  close();
+  return rescans;
+}
+
 let planCount = 0;
 for (const [route, run] of cases) {
   if (ONLY && !ONLY.includes(route)) continue;
@@ -181,6 +229,7 @@ for (const [route, run] of cases) {
   await run(db);
   const sorts: string[] = [];
   const seqScans: string[] = [];
+  const rescans: string[] = [];
   let ms = 0;
   for (const { text, values } of statements) {
     // The generic plan (plan_cache_mode above), as a prepared statement runs it.
@@ -188,9 +237,11 @@ for (const [route, run] of cases) {
     await client.query({ name, text, values });
     // EXECUTE takes literals (parameters of the EXPLAIN itself do not reach it).
     const literal = (v: unknown) =>
-      Array.isArray(v)
-        ? client.escapeLiteral(`{${v.map((x) => `"${String(x)}"`).join(",")}}`)
-        : client.escapeLiteral(String(v));
+      v === null
+        ? "NULL"
+        : Array.isArray(v)
+          ? client.escapeLiteral(`{${v.map((x) => `"${String(x)}"`).join(",")}}`)
+          : client.escapeLiteral(String(v));
     const args = values.length === 0 ? "" : `(${values.map(literal).join(", ")})`;
     const explained = await client.query(
       `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE ${name}${args}`,
@@ -204,10 +255,11 @@ for (const [route, run] of cases) {
       const time = /Execution Time: ([\d.]+) ms/.exec(line);
       if (time?.[1]) ms += Number(time[1]);
     }
+    rescans.push(...rescansOf(lines));
     process.stdout.write(`\n## ${route}\n${lines.join("\n")}\n`);
   }
   process.stdout.write(
-    `${JSON.stringify({ bench: "api-plans", route, statements: statements.length, sorts, seq_scans: seqScans, ms: Number(ms.toFixed(2)) })}\n`,
+    `${JSON.stringify({ bench: "api-plans", route, statements: statements.length, sorts, seq_scans: seqScans, rescans, ms: Number(ms.toFixed(2)) })}\n`,
   );
 }
 await client.end();

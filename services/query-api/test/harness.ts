@@ -37,12 +37,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Starts a harness over a fresh database (call `close` in `afterAll`). */
-export async function createHarness(config: Partial<QueryApiConfig> = {}): Promise<Harness> {
+/** Starts a harness over a fresh database (call `close` in `afterAll`); the app's pool holds `poolMax` [5] connections. */
+export async function createHarness(
+  config: Partial<QueryApiConfig> = {},
+  options: { poolMax?: number } = {},
+): Promise<Harness> {
   const database = await createTestDatabase();
   const admin = new pg.Pool({ connectionString: database.url, max: 3 });
   admin.on("error", () => {}); // connections are terminated when the database is dropped
-  const pool = createReadPool({ url: database.url, max: 5 });
+  const pool = createReadPool({ url: database.url, max: options.poolMax ?? 5 });
   const app = await buildApp({
     pool,
     config: { cursorSecret: TEST_CURSOR_SECRET, corsOrigins: "*", ...config },

@@ -9,7 +9,8 @@ import { requestIdFrom } from "./request-id.js";
  * Answers an HTTP request the server could not parse or did not receive in time (Node's
  * `clientError`), in the error envelope with a new request id (the headers were not read):
  * headers over the size limit (an over-long URL counts) → 431 `headers_too_large`; the request
- * not received within the request/headers timeout → 503 `timeout`; any other malformed request
+ * not received within the request/headers timeout → 408 `request_timeout` (the client was too slow,
+ * as for a slow body at the gateway); any other malformed request
  * → 400 `invalid_request`. The connection is closed. Nothing is written to a socket that is gone
  * or already carries a response.
  */
@@ -21,7 +22,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     code = "headers_too_large";
     message = "request line and headers exceed the size limit";
   } else if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    code = "timeout";
+    code = "request_timeout";
     message = "the request was not received in time";
   }
   const appError = new AppError(code, message);

@@ -184,7 +184,7 @@ describe("errors of the HTTP server itself", () => {
     expect(res.json().error.code).toBe("timeout");
   });
 
-  test("behavior: a request not received in time is 503 timeout", async () => {
+  test("behavior: a request not received in time is 408 request_timeout", async () => {
     // Node reports it as ERR_HTTP_REQUEST_TIMEOUT on the connection (checked every 30 s by
     // default): answer it on a real socket pair.
     const server = net.createServer((socket) => {
@@ -199,7 +199,7 @@ describe("errors of the HTTP server itself", () => {
     port = (server.address() as net.AddressInfo).port;
     try {
       const res = parse(await rawRequest("GET / HTTP/1.1\r\n"));
-      expectEnvelope(res, 503, "timeout");
+      expectEnvelope(res, 408, "request_timeout");
       expect(res.headers.connection).toBe("close");
     } finally {
       port = saved;

@@ -6,6 +6,7 @@
 export * from "./candle-buckets.js";
 export * from "./chain-position.js";
 export * from "./fully-diluted-value.js";
+export * from "./hidden-trades.js";
 export * from "./holder-exclusion.js";
 export * from "./indexed-notification.js";
 export * from "./lifecycle.js";

@@ -9,9 +9,10 @@ import {
   WAD,
 } from "@tmi/shared/chain";
 import { describe, expect, test } from "vitest";
+import { buildSyntheticBatch } from "../testing/index-ranges.js";
 import { addr, SyntheticChain } from "../testing/synthetic-chain.js";
-import { type Batch, buildBatch, type TokenLabelInput } from "./batch-builder.js";
-import { KnownState, selectEvents } from "./known-state.js";
+import type { Batch, TokenLabelInput } from "./batch-builder.js";
+import { KnownState } from "./known-state.js";
 
 const PLATFORM = { factory: addr(0xfac), weth: addr(0xffff), feeManager: addr(0xfee), manager: addr(0x3a9) };
 // Tokens sort below WETH (0x…ffff): token0 of their pools.
@@ -29,19 +30,7 @@ async function build(
   to: number,
   labels = new Map<string, TokenLabelInput>(),
 ): Promise<Batch> {
-  const selection = selectEvents(chain.events(from, to), state);
-  for (const l of selection.launches)
-    if (!labels.has(l.token)) labels.set(l.token, { name: "Zonk", symbol: "ZNK" });
-  const headers = chain.headers(from, to);
-  return buildBatch(selection.events, state, {
-    fromBlock: from,
-    toBlock: to,
-    endHeader: headers.at(-1)!,
-    headers,
-    senders: chain.senders,
-    timestamps: new Map(),
-    labels,
-  });
+  return buildSyntheticBatch(chain, state, from, to, labels, () => ({ name: "Zonk", symbol: "ZNK" }));
 }
 
 describe("buildBatch", () => {

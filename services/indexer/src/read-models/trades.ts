@@ -1,8 +1,8 @@
 // Read model `trades`: one row per curve trade (`TokensBought`/`TokensSold`) and pool `Swap`.
 // Handlers add a row through `RangeBuilder.trade` ({@link tradeRow}); the range writes them with
 // one COPY ({@link TRADES_COPY}).
-import type { TradeSide, TradeSource } from "@tmi/shared/market";
-import { type CopyTable, copyValue, str } from "../store/sql-text.js";
+import { hideTradesSql, type TradeSide, type TradeSource } from "@tmi/shared/market";
+import { type CopyTable, copyValue, type SqlParams, str } from "../store/sql-text.js";
 
 /** One row of `trades` (amounts in wei / token base units, price in wei per whole token). */
 export interface TradeRow {
@@ -72,3 +72,15 @@ export const TRADES_COPY: CopyTable<TradeRow> = {
   line: (t) =>
     `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,
 };
+
+/**
+ * CTE of the read-model statement that hides the range's trades of the tokens excluded from
+ * discovery (`trades.hidden`, the rule of `hideTradesSql` in `@tmi/shared/market`): the range's
+ * trades are copied not hidden, then the ones of excluded tokens and creators (new tokens of the
+ * range included) are flagged, so the market-wide feed's indexes never hold them. Nothing to do
+ * without exclusions.
+ */
+export function hiddenTradesCte(fromBlock: number, toBlock: number, q: SqlParams): string {
+  return `hidden_trades AS (
+    ${hideTradesSql(`r.block_number >= ${q.p(fromBlock, "bigint")} AND r.block_number <= ${q.p(toBlock, "bigint")}`)})`;
+}

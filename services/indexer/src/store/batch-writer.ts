@@ -10,7 +10,7 @@ import { holdersCtes } from "../read-models/holders.js";
 import { positionsCtes } from "../read-models/positions.js";
 import { newTokensStatement, tokensUpdateCtes } from "../read-models/tokens.js";
 import { tradersCtes } from "../read-models/traders.js";
-import { TRADES_COPY } from "../read-models/trades.js";
+import { hiddenTradesCte, TRADES_COPY } from "../read-models/trades.js";
 import { copyChunks, copyIn, type SqlParams, sqlParams, timed, unnestRows } from "./sql-text.js";
 
 export { copyValue, pgArray, statementMs, timed } from "./sql-text.js";
@@ -149,6 +149,7 @@ function readModelStatement(
     ),
     ...creatorsCtes(batch.creators, q),
     ...ethUsdCtes(batch.ethUsd, q),
+    ...(batch.trades.length > 0 ? [hiddenTradesCte(batch.fromBlock, batch.toBlock, q)] : []),
     ...chainPositionCtes(batch, q, options),
   ];
   const payload = formatIndexedNotification({

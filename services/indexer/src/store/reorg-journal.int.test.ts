@@ -8,10 +8,9 @@ import {
 } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { buildBatch } from "../model/batch-builder.js";
-import { type KnownState, selectEvents } from "../model/known-state.js";
+import type { KnownState } from "../model/known-state.js";
+import { indexRanges } from "../testing/index-ranges.js";
 import { addr, SyntheticChain } from "../testing/synthetic-chain.js";
-import { executeWrite, prepareWrite } from "./batch-writer.js";
 import { loadKnownState } from "./known-state-loader.js";
 import { revertTo } from "./reorg-journal.js";
 
@@ -81,7 +80,8 @@ function branchB(): SyntheticChain {
   );
 }
 
-async function index(
+/** Indexes `ranges` of `chain` (see `indexRanges`). */
+function index(
   pool: pg.Pool,
   chain: SyntheticChain,
   ranges: [number, number][],
@@ -89,30 +89,7 @@ async function index(
   headBlock: number,
   keepBlocks = 65,
 ): Promise<void> {
-  const client = await pool.connect();
-  try {
-    for (const [from, to] of ranges) {
-      const selection = selectEvents(chain.events(from, to), state);
-      const headers = chain.headers(from, to);
-      const batch = await buildBatch(selection.events, state, {
-        fromBlock: from,
-        toBlock: to,
-        endHeader: headers.at(-1)!,
-        headers,
-        senders: chain.senders,
-        timestamps: new Map(),
-        labels: new Map(
-          selection.launches.map((l) => [l.token, { name: `N${l.token.slice(-3)}`, symbol: "S" }]),
-        ),
-      });
-      const prepared = await prepareWrite(batch, state, { chainId: CHAIN_ID, headBlock, keepBlocks });
-      await client.query("BEGIN");
-      await executeWrite(client, prepared);
-      await client.query("COMMIT");
-    }
-  } finally {
-    client.release();
-  }
+  return indexRanges(pool, chain, ranges, state, { chainId: CHAIN_ID, headBlock, keepBlocks });
 }
 
 describe("reorg journal", () => {

@@ -1,7 +1,9 @@
 import { TOKEN_FROM_SQL } from "@tmi/shared/token";
 import { prepared, type ReadDb } from "../db.js";
 import {
-  limitLiteral,
+  checkTake,
+  firstRows,
+  NEWEST_PAGE_ORDER,
   type NewestPosition,
   PAGE_COLUMNS,
   type TokenJsonRow,
@@ -40,15 +42,23 @@ export async function getCreatorAggregates(
   return { tokenCount, volume: (volume > 0n ? volume : 0n).toString() };
 }
 
-/** Visible tokens of creator $1, newest first: the first page of `take` rows (a constant `LIMIT`, see `limitLiteral`). */
-const creatorTokensFirstSql = (take: number) => `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
+/** Visible tokens of creator $1, newest first: the first page of `$2` rows (see `firstRows`). */
+const CREATOR_TOKENS_FIRST_SQL = firstRows(
+  `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE t.creator = $1 AND ${VISIBLE_TOKEN}
-  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limitLiteral(take)}`;
+  ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
+  "$2",
+  NEWEST_PAGE_ORDER,
+);
 
-/** Visible tokens of creator $1, newest first, after the keyset position ($2, $3): `take` rows. */
-const creatorTokensAfterSql = (take: number) => `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
+/** Visible tokens of creator $1, newest first, after the keyset position ($2, $3): `$4` rows. */
+const CREATOR_TOKENS_AFTER_SQL = firstRows(
+  `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE t.creator = $1 AND (t.created_block_number, t.created_log_index) < ($2::int8, $3::int4) AND ${VISIBLE_TOKEN}
-  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limitLiteral(take)}`;
+  ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
+  "$4",
+  NEWEST_PAGE_ORDER,
+);
 
 /**
  * Visible tokens of `creator`, newest first (`tokens_creator_newest_idx`), after `after`, at
@@ -61,13 +71,15 @@ export async function listCreatorTokens(
   const { creator, after, take } = options;
   const result =
     after === null
-      ? await prepared<TokenJsonRow>(db, `qapi_creator_tokens_first_${take}`, creatorTokensFirstSql(take), [
+      ? await prepared<TokenJsonRow>(db, "qapi_creator_tokens_first", CREATOR_TOKENS_FIRST_SQL, [
           creator,
+          checkTake(take),
         ])
-      : await prepared<TokenJsonRow>(db, `qapi_creator_tokens_after_${take}`, creatorTokensAfterSql(take), [
+      : await prepared<TokenJsonRow>(db, "qapi_creator_tokens_after", CREATOR_TOKENS_AFTER_SQL, [
           creator,
           after[0].toString(),
           after[1],
+          checkTake(take),
         ]);
   return result.rows;
 }

@@ -44,28 +44,54 @@ export const PAGE_COLUMNS = `t.created_block_number, t.created_log_index, ${TOKE
 /** Keyset position in the newest-first token order: (created_block_number, created_log_index). */
 export type NewestPosition = [bigint, number];
 
+/** The most rows a page statement reads: the largest page (`limit` 100) and the look-ahead row of its cursor. */
+export const PAGE_TAKE_MAX = 101;
+
 /**
- * The page size of a statement as a SQL literal. The Token object's expression is large, so
- * planning it costs more than executing a page: the page statements therefore carry their
- * `LIMIT` as a constant (one named prepared statement per page size), which lets PostgreSQL keep
- * one generic plan instead of re-planning every execution as it does for `LIMIT $n`.
- * @throws Error when `take` is not an integer from 1 to 1001.
+ * `take` (rows a page statement reads) as its bind value.
+ * @throws Error when `take` is not an integer from 1 to {@link PAGE_TAKE_MAX}.
  */
-export function limitLiteral(take: number): string {
-  if (!Number.isInteger(take) || take < 1 || take > 1001) throw new Error(`invalid page size ${take}`);
-  return String(take);
+export function checkTake(take: number): number {
+  if (!Number.isInteger(take) || take < 1 || take > PAGE_TAKE_MAX)
+    throw new Error(`invalid page size ${take}`);
+  return take;
 }
 
-/** Visible tokens, newest launch first: the first page of `take` rows. */
-const tokensFirstSql = (take: number) => `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
-  WHERE ${VISIBLE_TOKEN}
-  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limitLiteral(take)}`;
+/**
+ * The first `take` rows (a bind parameter, e.g. `$2`) of `ordered`, a `SELECT … ORDER BY …`
+ * without `LIMIT`, in its order, which `orderBy` repeats over its output columns (`page.<column>`:
+ * PostgreSQL then knows the rows come sorted and adds no sort). The page size is a value, so one named prepared statement serves
+ * every page size (docs/operations.md "Prepared statements"). `ordered` is planned under the
+ * constant `LIMIT` {@link PAGE_TAKE_MAX}: alone, `LIMIT $n` is planned as 10 % of the rows, so
+ * PostgreSQL either re-plans the statement on every execution (the Token object's expression
+ * costs more to plan than a page to read) or settles on a plan made for thousands of rows. The
+ * outer `LIMIT` stops the inner one after `take` rows (it is read lazily).
+ */
+export function firstRows(ordered: string, take: string, orderBy: string): string {
+  return `SELECT * FROM (${ordered}\n  LIMIT ${PAGE_TAKE_MAX}) page ORDER BY ${orderBy} LIMIT ${take}`;
+}
 
-/** Visible tokens, newest launch first, after the keyset position ($1, $2): `take` rows. */
-const tokensAfterSql = (take: number) => `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
+/** The newest-first order over the columns of a {@link firstRows} page of {@link PAGE_COLUMNS}. */
+export const NEWEST_PAGE_ORDER = "page.created_block_number DESC, page.created_log_index DESC";
+
+/** Visible tokens, newest launch first: the first page of `$1` rows. */
+const TOKENS_FIRST_SQL = firstRows(
+  `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
+  WHERE ${VISIBLE_TOKEN}
+  ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
+  "$1",
+  NEWEST_PAGE_ORDER,
+);
+
+/** Visible tokens, newest launch first, after the keyset position ($1, $2): `$3` rows. */
+const TOKENS_AFTER_SQL = firstRows(
+  `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
   WHERE ${VISIBLE_TOKEN}
     AND (t.created_block_number, t.created_log_index) < ($1::int8, $2::int4)
-  ORDER BY t.created_block_number DESC, t.created_log_index DESC LIMIT ${limitLiteral(take)}`;
+  ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
+  "$3",
+  NEWEST_PAGE_ORDER,
+);
 
 /**
  * The `text_pattern_ops` range [lower, upper) of the strings that start with `prefix` (non-empty):
@@ -92,10 +118,11 @@ export async function listTokens(
   const { after, take } = options;
   const result =
     after === null
-      ? await prepared<TokenJsonRow>(db, `qapi_tokens_all_first_${take}`, tokensFirstSql(take), [])
-      : await prepared<TokenJsonRow>(db, `qapi_tokens_all_after_${take}`, tokensAfterSql(take), [
+      ? await prepared<TokenJsonRow>(db, "qapi_tokens_all_first", TOKENS_FIRST_SQL, [checkTake(take)])
+      : await prepared<TokenJsonRow>(db, "qapi_tokens_all_after", TOKENS_AFTER_SQL, [
           after[0].toString(),
           after[1],
+          checkTake(take),
         ]);
   return result.rows;
 }

@@ -48,30 +48,38 @@ export function walletTradesSource(bySource: boolean): KeysetSource {
   };
 }
 
-/** The trade's token is visible to discovery: neither it nor its creator is excluded (docs/api.md "Lists, search and exclusions"). */
+/**
+ * The trade's token is visible to discovery: neither it nor its creator is excluded (docs/api.md
+ * "Lists, search and exclusions"). Two key probes per row: the token's creator is looked up by
+ * the token's primary key (a subplan); as a join of `tokens` to the excluded creators, the plan
+ * materialized every token of every excluded creator and compared each row of the page with all
+ * of them (a creator with 100k tokens excluded: 100k comparisons per row).
+ */
 const VISIBLE_TRADE = `NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'token' AND x.address = r.token_address)
-    AND NOT EXISTS (SELECT 1 FROM tokens xt JOIN excluded_addresses x ON x.kind = 'creator' AND x.address = xt.creator
-      WHERE xt.address = r.token_address)`;
+    AND NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'creator'
+      AND x.address = (SELECT xt.creator FROM tokens xt WHERE xt.address = r.token_address))`;
 
 /**
  * Every token's trades (market-wide feed, `GET /api/v1/trades`), keyset-paged by chain position
- * over `trades_position_idx`, forwards or backwards; trades of excluded tokens and creators are
- * left out (two primary-key probes per row). No filter parameter.
+ * over `trades_visible_position_idx` (the trades not `hidden`: excluded tokens' trades are not in
+ * it, so they cost a page nothing; `@tmi/shared/market` "hidden-trades"), forwards or backwards;
+ * each row is still checked against the exclusions (two primary-key probes), so a trade not yet
+ * flagged is left out too. No filter parameter.
  * Source: `trades`, `tokens`, `excluded_addresses`, `eth_usd_answers`.
  */
 export const MARKET_TRADES: KeysetSource = {
   name: "market_trades",
   select: TRADE_COLUMNS,
   from: "trades r",
-  where: VISIBLE_TRADE,
+  where: `NOT r.hidden AND ${VISIBLE_TRADE}`,
   key: CHAIN_POSITION_KEY,
 };
 
-/** {@link MARKET_TRADES} of one `source` (`$1`: `curve` or `uniswap_v3`), over `trades_source_position_idx`. */
+/** {@link MARKET_TRADES} of one `source` (`$1`: `curve` or `uniswap_v3`), over `trades_visible_source_position_idx`. */
 export const MARKET_TRADES_BY_SOURCE: KeysetSource = {
   ...MARKET_TRADES,
   name: "market_trades_source",
-  where: `r.source = $1 AND ${VISIBLE_TRADE}`,
+  where: `r.source = $1 AND NOT r.hidden AND ${VISIBLE_TRADE}`,
 };
 
 /** A row of a trades page ({@link TOKEN_TRADES}, {@link MARKET_TRADES}). */

@@ -64,28 +64,41 @@ export type HoldingPosition = [number, bigint, string];
 
 // Held tokens (positive balance) by value, then, with `include_closed`, the wallet's positions in
 // tokens it no longer holds (balance 0, value 0) by token address. `value` depends on each token's
-// price, so no index orders it: the wallet's rows are read through the holder/trader indexes and
-// sorted (cost linear in the wallet's token count).
-const HOLDINGS_SQL = `WITH hr AS (
+// price, so no index orders it: the wallet's held rows are read through the holder index and
+// sorted (cost linear in the wallet's held tokens; none on a page of the closed group). The closed
+// positions are walked in token order through the trader index from the cursor, each checked by a
+// key lookup of its balance (a subplan; `ctid IS NOT NULL` keeps it off an index-only scan of
+// `token_balances_rank_idx`, which reads the token's whole range), and only when the held rows do not fill the page: a page
+// reads about `take` of them beyond the held ones it skips. As joins, the generic plan
+// (estimating the average wallet's few rows) rescanned the wallet's rows per row of the other side,
+// quadratic in the wallet's tokens (test/wallet-plans.int.test.ts). The cursor ($3 group, $4
+// value, $5 token) is read through init plans where it bounds an index.
+const HOLDINGS_SQL = `WITH held AS MATERIALIZED (
   SELECT 0 AS grp, b.token_address, b.balance, ${valueAtPriceSql("b.balance")} AS value
   FROM token_balances b JOIN tokens t ON t.address = b.token_address
-  WHERE b.holder = $1 AND b.balance > 0
-  UNION ALL
-  SELECT 1, p.token_address, 0::numeric, 0::numeric FROM positions p
-  WHERE $2::boolean AND p.trader = $1
-    AND NOT EXISTS (SELECT 1 FROM token_balances b WHERE b.token_address = p.token_address AND b.holder = $1 AND b.balance > 0)),
+  WHERE b.holder = $1 AND b.balance > 0 AND coalesce($3::int, 0) = 0),
+held_page AS MATERIALIZED (
+  SELECT * FROM held
+  WHERE $3::int IS NULL OR value < $4::numeric OR (value = $4::numeric AND token_address > $5::text)
+  ORDER BY value DESC, token_address
+  LIMIT $6),
 page AS (
-  SELECT * FROM hr
-  WHERE $3::int IS NULL OR grp > $3::int
-    OR (grp = $3::int AND (value < $4::numeric OR (value = $4::numeric AND token_address > $5::text)))
-  ORDER BY grp, value DESC, token_address
-  LIMIT $6)
+  SELECT * FROM held_page
+  UNION ALL
+  (SELECT 1, p.token_address, 0::numeric, 0::numeric FROM positions p
+  WHERE $2::boolean AND (SELECT count(*) FROM held_page) < $6 AND p.trader = $1
+    AND p.token_address > (SELECT CASE WHEN $3::int = 1 THEN $5::text ELSE '' END)
+    AND coalesce((SELECT b.balance FROM token_balances b
+      WHERE b.token_address = p.token_address AND b.holder = $1 AND b.ctid IS NOT NULL), 0) <= 0
+  ORDER BY p.token_address
+  LIMIT $6))
 SELECT page.grp, page.token_address, page.balance::text AS balance, page.value::text AS value,
   ${latestUsdSql("page.value")} AS value_usd,
   div(page.balance * 10000, nullif(t.initial_supply, 0))::int AS share_bps,
   ${TOKEN_ITEM_JSON} AS token_json, ${POSITION_COLUMNS()}
-FROM page JOIN ${TOKEN_FROM_SQL} ON t.address = page.token_address
-LEFT JOIN positions p ON p.token_address = page.token_address AND p.trader = $1
+FROM (SELECT * FROM page ORDER BY grp, value DESC, token_address LIMIT $6) page
+JOIN ${TOKEN_FROM_SQL} ON t.address = page.token_address
+LEFT JOIN LATERAL (SELECT * FROM positions p WHERE p.token_address = page.token_address AND p.trader = $1 LIMIT 1) p ON true
 ORDER BY page.grp, page.value DESC, page.token_address`;
 
 /** One holding as read (the Token object is JSON text built by PostgreSQL). */

@@ -1,0 +1,213 @@
+import { lifecycleOf } from "@tmi/shared/market";
+import { TOKEN_FROM_SQL, TOKEN_METADATA_JOIN_SQL } from "@tmi/shared/token";
+import { type KeysetColumn, keysetCondition, keysetOrderBy } from "../common/keyset-page.js";
+import type { TokenOrder, TokenPhase } from "./token-orders.js";
+import { firstRows, TOKEN_ITEM_JSON, VISIBLE_TOKEN } from "./token-queries.js";
+
+// The statements of the token list's pages (docs/api.md "Discovery: sorts, phase and batch"),
+// with named placeholders (`$take`, `$lo`, `$hi`, `$k0`, `$k1`, `$snapshot`) that
+// token-list-queries.ts binds: a page of a one-part order walks its index from the cursor and
+// stops after `$take` rows; with `search`, a bounded part of the order is filtered, else the
+// prefix matches are collected, bounded, from the three prefix indexes and ordered (a sort of at
+// most a few thousand matches, never of the table); the snapshot part of a two-part sort reads
+// the snapshot's entries. A text depends only on the shape (order, phase, search, cursor), never
+// on a value: one prepared statement per shape (`TOKEN_LIST_STATEMENT_BOUND`).
+
+/** `column` of `tokens t` starts with the prefix [$lo, $hi) (a `text_pattern_ops` range, index-backed). */
+const inPrefix = (column: string) =>
+  `(${column} ~>=~ (SELECT $lo::text) AND ${column} ~<~ (SELECT $hi::text))`;
+/** The name, symbol or address of `tokens t` starts with the prefix. */
+const SEARCH_MATCH = `(${inPrefix("t.search_name")} OR ${inPrefix("t.search_symbol")} OR ${inPrefix("t.address")})`;
+/** The columns of `tokens t` a prefix is matched on, each with its `text_pattern_ops` index. */
+const PREFIX_COLUMNS = ["t.search_name", "t.search_symbol", "t.address"] as const;
+
+/**
+ * The work a page of a search may do, whatever the prefix and the number of tokens
+ * (docs/api.md "Discovery: sorts, phase and batch"): `window` tokens of the order read from the
+ * cursor on, and at most `cap` + 1 prefix matches read from each of the three prefix indexes.
+ */
+export interface SearchBudget {
+  window: number;
+  cap: number;
+}
+
+/**
+ * Sizes of the reads of a prefix index before the last one (`cap`): each runs only when the
+ * one before was full (see `searchPageSql`).
+ */
+const SEARCH_TIERS = [32, 200];
+
+/** The budget of query-api's search pages (docs/benchmarks.md "1M tokens, 10M trades"). */
+export const SEARCH_BUDGET: SearchBudget = { window: 250, cap: 1000 };
+
+/** The condition of `phase` over `tokens t` (none without a phase). */
+export const phaseSql = (phase: TokenPhase | undefined): string[] =>
+  phase === undefined ? [] : [`t.lifecycle = '${lifecycleOf(phase === "graduated")}'`];
+
+/** Key columns in the select list, as `k0`, `k1`. */
+const keyColumns = (k: readonly KeysetColumn[]) => k.map((c) => `${c.sql} AS ${c.column}`).join(", ");
+
+/** `k` read from the columns `k0`, `k1` of the relation `alias` (a materialized step of a statement). */
+export const keyOf = (k: readonly KeysetColumn[], alias: string): KeysetColumn[] =>
+  k.map((c) => ({ ...c, sql: `${alias}.${c.column}` }));
+
+/** The cursor condition of `k` with its values read from `$k0`, `$k1`, ... (init plans, see `inPrefix`). */
+export const afterSql = (k: readonly KeysetColumn[]): string =>
+  keysetCondition(k, "desc", (i, type) => `(SELECT $k${i}::${type})`);
+
+/**
+ * Conditions of a page over `tokens t` (named parameters): `position` bounds the order's index
+ * (the cursor), `filters` only keep rows (phase, left-out snapshot tokens).
+ */
+export interface PageConditions {
+  position: string[];
+  filters: string[];
+}
+
+/**
+ * A page of `$take` visible tokens in `order` after the position, filtered, as
+ * {@link TokenPageRow}s: without search, the order's index walked from the cursor.
+ */
+export function orderedPageSql(order: TokenOrder, conditions: PageConditions): string {
+  const where = [...(order.where ? [order.where] : []), ...conditions.position, ...conditions.filters];
+  // The page's rows first, then their metadata: joined to the whole order, PostgreSQL may
+  // merge-join `metadata_drafts` in address order and read it from its start to the cursor.
+  return `SELECT t.k0${order.key.length > 1 ? ", t.k1" : ""}, ${TOKEN_ITEM_JSON} AS item
+  FROM (${firstRows(
+    `SELECT ${keyColumns(order.key)}, t.* FROM tokens t
+    WHERE ${[VISIBLE_TOKEN, ...where].join(" AND ")}
+    ORDER BY ${keysetOrderBy(order.key, "desc")}`,
+    "$take",
+    keysetOrderBy(keyOf(order.key, "page"), "desc"),
+  )}) t
+  ${TOKEN_METADATA_JOIN_SQL}
+  ORDER BY ${keysetOrderBy(keyOf(order.key, "t"), "desc")}`;
+}
+
+/**
+ * A page of `$take` visible prefix matches of [$lo, $hi) in `order` after the position, filtered,
+ * in bounded work (`budget`), as {@link TokenPageRow}s. One statement with a generic plan:
+ *
+ * 1. `recent`: the matches among the next `budget.window` tokens of the order's index from the
+ *    cursor, stopping at `take` matches: the page when they fill it (frequent prefixes).
+ * 2. Else the matches are read from the three prefix indexes, each in its own key order (an index
+ *    scan the planner keeps: the `ORDER BY … USING ~<~` is the index's), at most `cap` + 1 of
+ *    each, with their sort key; the page is the first `take` of these and of `recent` in the
+ *    order (a sort of at most 3 × (`cap` + 1) rows).
+ *
+ * Exact unless a prefix index holds more than `cap` matches and they are sparse at this point of
+ * the order: then the page is taken from the matches read (docs/api.md).
+ */
+export function searchPageSql(order: TokenOrder, conditions: PageConditions, budget: SearchBudget): string {
+  if (
+    !Number.isInteger(budget.window) ||
+    !Number.isInteger(budget.cap) ||
+    budget.window < 1 ||
+    budget.cap < 1
+  )
+    throw new Error(`invalid search budget ${JSON.stringify(budget)}`);
+  // The page size: a value, over rows already bounded by the budget (no plan depends on it).
+  const limit = "$take";
+  const walked = [...(order.where ? [order.where] : []), ...conditions.position];
+  const inOrder = [...walked, ...conditions.filters];
+  const byKey = keysetOrderBy(keyOf(order.key, "t"), "desc");
+  const kept = inOrder.length === 0 ? "true" : inOrder.join(" AND ");
+  const row = `${keyColumns(order.key)}, t.address, t.creator, ${kept} AS kept`;
+  const rowOf = (alias: string) =>
+    `${keyOf(order.key, alias)
+      .map((c) => c.sql)
+      .join(", ")}, ${alias}.address, ${alias}.creator, ${alias}.kept`;
+  // Per prefix index, reads of growing size, each only when the one before found as many
+  // matches as it could hold: the first with both bounds (at most `SEARCH_TIERS[0]` + 1 rows:
+  // rare prefixes end here), the next ones the next n + 1 index entries from the prefix on, then
+  // the ones in its range. With both bounds as the index condition the generic plan estimates
+  // 0.5 % of the table: under a limit above that it reads every match through a bitmap and sorts
+  // them; with the lower bound alone it estimates a third of the table and keeps the ordered
+  // index scan, which stops at the limit.
+  const tiers = [...SEARCH_TIERS.filter((n) => n < budget.cap), budget.cap];
+  const reads = PREFIX_COLUMNS.flatMap((column, i) =>
+    tiers.map((n, k) => {
+      const name = `read${i}_${k}`;
+      const gate =
+        k === 0 ? "(SELECT short FROM state)" : `(SELECT count(*) FROM read${i}_${k - 1}) > ${tiers[k - 1]}`;
+      const text =
+        k === 0
+          ? `SELECT ${row} FROM tokens t WHERE ${gate} AND ${inPrefix(column)}
+    ORDER BY ${column} USING ~<~ LIMIT ${n + 1}`
+          : `SELECT ${rowOf("l")} FROM (
+      SELECT ${row}, ${column} AS prefixed FROM tokens t WHERE ${gate} AND ${column} ~>=~ (SELECT $lo::text)
+      ORDER BY ${column} USING ~<~ LIMIT ${n + 1}) l
+    WHERE l.prefixed ~<~ (SELECT $hi::text)`;
+      return { name, sql: `${name} AS MATERIALIZED (\n    ${text})` };
+    }),
+  );
+  return `WITH recent AS MATERIALIZED (
+    SELECT t.* FROM (
+      SELECT ${keyColumns(order.key)}, t.address, t.creator, t.search_name, t.search_symbol${conditions.filters.length === 0 ? "" : `, ${conditions.filters.join(" AND ")} AS kept`}
+      FROM tokens t WHERE ${walked.length === 0 ? "true" : walked.join(" AND ")}
+      ORDER BY ${keysetOrderBy(order.key, "desc")} LIMIT ${budget.window}) t
+    WHERE ${SEARCH_MATCH}${conditions.filters.length === 0 ? "" : " AND t.kept"} AND ${VISIBLE_TOKEN}
+    ORDER BY ${byKey} LIMIT ${limit}),
+  state AS MATERIALIZED (SELECT count(*) < ${limit} AS short FROM recent),
+  ${reads.map((r) => r.sql).join(",\n  ")},
+  page AS (
+    SELECT address FROM recent WHERE NOT (SELECT short FROM state)
+    UNION ALL
+    (SELECT t.address FROM (
+      SELECT ${keyOf(order.key, "r")
+        .map((c) => c.sql)
+        .join(", ")}, r.address, r.creator, true AS kept
+      FROM recent r WHERE (SELECT short FROM state)
+      ${reads.map((r) => `UNION SELECT ${rowOf(r.name)} FROM ${r.name}`).join("\n      ")}) t
+      WHERE t.kept AND ${VISIBLE_TOKEN}
+      ORDER BY ${byKey} LIMIT ${limit}))
+  SELECT ${keyColumns(order.key)}, ${TOKEN_ITEM_JSON} AS item
+  FROM page p, ${TOKEN_FROM_SQL}
+  WHERE t.address = p.address
+  ORDER BY ${keysetOrderBy(order.key, "desc")}`;
+}
+
+/**
+ * The snapshot part of a two-part sort: `$take` visible tokens of snapshot `$snapshot` (or the
+ * latest when `latest`) in `ranked` order, filtered (with `search`, prefix matches of [$lo, $hi)
+ * only); one row with null `k0` when the snapshot exists but holds no such token, none when
+ * there is no snapshot.
+ */
+export function rankedPageSql(
+  ranked: readonly KeysetColumn[],
+  conditions: string[],
+  search: boolean,
+  latest: boolean,
+) {
+  const snapshot = latest
+    ? "SELECT id FROM trending_snapshots ORDER BY id DESC LIMIT 1"
+    : "SELECT id FROM trending_snapshots WHERE id = $snapshot";
+  const entries = ["e.snapshot_id = s.id", ...conditions];
+  if (!search)
+    return `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
+    ${firstRows(
+      `SELECT ${keyColumns(ranked)}, ${TOKEN_ITEM_JSON} AS item
+    FROM trending_entries e JOIN tokens t ON t.address = e.token_address
+      ${TOKEN_METADATA_JOIN_SQL}
+    WHERE ${[...entries, VISIBLE_TOKEN].join(" AND ")}
+    ORDER BY ${keysetOrderBy(ranked, "desc")}`,
+      "$take",
+      keysetOrderBy(keyOf(ranked, "page"), "desc"),
+    )}) x ON true`;
+  // The snapshot's tokens first (`OFFSET 0`: the match is not pushed into the join), then the
+  // prefix matches among them: bounded by the snapshot's size. With the match beside the join,
+  // the generic plan read every match of the three prefix indexes (a BitmapOr) and hash-joined
+  // them to the snapshot.
+  return `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
+    ${firstRows(
+      `SELECT ${ranked.map((c) => `t.${c.column}`).join(", ")}, ${TOKEN_ITEM_JSON} AS item
+    FROM (SELECT ${keyColumns(ranked)}, t.* FROM trending_entries e JOIN tokens t ON t.address = e.token_address
+      WHERE ${entries.join(" AND ")}
+      ORDER BY ${keysetOrderBy(ranked, "desc")} OFFSET 0) t
+      ${TOKEN_METADATA_JOIN_SQL}
+    WHERE ${SEARCH_MATCH} AND ${VISIBLE_TOKEN}
+    ORDER BY ${keysetOrderBy(keyOf(ranked, "t"), "desc")}`,
+      "$take",
+      keysetOrderBy(keyOf(ranked, "page"), "desc"),
+    )}) x ON true`;
+}

@@ -1,0 +1,81 @@
+// Plans of query-api's prepared statements for the plan tests: the statement as a pooled
+// connection runs it (custom or generic plan), executed under `EXPLAIN (ANALYZE, FORMAT JSON)`,
+// and the rows each of its scans examined.
+import type pg from "pg";
+
+/** A node of a JSON plan (the fields the tests read). */
+export interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Actual Rows": number;
+  "Actual Loops": number;
+  "Rows Removed by Filter"?: number;
+  "Rows Removed by Join Filter"?: number;
+  "Rows Removed by Index Recheck"?: number;
+  "Shared Hit Blocks"?: number;
+  "Shared Read Blocks"?: number;
+  Plans?: PlanNode[];
+}
+
+/** Every node of `plan`, depth first (init plans and subplans included). */
+export function planNodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(planNodes)];
+}
+
+/**
+ * Rows a node examined over all its executions: the rows it returned and the ones its filters
+ * removed (EXPLAIN gives both per loop), times its loops.
+ */
+export function rowsExamined(node: PlanNode): number {
+  const perLoop =
+    node["Actual Rows"] +
+    (node["Rows Removed by Filter"] ?? 0) +
+    (node["Rows Removed by Join Filter"] ?? 0) +
+    (node["Rows Removed by Index Recheck"] ?? 0);
+  return perLoop * node["Actual Loops"];
+}
+
+/** Rows examined by the scans of `relation` in `plan`, summed. */
+export function rowsExaminedOn(plan: PlanNode, relation: string): number {
+  return planNodes(plan)
+    .filter((n) => n["Relation Name"] === relation)
+    .reduce((sum, n) => sum + rowsExamined(n), 0);
+}
+
+/**
+ * Runs the prepared statement `name` (already prepared on `client` by the query function under
+ * test) with `values` under `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` and returns its plan; the
+ * plan is the generic or a custom one as `client`'s `plan_cache_mode` says.
+ */
+export async function explainPrepared(
+  client: pg.ClientBase,
+  name: string,
+  values: readonly unknown[],
+): Promise<PlanNode> {
+  const literal = (v: unknown) =>
+    v === null
+      ? "NULL"
+      : Array.isArray(v)
+        ? client.escapeLiteral(`{${v.map((x) => `"${String(x)}"`).join(",")}}`)
+        : client.escapeLiteral(String(v));
+  const args = values.length === 0 ? "" : `(${values.map(literal).join(", ")})`;
+  const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE ${name}${args}`);
+  return (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan;
+}
+
+/** A `ReadDb` over `client` that keeps the name and values of every prepared statement it runs. */
+export function recordingDb(client: pg.ClientBase) {
+  const statements: { name: string | undefined; text: string; values: unknown[] }[] = [];
+  const db = {
+    query(config: string | { name?: string; text: string; values?: unknown[] }, values?: unknown[]) {
+      const statement =
+        typeof config === "string"
+          ? { name: undefined, text: config, values: values ?? [] }
+          : { name: config.name, text: config.text, values: config.values ?? [] };
+      statements.push(statement);
+      return client.query(config as string, values);
+    },
+  };
+  return { db: db as unknown as import("../src/db.js").ReadDb, statements };
+}
