@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: untyped JSON response bodies in tests
 // `GET /api/v1/tokens/{address}/traders?sort=pnl` answered from the per-process pnl rankings
-// (src/wallets/pnl-ranking.ts) equals, page by page and byte for byte, the same route reading
+// (src/tokens/traders/pnl-ranking.ts) equals, page by page and byte for byte, the same route reading
 // every page with the keyset statement (rankings off), and its order equals a brute-force
 // computation of pnl = realized_pnl + floor(open_quantity × price / 10^18) − cost_basis sorted by
 // pnl descending then trader: on a token with closed positions, negative pnl and ties, then after

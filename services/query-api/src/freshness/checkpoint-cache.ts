@@ -28,7 +28,16 @@ export async function readIndexedPosition(db: SqlReader, chainId?: number): Prom
     chainId === undefined ? [] : [chainId],
   );
   const row = rows[0];
-  if (!row) return null;
+  return row ? indexedPositionOf(row) : null;
+}
+
+/** An {@link IndexedPosition} from an `indexer_checkpoints` row (numbers read as text). */
+export function indexedPositionOf(row: {
+  chain_id: number;
+  block_number: string;
+  block_hash: string;
+  block_timestamp: string;
+}): IndexedPosition {
   return {
     chainId: row.chain_id,
     blockNumber: BigInt(row.block_number),
