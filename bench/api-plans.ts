@@ -15,7 +15,7 @@
 import pg from "pg";
 import { createCursorCodec } from "../packages/shared/src/codec/index.js";
 import { readKeysetPage } from "../services/query-api/src/common/keyset-page.js";
-import { READ_SESSION_SETTINGS, type ReadDb } from "../services/query-api/src/db.js";
+import { READ_SESSION_SETTINGS, type SqlReader } from "../services/query-api/src/db.js";
 import {
   listTokensByAddress,
   orderedPage,
@@ -24,8 +24,8 @@ import {
   TWO_PART_SORTS,
   twoPartPage,
 } from "../services/query-api/src/tokens/token-list-queries.js";
+import { createPnlRankings } from "../services/query-api/src/tokens/traders/pnl-ranking.js";
 import { MARKET_TRADES, MARKET_TRADES_BY_SOURCE } from "../services/query-api/src/trades/trade-queries.js";
-import { createPnlRankings } from "../services/query-api/src/wallets/pnl-ranking.js";
 import { getWalletTotals, listHoldings } from "../services/query-api/src/wallets/wallet-queries.js";
 import { apiRoutes } from "./api-routes-lib.js";
 import { openBenchData, pickApiSamples } from "./api-samples-lib.js";
@@ -43,8 +43,8 @@ await client.query(READ_SESSION_SETTINGS);
 await client.query("SET plan_cache_mode = force_generic_plan");
 const codec = createCursorCodec("bench-plans-secret-0123456789abcdef");
 
-/** A ReadDb that runs each statement and keeps it (text and values) for EXPLAIN. */
-function recording(): { db: ReadDb; statements: { text: string; values: unknown[] }[] } {
+/** A SqlReader that runs each statement and keeps it (text and values) for EXPLAIN. */
+function recording(): { db: SqlReader; statements: { text: string; values: unknown[] }[] } {
   const statements: { text: string; values: unknown[] }[] = [];
   const db = {
     async query(config: string | { text: string; values?: unknown[] }, values?: unknown[]) {
@@ -53,7 +53,7 @@ function recording(): { db: ReadDb; statements: { text: string; values: unknown[
       statements.push({ text, values: params });
       return client.query(text, params);
     },
-  } as ReadDb;
+  } as SqlReader;
   return { db, statements };
 }
 
@@ -77,14 +77,14 @@ const batch = (await pick("SELECT address FROM tokens ORDER BY md5(address) LIMI
   (r) => r.address,
 );
 
-const cases: [string, (db: ReadDb) => Promise<unknown>][] = [
+const cases: [string, (db: SqlReader) => Promise<unknown>][] = [
   ...(["market_cap", "progress", "last_trade", "holders"] as const).map(
-    (sort): [string, (db: ReadDb) => Promise<unknown>] => [
+    (sort): [string, (db: SqlReader) => Promise<unknown>] => [
       `sort_${sort}`,
       (db) => orderedPage(db, { order: TOKEN_ORDERS[sort], ...page(`s:${sort}`) }),
     ],
   ),
-  ...(["volume_24h", "trending"] as const).map((sort): [string, (db: ReadDb) => Promise<unknown>] => [
+  ...(["volume_24h", "trending"] as const).map((sort): [string, (db: SqlReader) => Promise<unknown>] => [
     `sort_${sort}`,
     (db) => twoPartPage(db, { sort: TWO_PART_SORTS[sort], ...page(`s:${sort}`) }),
   ]),
@@ -137,7 +137,7 @@ const cases: [string, (db: ReadDb) => Promise<unknown>][] = [
         ...page("s:m", { search: "moon 1", phase: undefined }),
       }),
   ],
-  ...(["volume_24h", "trending"] as const).map((sort): [string, (db: ReadDb) => Promise<unknown>] => [
+  ...(["volume_24h", "trending"] as const).map((sort): [string, (db: SqlReader) => Promise<unknown>] => [
     `search_${sort}`,
     (db) =>
       twoPartPage(db, {

@@ -2,16 +2,16 @@
 // query functions the route calls (`raw`), run straight on a `pg` pool for comparison.
 import type pg from "pg";
 import type { CursorCodec } from "../packages/shared/src/codec/index.js";
-import { TOKEN_ACTIVITY } from "../services/query-api/src/activity/activity-queries.js";
-import type { ChartWindowRequest } from "../services/query-api/src/chart/chart-buckets.js";
-import { getChartJson } from "../services/query-api/src/chart/chart-queries.js";
-import type { ChartCurrency } from "../services/query-api/src/chart/chart-schemas.js";
 import { readKeysetPage } from "../services/query-api/src/common/keyset-page.js";
 import {
   getCreatorAggregates,
   listCreatorTokens,
 } from "../services/query-api/src/creators/creator-queries.js";
-import { readHolderToken, TOKEN_HOLDERS } from "../services/query-api/src/holders/holder-queries.js";
+import { TOKEN_ACTIVITY } from "../services/query-api/src/tokens/activity/activity-queries.js";
+import type { ChartWindowRequest } from "../services/query-api/src/tokens/chart/chart-buckets.js";
+import { getChartJson } from "../services/query-api/src/tokens/chart/chart-queries.js";
+import type { ChartCurrency } from "../services/query-api/src/tokens/chart/chart-schemas.js";
+import { readHolderToken, TOKEN_HOLDERS } from "../services/query-api/src/tokens/holders/holder-queries.js";
 import {
   listTokensByAddress,
   orderedPage,
@@ -20,15 +20,18 @@ import {
   twoPartPage,
 } from "../services/query-api/src/tokens/token-list-queries.js";
 import { getPricing, getTokenDetail, listTokens } from "../services/query-api/src/tokens/token-queries.js";
+import type { createPnlRankings } from "../services/query-api/src/tokens/traders/pnl-ranking.js";
+import {
+  readTokenTraders,
+  tokenTradersSource,
+} from "../services/query-api/src/tokens/traders/trader-queries.js";
+import { trendingPage } from "../services/query-api/src/tokens/trending/trending-queries.js";
 import {
   MARKET_TRADES,
   MARKET_TRADES_BY_SOURCE,
   TOKEN_TRADES,
   walletTradesSource,
 } from "../services/query-api/src/trades/trade-queries.js";
-import { trendingPage } from "../services/query-api/src/trending/trending-queries.js";
-import type { createPnlRankings } from "../services/query-api/src/wallets/pnl-ranking.js";
-import { readTokenTraders, tokenTradersSource } from "../services/query-api/src/wallets/trader-queries.js";
 import { getWalletTotals, listHoldings } from "../services/query-api/src/wallets/wallet-queries.js";
 import type { ApiSamples } from "./api-samples-lib.js";
 

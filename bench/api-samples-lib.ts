@@ -3,7 +3,7 @@
 // cursors, batches, market-wide cursors and the chart's `to`. Shared by `api` and `api-plans`.
 import pg from "pg";
 import type { CursorCodec } from "../packages/shared/src/codec/index.js";
-import { pnlSql } from "../services/query-api/src/wallets/position-sql.js";
+import { pnlSql } from "../services/query-api/src/common/position-sql.js";
 import { type BenchDatabase, ensureBenchDatabase } from "./api-data-lib.js";
 import type { BenchArgs } from "./bench-args-lib.js";
 

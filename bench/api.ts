@@ -8,6 +8,9 @@
 //          --tokens=<n> (10000) --trades=<n> (1000000) --rebuild --only=<route,...>
 //          --pnl-cache-positions=<n> (query-api's TRADERS_PNL_CACHE_POSITIONS, 100000; 0: every pnl page
 //          sorted in SQL, the statement before the rankings) --database=<name> (qapi_bench_v4)
+//          --cache (query-api's response cache on, QUERY_CACHE_ENABLED; off by default so the figures
+//          are those of computing every request; with it, each route's share of cache hits is printed:
+//          the data does not move during the run, so it shows the cost of serving a kept answer)
 // CPU per request: query-api's and its PostgreSQL backends' (from /proc) over each route's run.
 import { readFileSync } from "node:fs";
 import os from "node:os";
@@ -17,7 +20,7 @@ import type pg from "pg";
 import { createCursorCodec } from "../packages/shared/src/codec/index.js";
 import { DEFAULT_TRADERS_PNL_CACHE_POSITIONS } from "../services/query-api/src/config.js";
 import { createReadPool } from "../services/query-api/src/db.js";
-import { createPnlRankings } from "../services/query-api/src/wallets/pnl-ranking.js";
+import { createPnlRankings } from "../services/query-api/src/tokens/traders/pnl-ranking.js";
 import { BENCH_CHAIN_ID } from "./api-data-lib.js";
 import { apiRoutes, type RouteBench, TARGETS } from "./api-routes-lib.js";
 import { openBenchData, pickApiSamples } from "./api-samples-lib.js";
@@ -33,6 +36,7 @@ const POOL = num("pool", 16);
 const ONLY = args.only;
 const PNL_CACHE_POSITIONS = num("pnl-cache-positions", DEFAULT_TRADERS_PNL_CACHE_POSITIONS);
 const SECRET = "bench-cursor-secret-0123456789abcdef";
+const CACHE = args.has("cache");
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -62,6 +66,7 @@ const server = startServiceProcess({
     CURSOR_SECRET: SECRET,
     DB_POOL_MAX: String(POOL),
     TRADERS_PNL_CACHE_POSITIONS: String(PNL_CACHE_POSITIONS),
+    QUERY_CACHE_ENABLED: String(CACHE),
     // The heap settings of the service's start script (services/query-api/package.json).
     NODE_OPTIONS: args.get("node-options") ?? "--max-old-space-size=192",
   },
@@ -80,7 +85,19 @@ const rssMb = () => {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 };
 
+/** query-api's response cache hits and misses so far (`/metrics`). */
+async function cacheCounts(): Promise<{ hit: number; miss: number }> {
+  const text = await (await fetch(`${address}/metrics`)).text();
+  const count = (result: string) =>
+    Number(
+      new RegExp(`query_api_response_cache_requests_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ??
+        0,
+    );
+  return { hit: count("hit"), miss: count("miss") };
+}
+
 async function load(path: () => string, seconds: number) {
+  const cacheBefore = await cacheCounts();
   const cpu = await sampleProcess(() => [pid], data.url);
   const cpuBefore = await cpu.figures();
   let peak = rssMb();
@@ -96,12 +113,16 @@ async function load(path: () => string, seconds: number) {
   clearInterval(timer);
   peak = Math.max(peak, rssMb());
   const cpuAfter = await cpu.stop();
+  const cacheAfter = await cacheCounts();
+  const hits = cacheAfter.hit - cacheBefore.hit;
+  const lookups = hits + cacheAfter.miss - cacheBefore.miss;
   const perRequest = (seconds: number) => (seconds * 1000) / Math.max(1, result.requests.total);
   return {
     result,
     peak,
     cpuApiMs: perRequest(cpuAfter.cpuSecondsProcess - cpuBefore.cpuSecondsProcess),
     cpuPgMs: perRequest(cpuAfter.cpuSecondsPostgres - cpuBefore.cpuSecondsPostgres),
+    hitShare: lookups > 0 ? hits / lookups : null,
   };
 }
 
@@ -145,6 +166,8 @@ interface Row {
   /** CPU ms per request of query-api and of its PostgreSQL backends during the route's run. */
   cpuApiMs: number;
   cpuPgMs: number;
+  /** Share of the run's requests answered from query-api's response cache (null: cache off). */
+  hitShare: number | null;
 }
 const rows: Row[] = [];
 const loadBefore = os.loadavg();
@@ -158,7 +181,7 @@ try {
   for (const r of routes) {
     if (ONLY && !ONLY.includes(r.route)) continue;
     await load(r.path, 2); // warm-up
-    const { result, peak, cpuApiMs, cpuPgMs } = await load(r.path, DURATION);
+    const { result, peak, cpuApiMs, cpuPgMs, hitShare } = await load(r.path, DURATION);
     const pgResult = r.raw ? await rawPg(r.raw, PG_DURATION) : { rps: 0, p99: 0, errors: 0 };
     const row: Row = {
       route: r.route,
@@ -174,10 +197,11 @@ try {
       pgP99: pgResult.p99,
       cpuApiMs,
       cpuPgMs,
+      hitShare,
     };
     rows.push(row);
     log(
-      `  ${r.route}: ${row.rps.toFixed(0)} req/s p99 ${row.p99} ms errors ${row.errors} rss ${row.rss.toFixed(0)} MB cpu/req ${row.cpuApiMs.toFixed(2)} + ${row.cpuPgMs.toFixed(2)} ms | pg ${row.pgRps.toFixed(0)}/s p99 ${row.pgP99.toFixed(1)} ms`,
+      `  ${r.route}: ${row.rps.toFixed(0)} req/s p99 ${row.p99} ms errors ${row.errors} rss ${row.rss.toFixed(0)} MB cpu/req ${row.cpuApiMs.toFixed(2)} + ${row.cpuPgMs.toFixed(2)} ms${row.hitShare === null ? "" : ` cache hits ${(row.hitShare * 100).toFixed(1)} %`} | pg ${row.pgRps.toFixed(0)}/s p99 ${row.pgP99.toFixed(1)} ms`,
     );
   }
 } finally {
@@ -192,16 +216,16 @@ console.log(
   `load average (1 min) at start ${loadBefore[0]!.toFixed(2)}, at end ${os.loadavg()[0]!.toFixed(2)} (other work on the machine skews the figures)`,
 );
 console.log(
-  `data: ${sizes.tokens} tokens, ${sizes.trades} trades, ${sizes.events} chain events, ${sizes.candles} candles (chain ${BENCH_CHAIN_ID}); ${CONNECTIONS} connections, ${DURATION} s per route, DB_POOL_MAX ${POOL}, TRADERS_PNL_CACHE_POSITIONS ${PNL_CACHE_POSITIONS}\n`,
+  `data: ${sizes.tokens} tokens, ${sizes.trades} trades, ${sizes.events} chain events, ${sizes.candles} candles (chain ${BENCH_CHAIN_ID}); ${CONNECTIONS} connections, ${DURATION} s per route, DB_POOL_MAX ${POOL}, TRADERS_PNL_CACHE_POSITIONS ${PNL_CACHE_POSITIONS}, response cache ${CACHE ? "on" : "off"}\n`,
 );
 console.log(
-  `${"route".padEnd(16)}${pad("req/s", 9)}${pad("best/s", 8)}${pad("load", 6)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("RSS MB", 8)}${pad("pg q/s", 9)}${pad("pg p99", 8)}${pad("api/pg", 8)}${pad("cpu ms/req", 12)}  target`,
+  `${"route".padEnd(16)}${pad("req/s", 9)}${pad("best/s", 8)}${pad("load", 6)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("RSS MB", 8)}${pad("pg q/s", 9)}${pad("pg p99", 8)}${pad("api/pg", 8)}${pad("cpu ms/req", 12)}${CACHE ? pad("hits", 7) : ""}  target`,
 );
 for (const row of rows) {
   const target = TARGETS[row.group];
   const ok = row.rps >= target.rps && row.p99 <= target.p99 && row.errors === 0 && row.rss <= 300;
   console.log(
-    `${row.route.padEnd(16)}${pad(row.rps.toFixed(0), 9)}${pad(row.rpsMax.toFixed(0), 8)}${pad(row.load.toFixed(1), 6)}${pad(String(row.p50), 8)}${pad(String(row.p99), 8)}${pad(String(row.errors), 8)}${pad(row.rss.toFixed(0), 8)}${pad(row.pgRps.toFixed(0), 9)}${pad(row.pgP99.toFixed(1), 8)}${pad(row.pgRps > 0 ? (row.rps / row.pgRps).toFixed(2) : "-", 8)}${pad(`${row.cpuApiMs.toFixed(2)}+${row.cpuPgMs.toFixed(2)}`, 12)}  ${ok ? "ok" : "MISS"} (≥ ${target.rps}/s, p99 ≤ ${target.p99} ms)`,
+    `${row.route.padEnd(16)}${pad(row.rps.toFixed(0), 9)}${pad(row.rpsMax.toFixed(0), 8)}${pad(row.load.toFixed(1), 6)}${pad(String(row.p50), 8)}${pad(String(row.p99), 8)}${pad(String(row.errors), 8)}${pad(row.rss.toFixed(0), 8)}${pad(row.pgRps.toFixed(0), 9)}${pad(row.pgP99.toFixed(1), 8)}${pad(row.pgRps > 0 ? (row.rps / row.pgRps).toFixed(2) : "-", 8)}${pad(`${row.cpuApiMs.toFixed(2)}+${row.cpuPgMs.toFixed(2)}`, 12)}${row.hitShare === null ? "" : pad(`${(row.hitShare * 100).toFixed(0)}%`, 7)}  ${ok ? "ok" : "MISS"} (≥ ${target.rps}/s, p99 ≤ ${target.p99} ms)`,
   );
 }
 console.log("");
@@ -220,6 +244,7 @@ for (const row of rows) {
       pg_p99_ms: Number(row.pgP99.toFixed(1)),
       cpu_api_ms_per_req: Number(row.cpuApiMs.toFixed(3)),
       cpu_pg_ms_per_req: Number(row.cpuPgMs.toFixed(3)),
+      ...(row.hitShare === null ? {} : { cache_hit_share: Number(row.hitShare.toFixed(3)) }),
     }),
   );
 }

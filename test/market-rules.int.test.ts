@@ -29,6 +29,8 @@ import {
   type TokenPlatformContracts,
   type TradeSource,
   tradeVolume,
+  valueAtPrice,
+  valueAtPriceSql,
   volumeSql,
   windowStart,
   windowStartSql,
@@ -167,6 +169,20 @@ describe("rule: fully diluted value", () => {
     expect(rows.map((r) => (r.fdv === null ? null : BigInt(r.fdv)))).toEqual(
       pairs.map(([p, s]) => fullyDilutedValue(p, s)),
     );
+  });
+});
+
+describe("rule: value at price", () => {
+  it("default: valueAtPriceSql = valueAtPrice (holdings' value, positions' unrealized pnl, fully diluted value)", async () => {
+    const pairs = fc.sample(fc.tuple(uint256, uint256), RUNS);
+    pairs.push([0n, 10n ** 27n], [10n ** 27n, 0n], [1n, 10n ** 17n], [10n ** 18n, 1n], [2n ** 256n - 1n, 1n]);
+    const { rows } = await adminPool().query<{ value: string }>(
+      `SELECT ${valueAtPriceSql("u.q", "u.p")}::text AS value
+         FROM unnest($1::numeric[], $2::numeric[]) WITH ORDINALITY AS u(q, p, n) ORDER BY u.n`,
+      [pairs.map((p) => String(p[0])), pairs.map((p) => String(p[1]))],
+    );
+    expect(rows.map((r) => BigInt(r.value))).toEqual(pairs.map(([q, p]) => valueAtPrice(q, p)));
+    expect(pairs.map(([q, p]) => fullyDilutedValue(p, q))).toEqual(pairs.map(([q, p]) => valueAtPrice(q, p)));
   });
 });
 

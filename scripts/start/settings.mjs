@@ -1,5 +1,6 @@
 // Settings of `pnpm start`, read once from the environment (README "Configuration"; every other
 // variable is passed through to the services). Node built-ins only (read before the install step).
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fail } from "./output.mjs";
@@ -8,6 +9,11 @@ const env = process.env;
 
 /** The workspace root (the folder of the root package.json). */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Default port of each service: the one list, `@tmi/shared/env`'s `SERVICE_PORTS` (read as JSON here). */
+const SERVICE_PORTS = JSON.parse(
+  readFileSync(join(ROOT, "packages/shared/src/env/service-ports.json"), "utf8"),
+);
 
 const flag = (value, fallback) => {
   if (value === undefined || value === "") return fallback;
@@ -43,11 +49,11 @@ export const HOST = "127.0.0.1";
 /** Listening port of each process (replica k of a service: the port + 100 × (k - 1)). */
 export const PORTS = {
   devnet: portOf("DEVNET_PORT", 8545),
-  gateway: portOf("GATEWAY_PORT", 8080),
-  "query-api": portOf("QUERY_API_PORT", 3001),
-  "metadata-api": portOf("METADATA_API_PORT", 3002),
-  "oracle-price": portOf("ORACLE_PRICE_PORT", 3003),
-  indexer: portOf("INDEXER_PORT", 3004),
+  gateway: portOf("GATEWAY_PORT", SERVICE_PORTS.gateway),
+  "query-api": portOf("QUERY_API_PORT", SERVICE_PORTS["query-api"]),
+  "metadata-api": portOf("METADATA_API_PORT", SERVICE_PORTS["metadata-api"]),
+  "oracle-price": portOf("ORACLE_PRICE_PORT", SERVICE_PORTS["oracle-price"]),
+  indexer: portOf("INDEXER_PORT", SERVICE_PORTS.indexer),
 };
 /** Processes per replicated service (QUERY_API_REPLICAS & co, 1 to 9, default 1). */
 export const REPLICAS = {

@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSetting, redisUrl } from "@tmi/shared/env";
+import { baseEnvSchema, portSetting, redisUrl, SERVICE_PORTS } from "@tmi/shared/env";
 import { z } from "zod";
 
 function splitUrls(value: string, ctx: z.RefinementCtx): string[] {
@@ -42,10 +42,10 @@ const nonNegativeInt = (defaultValue: number) => z.coerce.number().int().min(0).
 
 /** Settings of the gateway (docs/operations.md). */
 export const gatewayEnvSchema = baseEnvSchema.extend({
-  GATEWAY_PORT: portSetting(8080),
-  QUERY_API_URL: upstreamUrls("http://127.0.0.1:3001"),
-  METADATA_API_URL: upstreamUrls("http://127.0.0.1:3002"),
-  ORACLE_PRICE_URL: upstreamUrls("http://127.0.0.1:3003"),
+  GATEWAY_PORT: portSetting(SERVICE_PORTS.gateway),
+  QUERY_API_URL: upstreamUrls(`http://127.0.0.1:${SERVICE_PORTS["query-api"]}`),
+  METADATA_API_URL: upstreamUrls(`http://127.0.0.1:${SERVICE_PORTS["metadata-api"]}`),
+  ORACLE_PRICE_URL: upstreamUrls(`http://127.0.0.1:${SERVICE_PORTS["oracle-price"]}`),
   /** Upstream of `/api/v1/stream` (Server-Sent Events); defaults to `QUERY_API_URL`. */
   STREAM_API_URL: z.string().transform(splitUrls).optional(),
   /** Time an upstream has to send its response headers (ms); then 504 `upstream_timeout`. */

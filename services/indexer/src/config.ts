@@ -10,6 +10,7 @@ import {
   type NetworkDeployment,
   parseEnv,
   portSetting,
+  SERVICE_PORTS,
 } from "@tmi/shared/env";
 import { z } from "zod";
 
@@ -30,7 +31,7 @@ export const DEVNET_CHAIN_ID = 31337;
 
 /** Environment of the indexer (see docs/operations.md, section "indexer"). */
 export const indexerEnvSchema = baseEnvSchema.extend({
-  PORT: portSetting(3004),
+  PORT: portSetting(SERVICE_PORTS.indexer),
   DATABASE_URL: databaseUrl,
   /** A public deployment whose values fill every chain setting left unset (`base`: Base mainnet). */
   NETWORK: z.enum(NETWORK_NAMES).optional(),

@@ -2,7 +2,14 @@ import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BASE_MAINNET } from "@tmi/shared/chain";
-import { baseEnvSchema, booleanFlag, databaseUrl, portSetting, redisUrl } from "@tmi/shared/env";
+import {
+  baseEnvSchema,
+  booleanFlag,
+  databaseUrl,
+  portSetting,
+  redisUrl,
+  SERVICE_PORTS,
+} from "@tmi/shared/env";
 import { z } from "zod";
 
 /** Root of the workspace (`services/metadata-api/src/` is three levels below). */
@@ -19,7 +26,7 @@ const address = z
  * else to `DEPLOYMENT_FILE` (`deployments/devnet.json`).
  */
 export const metadataEnvSchema = baseEnvSchema.extend({
-  PORT: portSetting(3002),
+  PORT: portSetting(SERVICE_PORTS["metadata-api"]),
   DATABASE_URL: databaseUrl,
   REDIS_URL: redisUrl,
   /** BullMQ key prefix (one per deployment, or per test). */

@@ -1,4 +1,4 @@
-import { baseEnvSchema, NETWORK_NAMES, NETWORKS, portSetting } from "@tmi/shared/env";
+import { baseEnvSchema, NETWORK_NAMES, NETWORKS, portSetting, SERVICE_PORTS } from "@tmi/shared/env";
 import { z } from "zod";
 
 /** Multicall3's address, the same on every chain where it is deployed (https://www.multicall3.com). */
@@ -31,7 +31,7 @@ const rpcUrl = z
  * (the spec's "configuration is missing" case). Malformed values stop the process at start.
  */
 const oracleSettings = baseEnvSchema.extend({
-  PORT: portSetting(3003),
+  PORT: portSetting(SERVICE_PORTS["oracle-price"]),
   /** A public deployment (`base`) whose chain id and ETH/USD feed fill `ORACLE_CHAIN_ID`/`ORACLE_ETH_USD_ADDRESS` when unset. */
   NETWORK: z.enum(NETWORK_NAMES).optional(),
   ORACLE_RPC_URL: rpcUrl.optional(),

@@ -7,29 +7,35 @@ import { createHttpApp, type HttpApp } from "@tmi/shared/http";
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
-import { activityRoutes } from "./activity/activity-routes.js";
-import { chartRoutes } from "./chart/chart-routes.js";
-import { JsonText, type RouteContext } from "./common/route-helpers.js";
+import { Registry } from "prom-client";
+import { JsonText } from "./common/route-helpers.js";
 import { DEFAULT_TRADERS_PNL_CACHE_POSITIONS, type QueryApiConfig } from "./config.js";
 import { creatorRoutes } from "./creators/creator-routes.js";
-import type { ReadDb } from "./db.js";
+import type { SqlReader } from "./db.js";
 import { createCheckpointCache } from "./freshness/checkpoint-cache.js";
 import { freshnessPlugin } from "./freshness/freshness-plugin.js";
-import { holderRoutes } from "./holders/holder-routes.js";
 import type { ReadDatabase } from "./read-database/read-database.js";
 import { readDatabasePlugin } from "./read-database/read-database-plugin.js";
+import { createFreshReader, freshCheckpoint, readCachePosition } from "./response-cache/cache-position.js";
+import { responseCachePlugin } from "./response-cache/response-cache-plugin.js";
+import type { RouteContext } from "./route-context.js";
 import { statusRoutes } from "./status/status-routes.js";
+import { activityRoutes } from "./tokens/activity/activity-routes.js";
+import { chartRoutes } from "./tokens/chart/chart-routes.js";
+import { holderRoutes } from "./tokens/holders/holder-routes.js";
 import { tokenRoutes } from "./tokens/token-routes.js";
 import { createStatsCache } from "./tokens/token-stats-cache.js";
+import { createPnlRankings, type PnlRankings } from "./tokens/traders/pnl-ranking.js";
+import { traderRoutes } from "./tokens/traders/trader-routes.js";
+import { tokenTradeRoutes } from "./tokens/trades/token-trade-routes.js";
+import { trendingRoutes } from "./tokens/trending/trending-routes.js";
 import { tradeRoutes } from "./trades/trade-routes.js";
-import { trendingRoutes } from "./trending/trending-routes.js";
-import { createPnlRankings, type PnlRankings } from "./wallets/pnl-ranking.js";
 import { walletRoutes } from "./wallets/wallet-routes.js";
 
 /** Dependencies of {@link buildApp}. */
 export interface QueryApiDeps {
   /** Read-only database access (a `pg.Pool` on the read replica); never written to. */
-  pool: ReadDb;
+  pool: SqlReader;
   config: QueryApiConfig;
   logger: Logger;
   /**
@@ -88,7 +94,15 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
   await root.register(fastifyCors, {
     origin: deps.config.corsOrigins === "*" ? "*" : deps.config.corsOrigins,
     methods: ["GET", "HEAD", "OPTIONS"],
-    exposedHeaders: ["ETag", "X-Request-ID", "Cache-Control"],
+    exposedHeaders: [
+      "ETag",
+      "X-Request-ID",
+      "Cache-Control",
+      "X-Cache",
+      "X-Indexed-Block",
+      "X-Indexed-At",
+      "X-Indexed-Hash",
+    ],
     allowedHeaders: ["Content-Type", "If-None-Match", "X-Request-ID"],
     maxAge: 600,
     strictPreflight: false,
@@ -125,12 +139,18 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     configuration: { url: OPENAPI_PATH, title: "Token Market Indexing API" },
   });
 
-  // One checkpoint cache (≤ 250 ms) for the freshness headers and the detail's stats cache key.
+  // One checkpoint cache (≤ 250 ms) for the freshness headers and the detail's stats cache key;
+  // with the response cache, the stats key is read fresh (a kept answer holds its block's stats).
   const checkpoint = createCheckpointCache(db, { ttlMs: 250 });
+  const responseCache = deps.config.responseCache?.enabled ? deps.config.responseCache : undefined;
+  const cachePosition = createFreshReader(() => readCachePosition(db));
   const ctx: RouteContext = {
     db,
     cursors: createCursorCodec(deps.config.cursorSecret),
-    detailStats: { checkpoint, cache: createStatsCache() },
+    detailStats: {
+      checkpoint: responseCache ? freshCheckpoint(cachePosition) : checkpoint,
+      cache: createStatsCache(),
+    },
     pnlRankings:
       deps.pnlRankings ??
       createPnlRankings({
@@ -139,23 +159,33 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     ...(deps.readDatabase ? { readDatabase: deps.readDatabase } : {}),
   };
   // App-wide hooks first (a plugin's routes get the hooks its parent had when it was loaded):
-  // freshness headers, then read-your-writes (`min_block`).
+  // freshness headers, then read-your-writes (`min_block`), then the response cache (after the
+  // `min_block` wait; its headers override the freshness ones with the cached answer's block).
+  const registry = new Registry();
   await root.register(freshnessPlugin({ pool: db, cache: checkpoint }));
   if (deps.readDatabase)
     await root.register(
-      readDatabasePlugin({ readDatabase: deps.readDatabase, minBlockWaitMs: deps.minBlockWaitMs ?? 1000 }),
+      readDatabasePlugin({
+        readDatabase: deps.readDatabase,
+        minBlockWaitMs: deps.minBlockWaitMs ?? 1000,
+        registry,
+      }),
     );
+  if (responseCache)
+    await root.register(responseCachePlugin({ settings: responseCache, position: cachePosition, registry }));
   // One plugin per resource folder; status, holders and the stream are additions (docs/api.md
   // "Additions beyond the spec"); the stream comes through `plugins` (it needs the primary's URL).
   for (const routes of [
     tokenRoutes,
     trendingRoutes,
     chartRoutes,
+    tokenTradeRoutes,
     tradeRoutes,
     activityRoutes,
     creatorRoutes,
     holderRoutes,
     walletRoutes,
+    traderRoutes,
     statusRoutes,
   ])
     await root.register(routes(ctx));

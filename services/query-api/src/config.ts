@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
-import { baseEnvSchema, databaseUrl, parseEnv, portSetting } from "@tmi/shared/env";
+import { baseEnvSchema, databaseUrl, parseEnv, portSetting, SERVICE_PORTS } from "@tmi/shared/env";
 import { z } from "zod";
+import type { ResponseCacheSettings } from "./response-cache/response-cache-plugin.js";
 
 /** Default of `TRADERS_PNL_CACHE_POSITIONS`: positions held by the pnl rankings of one process (about 15 MB). */
 export const DEFAULT_TRADERS_PNL_CACHE_POSITIONS = 100_000;
@@ -16,11 +17,12 @@ export const DEV_CURSOR_SECRET = "tmi-dev-cursor-secret-not-for-production";
  * `TRUST_PROXY` (see {@link parseTrustProxy}; default `false`), `READ_REPLICA_MAX_LAG_S` (30),
  * `READ_FALLBACK_TO_PRIMARY` (false), `READ_MIN_BLOCK_WAIT_MS` (1,000), `STREAM_READ_WAIT_MS` (2,000),
  * `STREAM_MAX_PER_CLIENT` (10), `STREAM_MAX_CONNECTIONS` (5,000), `STREAM_IDLE_STOP_MS` (30,000),
- * `TRADERS_PNL_CACHE_POSITIONS` (100,000).
+ * `TRADERS_PNL_CACHE_POSITIONS` (100,000), `QUERY_CACHE_ENABLED` (true), `QUERY_CACHE_MAX_MB` (64),
+ * `QUERY_CACHE_MAX_AGE_MS` (2,000).
  */
 export const queryApiEnvSchema = baseEnvSchema
   .extend({
-    PORT: portSetting(3001),
+    PORT: portSetting(SERVICE_PORTS["query-api"]),
     DATABASE_URL: databaseUrl,
     DATABASE_READ_URL: z
       .string()
@@ -42,6 +44,9 @@ export const queryApiEnvSchema = baseEnvSchema
       .min(0)
       .max(10_000_000)
       .default(DEFAULT_TRADERS_PNL_CACHE_POSITIONS),
+    QUERY_CACHE_ENABLED: z.enum(["true", "false"]).default("true"),
+    QUERY_CACHE_MAX_MB: z.coerce.number().int().min(1).max(16_384).default(64),
+    QUERY_CACHE_MAX_AGE_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
     TRUST_PROXY: z
       .string()
       .default("false")
@@ -77,6 +82,12 @@ export interface QueryApiConfig {
    * 0: every page is sorted in SQL).
    */
   tradersPnlCachePositions?: number;
+  /**
+   * The response cache of the data routes (`QUERY_CACHE_ENABLED`, `QUERY_CACHE_MAX_MB`,
+   * `QUERY_CACHE_MAX_AGE_MS`; see `responseCachePlugin`). Absent: off (tests that write fixtures
+   * without moving the checkpoint); main.ts always sets it (on by default).
+   */
+  responseCache?: ResponseCacheSettings;
 }
 
 /** Fastify `trustProxy` values accepted by query-api: off, on, or trusted proxy addresses/CIDRs. */
@@ -176,5 +187,10 @@ export function loadQueryApiSettings(
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? false,
     tradersPnlCachePositions: env.TRADERS_PNL_CACHE_POSITIONS,
+    responseCache: {
+      enabled: env.QUERY_CACHE_ENABLED === "true",
+      maxBytes: env.QUERY_CACHE_MAX_MB * 1024 * 1024,
+      maxAgeMs: env.QUERY_CACHE_MAX_AGE_MS,
+    },
   });
 }

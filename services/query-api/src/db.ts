@@ -2,11 +2,11 @@ import { createPgPool } from "@tmi/db";
 import type pg from "pg";
 
 /**
- * The read-only query surface query-api needs: a `pg.Pool` (or client) with `query`.
- * Routes never write; the pool made by {@link createReadPool} also makes the server refuse
+ * What runs query-api's SQL: a `pg.Pool` (or client) with `query`, nothing more (the read side
+ * with its replica lag and `min_block` waits is `ReadDatabase`, read-database/). Routes never write; the pool made by {@link createReadPool} also makes the server refuse
  * writes (`default_transaction_read_only`).
  */
-export interface ReadDb {
+export interface SqlReader {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     text: string,
     values?: unknown[],
@@ -24,7 +24,7 @@ export interface ReadDb {
  * more than executing these index lookups. `name` must be unique per `text`.
  */
 export function prepared<R extends pg.QueryResultRow = pg.QueryResultRow>(
-  db: ReadDb,
+  db: SqlReader,
   name: string,
   text: string,
   values: unknown[],

@@ -19,7 +19,7 @@ import { chainHead, type IndexerProcess } from "@tmi/testkit";
 import type { FastifyInstance } from "fastify";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { holderRoutes } from "../src/holders/holder-routes.js";
+import { holderRoutes } from "../src/tokens/holders/holder-routes.js";
 import { type IndexedDevnetApp, startIndexedDevnetApp } from "./harness.js";
 
 let env: IndexedDevnetApp<FastifyInstance>;

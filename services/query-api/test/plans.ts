@@ -64,7 +64,7 @@ export async function explainPrepared(
   return (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan;
 }
 
-/** A `ReadDb` over `client` that keeps the name and values of every prepared statement it runs. */
+/** A `SqlReader` over `client` that keeps the name and values of every prepared statement it runs. */
 export function recordingDb(client: pg.ClientBase) {
   const statements: { name: string | undefined; text: string; values: unknown[] }[] = [];
   const db = {
@@ -77,5 +77,5 @@ export function recordingDb(client: pg.ClientBase) {
       return client.query(config as string, values);
     },
   };
-  return { db: db as unknown as import("../src/db.js").ReadDb, statements };
+  return { db: db as unknown as import("../src/db.js").SqlReader, statements };
 }

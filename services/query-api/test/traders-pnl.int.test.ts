@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: untyped JSON response bodies in tests
 // `GET /api/v1/tokens/{address}/traders?sort=pnl` answered from the per-process pnl rankings
-// (src/wallets/pnl-ranking.ts) equals, page by page and byte for byte, the same route reading
+// (src/tokens/traders/pnl-ranking.ts) equals, page by page and byte for byte, the same route reading
 // every page with the keyset statement (rankings off), and its order equals a brute-force
 // computation of pnl = realized_pnl + floor(open_quantity × price / 10^18) − cost_basis sorted by
 // pnl descending then trader: on a token with closed positions, negative pnl and ties, then after
@@ -11,9 +11,9 @@ import { createCursorCodec } from "@tmi/shared/codec";
 import { createLogger } from "@tmi/shared/logger";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildApp } from "../src/app.js";
-import type { ReadDb } from "../src/db.js";
-import { createPnlRankings, type PnlRankings } from "../src/wallets/pnl-ranking.js";
-import { readTokenTraders } from "../src/wallets/trader-queries.js";
+import type { SqlReader } from "../src/db.js";
+import { createPnlRankings, type PnlRankings } from "../src/tokens/traders/pnl-ranking.js";
+import { readTokenTraders } from "../src/tokens/traders/trader-queries.js";
 import { createHarness, type Harness, TEST_CURSOR_SECRET } from "./harness.js";
 import { addr, insertEvent, insertToken, insertTrade, txHash } from "./seed.js";
 
@@ -234,11 +234,11 @@ describe("traders by pnl from the per-process ranking", () => {
 
   test("one ranking query serves every page until the version changes", async () => {
     const counts = new Map<string, number>();
-    const counting: ReadDb = {
+    const counting: SqlReader = {
       query: ((config: any, values?: unknown[]) => {
         if (typeof config === "object") counts.set(config.name, (counts.get(config.name) ?? 0) + 1);
         return h.pool.query(config, values);
-      }) as ReadDb["query"],
+      }) as SqlReader["query"],
     };
     const own = createPnlRankings({ maxPositions: 10_000 });
     const cursors = createCursorCodec(TEST_CURSOR_SECRET);

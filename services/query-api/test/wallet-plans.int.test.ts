@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { READ_SESSION_SETTINGS } from "../src/db.js";
-import { readTokenTraders } from "../src/wallets/trader-queries.js";
+import { readTokenTraders } from "../src/tokens/traders/trader-queries.js";
 import { getWalletTotals, listHoldings } from "../src/wallets/wallet-queries.js";
 import { explainPrepared, recordingDb, rowsExaminedOn } from "./plans.js";
 

@@ -77,3 +77,4 @@ export function loadEnv<S extends z.ZodType>(schema: S): Readonly<z.output<S>> {
   }
 }
 export * from "./networks.js";
+export * from "./service-ports.js";

@@ -5,7 +5,6 @@
  */
 export * from "./candle-buckets.js";
 export * from "./chain-position.js";
-export * from "./fully-diluted-value.js";
 export * from "./hidden-trades.js";
 export * from "./holder-exclusion.js";
 export * from "./indexed-notification.js";
@@ -13,4 +12,5 @@ export * from "./lifecycle.js";
 export * from "./pricing-source.js";
 export * from "./progress.js";
 export * from "./trade-fields.js";
+export * from "./value-at-price.js";
 export * from "./volume-window.js";

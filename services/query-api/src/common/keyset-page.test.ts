@@ -1,6 +1,6 @@
 import { createCursorCodec } from "@tmi/shared/codec";
 import { describe, expect, it } from "vitest";
-import { TOKEN_HOLDERS } from "../holders/holder-queries.js";
+import { TOKEN_HOLDERS } from "../tokens/holders/holder-queries.js";
 import {
   CHAIN_POSITION_KEY,
   decodeKeyset,

@@ -1,7 +1,7 @@
 import type { CursorCodec, CursorValue } from "@tmi/shared/codec";
 import { toBigInt } from "@tmi/shared/codec";
 import { CHAIN_POSITION_COLUMNS } from "@tmi/shared/market";
-import { type Int8, prepared, type ReadDb } from "../db.js";
+import { type Int8, prepared, type SqlReader } from "../db.js";
 import { invalidCursor } from "./invalid-cursor.js";
 
 // One keyset-page helper for every paged resource of query-api whose rows come from one table
@@ -186,7 +186,7 @@ export interface KeysetPage<R> {
  * @throws AppError `invalid_request` (field `cursor`) for a cursor of another route or shape.
  */
 export async function readKeysetPage<R extends Record<string, unknown>>(
-  db: ReadDb,
+  db: SqlReader,
   source: KeysetSource,
   options: {
     filters: readonly unknown[];

@@ -4,71 +4,50 @@ import type { HttpApp } from "@tmi/shared/http";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ReadDb } from "../db.js";
-import type { ReadDatabase } from "../read-database/read-database.js";
-import type { DetailStatsSource } from "../tokens/token-queries.js";
-import type { PnlRankings } from "../wallets/pnl-ranking.js";
 import { invalidCursor } from "./invalid-cursor.js";
 import { addressParams, cursorParam, limitParam, orderParam } from "./params.js";
 import { errorSchema } from "./wire-schemas.js";
 
 /**
- * What every resource folder's routes plugin receives: the one shape of query-api's routes.
- * Each folder (`tokens/`, `trades/`, ...) exports `<resource>Routes(ctx: RouteContext):
- * FastifyPluginAsync` (literal paths inside, zod schemas), which `buildApp` registers after
- * the app-wide hooks (freshness headers, `min_block`), so every route gets them.
+ * A resource folder's routes: a factory of one fastify plugin from its dependencies `D` (the
+ * app's route context, `src/route-context.ts`, or the part of it a folder needs, e.g. `status/`).
  */
-export interface RouteContext {
-  /** Read-only database (the read replica in production). */
-  db: ReadDb;
-  cursors: CursorCodec;
-  /** Cached window stats of token detail (per token and checkpoint block); computed every time without it. */
-  detailStats?: DetailStatsSource;
-  /** Per-process pnl rankings of the traders route (`sort=pnl`); read directly without them. */
-  pnlRankings?: PnlRankings;
-  /** The read side with its lag (main.ts), reported by `/api/v1/status`. */
-  readDatabase?: ReadDatabase;
-}
-
-/**
- * A resource folder's routes: a factory of one fastify plugin from its dependencies, the
- * {@link RouteContext} (or the part of it a folder needs, e.g. `status/`).
- */
-export type RoutesPlugin<D = RouteContext> = (ctx: D) => FastifyPluginAsync;
+export type RoutesPlugin<D> = (ctx: D) => FastifyPluginAsync;
 
 /**
  * The routes plugin of a resource folder of data routes, stated once: `declare` gets the
- * folder's {@link DataRoutes} (under OpenAPI tag `tag`) and the {@link RouteContext}.
+ * folder's {@link DataRoutes} (under OpenAPI tag `tag`) and the plugin's dependencies `C`
+ * (bound to the app's route context in `src/route-context.ts`).
  *
  * @example
  * export const tradeRoutes = dataRoutes("tokens", (routes, ctx) => {
  *   routes.get("/api/v1/trades", spec, async (query) => body);
  * });
  */
-export function dataRoutes(
-  tag: string,
-  declare: (routes: DataRoutes, ctx: RouteContext) => void,
-): RoutesPlugin {
+export function dataRoutesOf<C>(tag: string, declare: (routes: DataRoutes, ctx: C) => void): RoutesPlugin<C> {
   return (ctx) => async (fastify) => declare(new DataRoutes(fastify, tag), ctx);
 }
 
-/** One `GET /api/v1/tokens/:address/<name>` route of a {@link tokenRoute} folder. */
-export interface TokenRouteSpec<Q extends z.ZodType> extends DataRouteSpec<Q> {
+/** One `GET /api/v1/tokens/:address/<name>` route of a {@link tokenRouteOf} folder. */
+export interface TokenRouteSpec<Q extends z.ZodType, C> extends DataRouteSpec<Q> {
   /**
    * Reads the body for the token `address` (lower-cased) and the validated query: an object the
    * 200 schema serializes or a {@link JsonText}; `null` when no canonical token has that address
    * (404 `not_found`); or throws an `AppError`.
    */
-  read: (ctx: RouteContext, address: `0x${string}`, query: z.output<Q>) => Promise<unknown>;
+  read: (ctx: C, address: `0x${string}`, query: z.output<Q>) => Promise<unknown>;
 }
 
 /**
- * The routes plugin of a resource folder whose one route is a part of a token,
+ * The routes plugin of a sub-folder of `tokens/` whose one route is a part of a token,
  * `GET /api/v1/tokens/:address/<name>` under the `tokens` tag (activity, chart, holders).
  * A malformed address is a 400 `invalid_address` before `read` runs.
  */
-export function tokenRoute<Q extends z.ZodType>(name: string, spec: TokenRouteSpec<Q>): RoutesPlugin {
-  return dataRoutes("tokens", (routes, ctx) =>
+export function tokenRouteOf<Q extends z.ZodType, C>(
+  name: string,
+  spec: TokenRouteSpec<Q, C>,
+): RoutesPlugin<C> {
+  return dataRoutesOf<C>("tokens", (routes, ctx) =>
     routes.byAddress(`/api/v1/tokens/:address/${name}`, spec, async (address, query) => {
       const body = await spec.read(ctx, address, query);
       if (body === null) throw noCanonicalToken(address);

@@ -1,5 +1,5 @@
 import { TOKEN_FROM_SQL } from "@tmi/shared/token";
-import { prepared, type ReadDb } from "../db.js";
+import { prepared, type SqlReader } from "../db.js";
 import {
   checkTake,
   firstRows,
@@ -25,7 +25,7 @@ FROM (SELECT count(*)::int AS hidden_count, coalesce(sum(t.volume), 0) AS hidden
  * nothing and for an excluded creator (docs/api.md "Lists, search and exclusions"). Source: `creators`, `excluded_addresses`, `tokens`.
  */
 export async function getCreatorAggregates(
-  db: ReadDb,
+  db: SqlReader,
   creator: string,
 ): Promise<{ tokenCount: number; volume: string }> {
   const result = await prepared<{
@@ -65,7 +65,7 @@ const CREATOR_TOKENS_AFTER_SQL = firstRows(
  * most `take` rows. Source: `tokens`, `excluded_addresses`.
  */
 export async function listCreatorTokens(
-  db: ReadDb,
+  db: SqlReader,
   options: { creator: string; after: NewestPosition | null; take: number },
 ): Promise<TokenJsonRow[]> {
   const { creator, after, take } = options;

@@ -1,5 +1,6 @@
 import { pageQuery } from "../common/params.js";
-import { dataRoutes, JsonText, jsonPageBody } from "../common/route-helpers.js";
+import { JsonText, jsonPageBody } from "../common/route-helpers.js";
+import { dataRoutes } from "../route-context.js";
 import { newestTokenPage } from "../tokens/token-list-queries.js";
 import { tokenPageSchema } from "../tokens/token-schemas.js";
 import { getCreatorAggregates, listCreatorTokens } from "./creator-queries.js";

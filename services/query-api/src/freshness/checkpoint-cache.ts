@@ -1,4 +1,4 @@
-import type { ReadDb } from "../db.js";
+import type { SqlReader } from "../db.js";
 
 /** The indexer's progress as the freshness headers report it (`indexer_checkpoints`). */
 export interface IndexedPosition {
@@ -15,7 +15,7 @@ export interface IndexedPosition {
  * Reads the indexer checkpoint (one database indexes one chain: the row with the lowest
  * `chain_id`, or `chainId` when given). Null when the indexer has committed nothing yet.
  */
-export async function readIndexedPosition(db: ReadDb, chainId?: number): Promise<IndexedPosition | null> {
+export async function readIndexedPosition(db: SqlReader, chainId?: number): Promise<IndexedPosition | null> {
   const { rows } = await db.query<{
     chain_id: number;
     block_number: string;
@@ -28,7 +28,16 @@ export async function readIndexedPosition(db: ReadDb, chainId?: number): Promise
     chainId === undefined ? [] : [chainId],
   );
   const row = rows[0];
-  if (!row) return null;
+  return row ? indexedPositionOf(row) : null;
+}
+
+/** An {@link IndexedPosition} from an `indexer_checkpoints` row (numbers read as text). */
+export function indexedPositionOf(row: {
+  chain_id: number;
+  block_number: string;
+  block_hash: string;
+  block_timestamp: string;
+}): IndexedPosition {
   return {
     chainId: row.chain_id,
     blockNumber: BigInt(row.block_number),
@@ -48,7 +57,7 @@ export interface CheckpointCache {
  * response never reports a position older than `ttlMs` plus the query time. Failures are not cached.
  */
 export function createCheckpointCache(
-  db: ReadDb,
+  db: SqlReader,
   options: { ttlMs?: number; chainId?: number } = {},
 ): CheckpointCache {
   const ttl = options.ttlMs ?? 250;

@@ -14,6 +14,8 @@ export interface ReadDatabasePluginDeps {
   minBlockWaitMs: number;
   /** Path prefix of the data routes (default `/api/v1/`). */
   prefix?: string;
+  /** Registry `/metrics` exports, shared with other plugins (e.g. the response cache) [a new one]. */
+  registry?: Registry;
 }
 
 function minBlockOf(request: FastifyRequest): string | undefined {
@@ -71,7 +73,7 @@ export function readDatabasePlugin(deps: ReadDatabasePluginDeps): FastifyPluginA
       }
     });
 
-    const registry = new Registry();
+    const registry = deps.registry ?? new Registry();
     const measured = async () => deps.readDatabase.lag();
     const gauge = (
       name: string,

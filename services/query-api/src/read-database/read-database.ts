@@ -1,6 +1,6 @@
 import { AppError } from "@tmi/shared/errors";
 import type pg from "pg";
-import type { ReadDb } from "../db.js";
+import type { SqlReader } from "../db.js";
 
 /**
  * PostgreSQL errors that mean "the database is not there right now" (not a bad query): connection
@@ -86,13 +86,13 @@ export interface ReadDatabaseOptions {
 }
 
 /**
- * The read side of query-api: the `ReadDb` every route reads through (connection failures become
+ * The read side of query-api: the `SqlReader` every route reads through (connection failures become
  * 503 `service_unavailable` with `Retry-After`, or go to the primary when `fallbackToPrimary`),
  * the read database's indexed block (for read-your-writes) and its lag behind the primary.
  */
 export interface ReadDatabase {
   /** What routes query; see {@link ReadDatabase}. */
-  db: ReadDb;
+  db: SqlReader;
   /** Block up to which the read database shows data (`indexer_checkpoints`), cached ≤ `maxAgeMs` [50]. */
   indexedBlock(maxAgeMs?: number): Promise<bigint | null>;
   /**
@@ -144,8 +144,8 @@ export function createReadDatabase(options: ReadDatabaseOptions): ReadDatabase {
         throw readDatabaseUnavailable(error);
       },
     );
-  }) as ReadDb["query"];
-  const db: ReadDb = { query };
+  }) as SqlReader["query"];
+  const db: SqlReader = { query };
 
   let block: bigint | null = null;
   let blockAt = Number.NEGATIVE_INFINITY;

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { type RouteContext, type RoutesPlugin, typedRoutes } from "../common/route-helpers.js";
-import type { ReadDb } from "../db.js";
+import { type RoutesPlugin, typedRoutes } from "../common/route-helpers.js";
+import type { SqlReader } from "../db.js";
 import type { ReadDatabaseLag } from "../read-database/read-database.js";
+import type { RouteContext } from "../route-context.js";
 
 /** Dependencies of {@link statusRoutes}. */
 export interface StatusRoutesDeps extends Pick<RouteContext, "db" | "readDatabase"> {
@@ -102,7 +103,7 @@ interface SkippedRow {
 }
 
 /** `skipped_logs` summary of the status body. */
-async function skippedLogs(pool: ReadDb): Promise<z.output<typeof statusSchema>["skipped_logs"]> {
+async function skippedLogs(pool: SqlReader): Promise<z.output<typeof statusSchema>["skipped_logs"]> {
   const { rows } = await pool.query<SkippedRow>(
     `SELECT (SELECT count(*) FROM skipped_logs)::text AS count, l.block_number::text, l.log_index,
             l.transaction_hash, l.contract_address, l.reason, l.recorded_at

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertToken, testAddress, upsertCheckpoint } from "../../test/fixtures.js";
 import { createReadPool } from "../db.js";
 import { freshnessPlugin } from "../freshness/freshness-plugin.js";
-import { holderRoutes } from "../holders/holder-routes.js";
+import { holderRoutes } from "../tokens/holders/holder-routes.js";
 import { statusRoutes } from "./status-routes.js";
 
 const NOW = 1_763_700_000;

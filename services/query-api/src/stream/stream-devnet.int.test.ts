@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSse, type SseClient, type SseEvent } from "../../test/fixtures.js";
 import { type IndexedDevnetApp, startIndexedDevnetApp } from "../../test/harness.js";
 import { freshnessPlugin } from "../freshness/freshness-plugin.js";
-import { holderRoutes } from "../holders/holder-routes.js";
 import { statusRoutes } from "../status/status-routes.js";
+import { holderRoutes } from "../tokens/holders/holder-routes.js";
 import { streamRoutes } from "./stream-routes.js";
 
 /** `ether` ETH in wei (up to 6 decimals). */

@@ -1,7 +1,7 @@
 import { type Lifecycle, pricingSource, type TradeSource } from "@tmi/shared/market";
 import { TOKEN_FROM_SQL, tokenJsonSql } from "@tmi/shared/token";
 import { tokenUsdJsonSql } from "../common/usd-sql.js";
-import { type Int8, prepared, type ReadDb } from "../db.js";
+import { type Int8, prepared, type SqlReader } from "../db.js";
 import type { CheckpointCache } from "../freshness/checkpoint-cache.js";
 import type { Pricing } from "./token-schemas.js";
 import { type StatsCache, statsCacheKey } from "./token-stats-cache.js";
@@ -112,7 +112,7 @@ export function prefixRange(prefix: string): [string, string] {
  * Source: `tokens`, `excluded_addresses`, `metadata_drafts`, `eth_usd_answers`.
  */
 export async function listTokens(
-  db: ReadDb,
+  db: SqlReader,
   options: { after: NewestPosition | null; take: number },
 ): Promise<TokenJsonRow[]> {
   const { after, take } = options;
@@ -158,7 +158,7 @@ export interface DetailStatsSource {
  * Source: `tokens`, `metadata_drafts`, `eth_usd_answers`, `candles`, `candle_traders`, `indexer_checkpoints`.
  */
 export async function getTokenDetail(
-  db: ReadDb,
+  db: SqlReader,
   address: string,
   statsSource?: DetailStatsSource,
 ): Promise<string | null> {
@@ -194,7 +194,7 @@ function withStats(detail: string, stats: string): string {
  * `indexed_v3_market` only when the token graduated and its latest indexed trade is a
  * `uniswap_v3` swap, `indexed_v3_curve` otherwise (docs/api.md "Pricing"). Source: `tokens`.
  */
-export async function getPricing(db: ReadDb, address: string): Promise<Pricing | null> {
+export async function getPricing(db: SqlReader, address: string): Promise<Pricing | null> {
   const result = await db.query<{
     current_price: string | null;
     fully_diluted_value: string | null;

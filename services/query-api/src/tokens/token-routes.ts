@@ -1,13 +1,8 @@
 import { AppError } from "@tmi/shared/errors";
 import { z } from "zod";
 import { normalizeSearch, pageQuery, parseAddressList } from "../common/params.js";
-import {
-  dataRoutes,
-  JsonText,
-  jsonPageBody,
-  noCanonicalToken,
-  type RoutesPlugin,
-} from "../common/route-helpers.js";
+import { JsonText, jsonPageBody, noCanonicalToken } from "../common/route-helpers.js";
+import { dataRoutes, type Routes } from "../route-context.js";
 import {
   BATCH_MAX,
   listTokensByAddress,
@@ -27,7 +22,7 @@ import { pricingSchema, tokenDetailSchema, tokenPageSchema } from "./token-schem
  * Token routes (docs/api.md "Token (list item)", "Token detail", "Pricing", "Lists, search and
  * exclusions"): the list (and its `/newest` alias) with search, detail and pricing.
  */
-export const tokenRoutes: RoutesPlugin = dataRoutes("tokens", (routes, ctx) => {
+export const tokenRoutes: Routes = dataRoutes("tokens", (routes, ctx) => {
   const listQuery = pageQuery.extend({
     search: z.string().optional().meta({
       description:

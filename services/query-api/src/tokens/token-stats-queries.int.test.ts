@@ -2,13 +2,13 @@ import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertToken, insertTrade, testAddress, upsertCheckpoint } from "../../test/fixtures.js";
-import type { ReadDb } from "../db.js";
+import type { SqlReader } from "../db.js";
 import { createReadPool } from "../db.js";
 import { CHECKPOINT_NOW_SQL, tokenStatsJsonSql } from "./token-stats-queries.js";
 import type { TokenStats } from "./token-stats-schemas.js";
 
 /** Every window of `token` in one query; `now` defaults to the checkpoint's block timestamp. */
-async function readTokenStats(db: ReadDb, token: string, now?: number): Promise<TokenStats> {
+async function readTokenStats(db: SqlReader, token: string, now?: number): Promise<TokenStats> {
   const { rows } = await db.query<{ stats: TokenStats }>(
     `SELECT ${tokenStatsJsonSql("$1::text", `COALESCE($2::int8, ${CHECKPOINT_NOW_SQL})`)} AS stats`,
     [token, now === undefined ? null : String(now)],

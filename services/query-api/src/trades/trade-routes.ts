@@ -1,51 +1,15 @@
-import { parseAddress } from "@tmi/shared/codec";
 import { z } from "zod";
 import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
-import { dataRoutes, EVENT_PAGE_ORDER, eventPageQuery, noCanonicalToken } from "../common/route-helpers.js";
-import {
-  MARKET_TRADES,
-  MARKET_TRADES_BY_SOURCE,
-  TOKEN_TRADER_TRADES,
-  TOKEN_TRADES,
-  type TradeRow,
-  tradeOf,
-} from "./trade-queries.js";
+import { eventPageQuery } from "../common/route-helpers.js";
+import { dataRoutes } from "../route-context.js";
+import { MARKET_TRADES, MARKET_TRADES_BY_SOURCE, type TradeRow, tradeOf } from "./trade-queries.js";
 import { tradePageSchema } from "./trade-schemas.js";
 
-/** Query of a token's trades: the event page plus `trader` (addition). */
-const tokenTradesQuery = eventPageQuery.extend({
-  trader: z.string().optional().meta({
-    description:
-      "only the trades of this wallet (0x address, any letter case; malformed: 400 invalid_address)",
-  }),
-});
-
-/** Trades routes (docs/api.md "Trades and activity"). */
+/**
+ * The market-wide trades page (docs/api.md "Trades and activity"): `GET /api/v1/trades`, every
+ * visible token's trades. A token's trades are `tokens/trades/`.
+ */
 export const tradeRoutes = dataRoutes("tokens", (routes, ctx) => {
-  routes.byAddress(
-    "/api/v1/tokens/:address/trades",
-    {
-      summary: "Trades page",
-      description: `${EVENT_PAGE_ORDER} \`trader\` keeps the trades of one wallet (same order and cursors).`,
-      query: tokenTradesQuery,
-      ok: tradePageSchema,
-    },
-    async (address, query) => {
-      const { order, limit, cursor } = query;
-      const trader = query.trader === undefined ? undefined : parseAddress(query.trader, "trader");
-      const page = await readKeysetPage<TradeRow>(ctx.db, trader ? TOKEN_TRADER_TRADES : TOKEN_TRADES, {
-        filters: trader ? [address, trader] : [address],
-        order,
-        limit,
-        cursor,
-        cursors: ctx.cursors,
-        route: trader ? `tokens.trades:${address}:${order}:${trader}` : `tokens.trades:${address}:${order}`,
-      });
-      if (page === null) throw noCanonicalToken(address);
-      return keysetBody(page, tradeOf);
-    },
-  );
-
   routes.get(
     "/api/v1/trades",
     {

@@ -1,6 +1,4 @@
 import { TOKEN_FROM_SQL } from "@tmi/shared/token";
-import { prepared, type ReadDb } from "../db.js";
-import { TOKEN_ITEM_JSON } from "../tokens/token-queries.js";
 import {
   latestUsdSql,
   POSITION_COLUMNS,
@@ -8,8 +6,10 @@ import {
   type PositionWire,
   positionFromRow,
   unrealizedPnlSql,
-  valueAtPriceSql,
-} from "./position-sql.js";
+  valueAtCurrentPriceSql,
+} from "../common/position-sql.js";
+import { prepared, type SqlReader } from "../db.js";
+import { TOKEN_ITEM_JSON } from "../tokens/token-queries.js";
 
 // A wallet's summary, holdings and trades (docs/api.md "Wallets and traders"). A wallet's rows
 // are found through `token_balances_holder_idx` and `positions_trader_idx` (its trades are the
@@ -17,7 +17,7 @@ import {
 // per request over the wallet's own rows.
 
 const SUMMARY_SQL = `WITH h AS (
-  SELECT count(*)::int AS n, coalesce(sum(${valueAtPriceSql("b.balance")}), 0) AS value
+  SELECT count(*)::int AS n, coalesce(sum(${valueAtCurrentPriceSql("b.balance")}), 0) AS value
   FROM token_balances b JOIN tokens t ON t.address = b.token_address
   WHERE b.holder = $1 AND b.balance > 0),
 p AS (
@@ -48,7 +48,7 @@ export interface WalletTotals {
  * `unrealized_pnl`, `pnl`, `trade_count` = Σ buys + sells, `volume` = Σ bought + sold reserve);
  * zeros for an address with nothing. Source: `token_balances`, `positions`, `tokens`, `eth_usd_answers`.
  */
-export async function getWalletTotals(db: ReadDb, wallet: string): Promise<WalletTotals> {
+export async function getWalletTotals(db: SqlReader, wallet: string): Promise<WalletTotals> {
   const { rows } = await prepared<Omit<WalletTotals, "trade_count"> & { trade_count: string }>(
     db,
     "qapi_wallet_summary",
@@ -74,7 +74,7 @@ export type HoldingPosition = [number, bigint, string];
 // quadratic in the wallet's tokens (test/wallet-plans.int.test.ts). The cursor ($3 group, $4
 // value, $5 token) is read through init plans where it bounds an index.
 const HOLDINGS_SQL = `WITH held AS MATERIALIZED (
-  SELECT 0 AS grp, b.token_address, b.balance, ${valueAtPriceSql("b.balance")} AS value
+  SELECT 0 AS grp, b.token_address, b.balance, ${valueAtCurrentPriceSql("b.balance")} AS value
   FROM token_balances b JOIN tokens t ON t.address = b.token_address
   WHERE b.holder = $1 AND b.balance > 0 AND coalesce($3::int, 0) = 0),
 held_page AS MATERIALIZED (
@@ -119,7 +119,7 @@ export interface HoldingRow {
  * `metadata_drafts`, `eth_usd_answers`.
  */
 export async function listHoldings(
-  db: ReadDb,
+  db: SqlReader,
   options: { wallet: string; includeClosed: boolean; after: HoldingPosition | null; take: number },
 ): Promise<HoldingRow[]> {
   const { wallet, includeClosed, after, take } = options;

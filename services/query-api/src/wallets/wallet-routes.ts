@@ -1,27 +1,23 @@
 import { invalidCursor } from "../common/invalid-cursor.js";
 import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
-import { dataRoutes, JsonText, noCanonicalToken } from "../common/route-helpers.js";
+import { JsonText } from "../common/route-helpers.js";
 import { getCreatorAggregates } from "../creators/creator-queries.js";
+import { dataRoutes } from "../route-context.js";
 import { type TradeRow, tradeOf, walletTradesSource } from "../trades/trade-queries.js";
 import { tradePageSchema } from "../trades/trade-schemas.js";
-import { positionFromRow } from "./position-sql.js";
-import { readTokenTraders } from "./trader-queries.js";
 import { getWalletTotals, type HoldingPosition, listHoldings } from "./wallet-queries.js";
 import {
   holdingPageSchema,
   holdingsQuery,
-  traderPageSchema,
-  tradersQuery,
   walletSummarySchema,
   walletTradesQuery,
 } from "./wallet-schemas.js";
 
 /**
- * Wallet and trader routes (docs/api.md "Wallets and traders"): `GET /api/v1/wallets/:address`
- * (summary), `…/holdings`, `…/trades`, and `GET /api/v1/tokens/:address/traders`. Errors: 400
- * `invalid_address` (malformed path address), 400 `invalid_request` (limit, cursor, order,
- * source, include_closed, sort), 404 `not_found` (traders of a token with no canonical launch).
- * A wallet with nothing has a zero summary and empty pages.
+ * Wallet routes (docs/api.md "Wallets and traders"): `GET /api/v1/wallets/:address`
+ * (summary), `…/holdings` and `…/trades`. Errors: 400 `invalid_address` (malformed path
+ * address), 400 `invalid_request` (limit, cursor, order, source, include_closed). A wallet with
+ * nothing has a zero summary and empty pages.
  */
 export const walletRoutes = dataRoutes("wallets", (routes, ctx) => {
   const { db: pool, cursors: cursorCodec } = ctx;
@@ -98,34 +94,6 @@ export const walletRoutes = dataRoutes("wallets", (routes, ctx) => {
         route: `wallets.trades:${address}:${order}:${source ?? ""}`,
       });
       return keysetBody(page ?? { rows: [] }, tradeOf);
-    },
-  );
-
-  routes.byAddress(
-    "/api/v1/tokens/:address/traders",
-    {
-      tag: "tokens",
-      summary: "Token traders",
-      description:
-        "Every address that traded the token, with its balance and position, by `sort` descending, ties by trader address ascending. Cursors are bound to the token and the sort.",
-      query: tradersQuery,
-      ok: traderPageSchema,
-    },
-    async (token, { limit, cursor, sort }) => {
-      const page = await readTokenTraders(pool, {
-        token,
-        sort,
-        limit,
-        cursor,
-        cursors: cursorCodec,
-        ...(ctx.pnlRankings ? { rankings: ctx.pnlRankings } : {}),
-      });
-      if (page === null) throw noCanonicalToken(token);
-      return keysetBody(page, (row) => ({
-        trader: row.trader,
-        balance: row.balance,
-        ...positionFromRow(row)!,
-      }));
     },
   );
 });

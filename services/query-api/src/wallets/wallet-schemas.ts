@@ -1,15 +1,10 @@
 import { z } from "zod";
 import { cursorParam, limitParam, orderParam } from "../common/params.js";
-import { addressSchema, amountSchema, hashSchema, intSchema, pageSchema } from "../common/wire-schemas.js";
+import { positionSchema, signedAmountSchema } from "../common/position-schemas.js";
+import { addressSchema, amountSchema, intSchema, pageSchema } from "../common/wire-schemas.js";
 import { tokenItemSchema } from "../tokens/token-schemas.js";
 
-// Wire schemas of wallets and traders (docs/api.md "Wallets and traders").
-
-/** A signed integer amount (decimal string, `-` when negative). */
-export const signedAmountSchema = z
-  .string()
-  .regex(/^-?[0-9]+$/)
-  .meta({ description: "signed integer, decimal string in wei (a leading `-` when negative)" });
+// Wire schemas of wallets (docs/api.md "Wallets and traders").
 
 const usdValue = z
   .string()
@@ -19,35 +14,6 @@ const usdValue = z
     description:
       "USD at the latest indexed ETH/USD answer, exact decimal string (value × answer / 10^26); null when no answer is indexed",
   });
-
-/** A trade's place and time: block, transaction hash, log index, block timestamp (Unix s). */
-export const tradePointSchema = z
-  .object({
-    block_number: intSchema,
-    transaction_hash: hashSchema,
-    log_index: intSchema,
-    timestamp: intSchema,
-  })
-  .meta({ id: "TradePoint" });
-
-const positionFields = {
-  bought_tokens: amountSchema.describe("Σ token_amount of buys (base units)"),
-  bought_reserve: amountSchema.describe("Σ reserve_amount of buys (wei paid)"),
-  sold_tokens: amountSchema.describe("Σ token_amount of sells (base units)"),
-  sold_reserve: amountSchema.describe("Σ reserve_amount of sells (wei received)"),
-  buy_count: intSchema,
-  sell_count: intSchema,
-  first_trade: tradePointSchema,
-  last_trade: tradePointSchema,
-  open_quantity: amountSchema.describe("tokens bought and not yet sold (average-cost qty)"),
-  cost_basis: amountSchema.describe("wei cost of open_quantity (average-cost)"),
-  realized_pnl: signedAmountSchema.describe("Σ over sells of (wei received − cost of the tokens sold)"),
-  unrealized_pnl: signedAmountSchema.describe("floor(open_quantity × current_price / 10^18) − cost_basis"),
-  pnl: signedAmountSchema.describe("realized_pnl + unrealized_pnl"),
-};
-
-/** A position (token, trader): docs/api.md "Positions". */
-export const positionSchema = z.object(positionFields).meta({ id: "Position" });
 
 /** `GET /api/v1/wallets/{address}`. */
 export const walletSummarySchema = z
@@ -82,18 +48,6 @@ export const holdingSchema = z
 /** A page of holdings. */
 export const holdingPageSchema = pageSchema(holdingSchema, "HoldingPage");
 
-/** One trader of a token: balance and position. */
-export const traderSchema = z
-  .object({
-    trader: addressSchema,
-    balance: amountSchema.describe("token base units (0 when none)"),
-    ...positionFields,
-  })
-  .meta({ id: "Trader" });
-
-/** A page of traders. */
-export const traderPageSchema = pageSchema(traderSchema, "TraderPage");
-
 /** `include_closed` of holdings: `true` or `false` (default). */
 export const holdingsQuery = z.object({
   limit: limitParam(1, 100, 20),
@@ -115,20 +69,4 @@ export const walletTradesQuery = z.object({
   cursor: cursorParam,
   order: orderParam,
   source: sourceParam,
-});
-
-/** Sorts of a token's traders (all descending, ties by trader address ascending). */
-export const TRADER_SORTS = ["volume", "pnl", "realized_pnl", "bought", "sold"] as const;
-
-/** A traders sort. */
-export type TraderSort = (typeof TRADER_SORTS)[number];
-
-/** Query of a token's traders. */
-export const tradersQuery = z.object({
-  limit: limitParam(1, 100, 20),
-  cursor: cursorParam,
-  sort: z.enum(TRADER_SORTS).optional().default("volume").meta({
-    description:
-      "`volume` (default: bought_reserve + sold_reserve), `pnl`, `realized_pnl`, `bought` (bought_reserve), `sold` (sold_reserve); descending, ties by trader address",
-  }),
 });

@@ -4,9 +4,9 @@ import {
   type KeysetPage,
   type KeysetPosition,
   keysetOrderBy,
-} from "../common/keyset-page.js";
-import { prepared, type ReadDb } from "../db.js";
-import { POSITION_COLUMNS, type PositionColumns, pnlSql } from "./position-sql.js";
+} from "../../common/keyset-page.js";
+import { POSITION_COLUMNS, type PositionColumns, pnlSql } from "../../common/position-sql.js";
+import { prepared, type SqlReader } from "../../db.js";
 
 // The `pnl` sort of a token's traders (docs/api.md "Wallets and traders"). pnl = realized_pnl +
 // floor(open_quantity × current_price / 10^18) − cost_basis depends on the token's current price,
@@ -145,7 +145,7 @@ export interface PnlRankings {
    * `limit` rows, exactly as `tokenTradersSource("pnl")` reads it: from the token's ranking at
    * the version the page's rows were read at.
    */
-  page(db: ReadDb, token: string, after: KeysetPosition | null, limit: number): Promise<PnlPageResult>;
+  page(db: SqlReader, token: string, after: KeysetPosition | null, limit: number): Promise<PnlPageResult>;
   /** Positions held by the cached rankings (for tests and metrics). */
   readonly size: number;
 }
@@ -172,7 +172,7 @@ export function createPnlRankings(options: { maxPositions: number }): PnlRanking
   const tooLarge = new LRUCache<string, true>({ max: 10_000 });
   const pending = new Map<string, Promise<PnlRanking | null>>();
 
-  const rank = (db: ReadDb, token: string): Promise<PnlRanking | null> => {
+  const rank = (db: SqlReader, token: string): Promise<PnlRanking | null> => {
     const running = pending.get(token);
     if (running) return running;
     const promise = (async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { JsonText, tokenRoute } from "../common/route-helpers.js";
+import { JsonText } from "../../common/route-helpers.js";
+import { tokenRoute } from "../../route-context.js";
 import { getChartJson } from "./chart-queries.js";
 import { chartQuery, chartSchema, parseInterval, usdChartSchema } from "./chart-schemas.js";
 

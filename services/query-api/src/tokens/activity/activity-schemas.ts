@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { eventOrderFields, pageSchema } from "../common/wire-schemas.js";
+import { eventOrderFields, pageSchema } from "../../common/wire-schemas.js";
 
 /** Activity item: a canonical decoded chain event (docs/api.md "Trades and activity"). */
 export const activitySchema = z

@@ -1,7 +1,7 @@
 import { CANDLE_INTERVALS } from "@tmi/shared/market";
-import { DEFAULT_ETH_USD_DECIMALS } from "../common/usd-schemas.js";
-import { usdAmountSql } from "../common/usd-sql.js";
-import { type Int8, prepared, type ReadDb } from "../db.js";
+import { DEFAULT_ETH_USD_DECIMALS } from "../../common/usd-schemas.js";
+import { usdAmountSql } from "../../common/usd-sql.js";
+import { type Int8, prepared, type SqlReader } from "../../db.js";
 import { type ChartWindowRequest, chartWindow } from "./chart-buckets.js";
 import type { ChartCurrency } from "./chart-schemas.js";
 
@@ -58,7 +58,7 @@ const SUPPORTED_INTERVALS_JSON = JSON.stringify(CANDLE_INTERVALS);
  * @throws AppError `invalid_request` for a bad range (see {@link chartWindow}).
  */
 export async function getChartJson(
-  db: ReadDb,
+  db: SqlReader,
   options: { token: string; window: ChartWindowRequest; currency: ChartCurrency },
 ): Promise<string | null> {
   const bounds = await prepared<{ created_at: Int8; latest_timestamp: Int8 | null }>(

@@ -1,8 +1,8 @@
 import { toBigInt } from "@tmi/shared/codec";
 import { AppError } from "@tmi/shared/errors";
-import { decodeKeyset, keysetBody, readKeysetPage } from "../common/keyset-page.js";
-import { pageQuery } from "../common/params.js";
-import { tokenRoute } from "../common/route-helpers.js";
+import { decodeKeyset, keysetBody, readKeysetPage } from "../../common/keyset-page.js";
+import { pageQuery } from "../../common/params.js";
+import { tokenRoute } from "../../route-context.js";
 import { type HolderRow, readHolderToken, shareBps, TOKEN_HOLDERS } from "./holder-queries.js";
 import { holderPageSchema } from "./holder-schemas.js";
 

@@ -1,21 +1,21 @@
-import { LATEST_ETH_USD_ANSWER_SQL, usdAmountSql } from "../common/usd-sql.js";
+import { valueAtPriceSql } from "@tmi/shared/market";
+import { LATEST_ETH_USD_ANSWER_SQL, usdAmountSql } from "./usd-sql.js";
 
 /**
  * SQL pieces of positions and holdings (docs/api.md "Wallets and traders"), over a `positions p`
  * row and its token `t`. The stored average-cost state is the indexer's (`positions`); what
  * depends on the token's `current_price` is computed here, per request, exactly:
  * `unrealized_pnl` = floor(open_quantity × current_price / 10^18) − cost_basis, `value` =
- * floor(balance × current_price / 10^18) (`div` truncates: the floor of these non-negative
- * operands). A token without a price counts as price 0.
+ * floor(balance × current_price / 10^18) (the value-at-price rule of `@tmi/shared/market`). A token without a price counts as price 0.
  */
 
-/** floor(`qty` × current price of `t` / 10^18) (NUMERIC). */
-export const valueAtPriceSql = (qty: string, t = "t") =>
-  `div((${qty}) * coalesce(${t}.current_price, 0), 1000000000000000000::numeric)`;
+/** floor(`qty` × current price of `t` / 10^18) (NUMERIC): the value-at-price rule of `@tmi/shared/market`, price 0 without one. */
+export const valueAtCurrentPriceSql = (qty: string, t = "t") =>
+  valueAtPriceSql(qty, `coalesce(${t}.current_price, 0)`);
 
 /** `unrealized_pnl` of the position alias `p` at the current price of `t` (signed NUMERIC). */
 export const unrealizedPnlSql = (p = "p", t = "t") =>
-  `(${valueAtPriceSql(`${p}.open_quantity`, t)} - ${p}.cost_basis)`;
+  `(${valueAtCurrentPriceSql(`${p}.open_quantity`, t)} - ${p}.cost_basis)`;
 
 /** `pnl` of the position alias `p` at the current price of `t`: realized + unrealized (signed NUMERIC). */
 export const pnlSql = (p = "p", t = "t") => `(${p}.realized_pnl + ${unrealizedPnlSql(p, t)})`;

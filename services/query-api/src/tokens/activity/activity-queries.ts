@@ -1,5 +1,5 @@
-import { CHAIN_POSITION_KEY, type KeysetSource } from "../common/keyset-page.js";
-import type { Int8 } from "../db.js";
+import { CHAIN_POSITION_KEY, type KeysetSource } from "../../common/keyset-page.js";
+import type { Int8 } from "../../db.js";
 import type { ActivityItem } from "./activity-schemas.js";
 
 /**

@@ -1,7 +1,7 @@
-import { pageQuery } from "../common/params.js";
-import { dataRoutes } from "../common/route-helpers.js";
-import { tokenPageBody } from "../tokens/token-list-queries.js";
-import { tokenPageSchema } from "../tokens/token-schemas.js";
+import { pageQuery } from "../../common/params.js";
+import { dataRoutes } from "../../route-context.js";
+import { tokenPageBody } from "../token-list-queries.js";
+import { tokenPageSchema } from "../token-schemas.js";
 import { trendingPage } from "./trending-queries.js";
 
 /**

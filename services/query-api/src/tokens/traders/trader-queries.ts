@@ -9,11 +9,11 @@ import {
   keysetPositionOf,
   type PageOrder,
   readKeysetPage,
-} from "../common/keyset-page.js";
-import type { ReadDb } from "../db.js";
+} from "../../common/keyset-page.js";
+import { POSITION_COLUMNS, type PositionColumns, pnlSql } from "../../common/position-sql.js";
+import type { SqlReader } from "../../db.js";
 import { type PnlRankings, pnlKeysetPage } from "./pnl-ranking.js";
-import { POSITION_COLUMNS, type PositionColumns, pnlSql } from "./position-sql.js";
-import type { TraderSort } from "./wallet-schemas.js";
+import type { TraderSort } from "./trader-schemas.js";
 
 /**
  * The ordering expression of each traders sort over `positions p` (token `t`). All but `pnl` are
@@ -105,7 +105,7 @@ export type TraderRow = PositionColumns & Record<string, unknown> & { trader: st
  * @throws AppError `invalid_request` (field `cursor`) for a cursor of another route or shape.
  */
 export async function readTokenTraders(
-  db: ReadDb,
+  db: SqlReader,
   options: {
     token: string;
     sort: TraderSort;

@@ -1,9 +1,9 @@
 import { AppError } from "@tmi/shared/errors";
 import { CANDLE_INTERVALS, type CandleInterval, isCandleInterval } from "@tmi/shared/market";
 import { z } from "zod";
-import { limitParam } from "../common/params.js";
-import { usdValue } from "../common/usd-schemas.js";
-import { amountSchema, intSchema, priceSchema } from "../common/wire-schemas.js";
+import { limitParam } from "../../common/params.js";
+import { usdValue } from "../../common/usd-schemas.js";
+import { amountSchema, intSchema, priceSchema } from "../../common/wire-schemas.js";
 
 /** Most buckets one chart answers: `limit` and `countback` at most, and the widest `from`–`to` span. */
 export const MAX_CHART_BUCKETS = 1000;

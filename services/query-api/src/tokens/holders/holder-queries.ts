@@ -1,7 +1,7 @@
 import { toBigInt } from "@tmi/shared/codec";
 import { excludedHoldersSql } from "@tmi/shared/market";
-import type { KeysetSource } from "../common/keyset-page.js";
-import type { ReadDb } from "../db.js";
+import type { KeysetSource } from "../../common/keyset-page.js";
+import type { SqlReader } from "../../db.js";
 
 /** What the holders page needs to know about a token (from `tokens` and its `TokenCreated` event). */
 export interface HolderTokenInfo {
@@ -27,7 +27,7 @@ const LAUNCH_EMITTER_SQL = `(SELECT ce.contract_address FROM chain_events ce
  * `@tmi/shared/market`: the zero address, the factory that emitted its launch event, the token
  * itself and its platform contracts). Returns null when the token has no canonical record.
  */
-export async function readHolderToken(db: ReadDb, token: string): Promise<HolderTokenInfo | null> {
+export async function readHolderToken(db: SqlReader, token: string): Promise<HolderTokenInfo | null> {
   const { rows } = await db.query<{ initial_supply: string; not_holders: string[] }>(
     `SELECT t.initial_supply::text AS initial_supply, ${excludedHoldersSql("t", LAUNCH_EMITTER_SQL)} AS not_holders
        FROM tokens t WHERE t.address = $1`,

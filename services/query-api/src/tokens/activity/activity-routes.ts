@@ -1,5 +1,6 @@
-import { keysetBody, readKeysetPage } from "../common/keyset-page.js";
-import { EVENT_PAGE_ORDER, eventPageQuery, tokenRoute } from "../common/route-helpers.js";
+import { keysetBody, readKeysetPage } from "../../common/keyset-page.js";
+import { EVENT_PAGE_ORDER, eventPageQuery } from "../../common/route-helpers.js";
+import { tokenRoute } from "../../route-context.js";
 import { type ActivityRow, activityOf, TOKEN_ACTIVITY } from "./activity-queries.js";
 import { activityPageSchema } from "./activity-schemas.js";
 

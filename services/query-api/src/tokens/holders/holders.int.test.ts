@@ -5,8 +5,8 @@ import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertToken, TEST_FACTORY, testAddress } from "../../test/fixtures.js";
-import { createReadPool } from "../db.js";
+import { insertToken, TEST_FACTORY, testAddress } from "../../../test/fixtures.js";
+import { createReadPool } from "../../db.js";
 import { holderRoutes } from "./holder-routes.js";
 
 const token = testAddress(0xaa);
