@@ -685,11 +685,17 @@ describe("finalize signatures by smart-contract wallets (ERC-1271, ERC-6492)", (
         ...call,
         chain: null,
       });
+      // Mined first: a nonce reset before the transaction is mined would be undone by it (seen on a
+      // busy machine: the wallet kept nonce 1, its CREATE2 deployment collided, the check said false).
+      await waitForReceipt(localPublicClient(devnet.rpcUrl, devnet.chainId), hash);
       await rpc(devnet.rpcUrl, "anvil_stopImpersonatingAccount", [from]);
       // A real counterfactual wallet sends nothing before it exists (its first user operation
       // deploys it): back to nonce 0 so that its CREATE2 deployment (simulated by the verifier)
       // is possible, as it is for a wallet whose signature is made before it is deployed.
       await rpc(devnet.rpcUrl, "anvil_setNonce", [from, "0x0"]);
+      expect(
+        await localPublicClient(devnet.rpcUrl, devnet.chainId).getTransactionCount({ address: from }),
+      ).toBe(0);
     }
     const receipt = await waitForReceipt(localPublicClient(devnet.rpcUrl, devnet.chainId), hash);
     const [launched] = parseEventLogs({
