@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  addressSetting,
   baseEnvSchema,
   booleanFlag,
   databaseUrl,
@@ -17,10 +18,7 @@ import { z } from "zod";
 /** Root of the workspace (relative `DEPLOYMENT_FILE` paths resolve from here). */
 export const WORKSPACE_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-const address = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
-  .transform((v) => v.toLowerCase());
+const address = addressSetting;
 const positiveInt = (d: number) => z.coerce.number().int().positive().default(d);
 const nonNegativeInt = (d: number) => z.coerce.number().int().min(0).default(d);
 

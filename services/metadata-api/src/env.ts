@@ -3,6 +3,7 @@ import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BASE_MAINNET } from "@tmi/shared/chain";
 import {
+  addressSetting,
   baseEnvSchema,
   booleanFlag,
   databaseUrl,
@@ -15,10 +16,7 @@ import { z } from "zod";
 /** Root of the workspace (`services/metadata-api/src/` is three levels below). */
 export const WORKSPACE_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-const address = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
-  .transform((v) => v.toLowerCase() as `0x${string}`);
+const address = addressSetting;
 
 /**
  * Settings of the metadata-api server and its finalize worker (issue 5). Parsed once by the

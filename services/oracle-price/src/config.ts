@@ -1,4 +1,11 @@
-import { baseEnvSchema, NETWORK_NAMES, NETWORKS, portSetting, SERVICE_PORTS } from "@tmi/shared/env";
+import {
+  addressSetting,
+  baseEnvSchema,
+  NETWORK_NAMES,
+  NETWORKS,
+  portSetting,
+  SERVICE_PORTS,
+} from "@tmi/shared/env";
 import { z } from "zod";
 
 /** Multicall3's address, the same on every chain where it is deployed (https://www.multicall3.com). */
@@ -15,10 +22,7 @@ export const DEFAULT_MAX_AGE_SECONDS = 1800;
 /** Default `ORACLE_SEQUENCER_GRACE_PERIOD`: 3,600 s, Chainlink's L2 sequencer uptime feed guidance. */
 export const DEFAULT_SEQUENCER_GRACE_SECONDS = 3600;
 
-const address = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
-  .transform((v) => v.toLowerCase() as `0x${string}`);
+const address = addressSetting;
 
 const rpcUrl = z
   .string()

@@ -29,6 +29,12 @@ export const databaseUrl = z
   .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
   .default("postgresql://postgres@127.0.0.1:5432/tmi");
 
+/** An EVM address setting (`0x` and 40 hex digits, any case), lowercased. */
+export const addressSetting = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
+  .transform((v) => v.toLowerCase() as `0x${string}`);
+
 /** A Redis connection URL setting. */
 export const redisUrl = z
   .string()
