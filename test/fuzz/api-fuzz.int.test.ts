@@ -880,7 +880,18 @@ describe("fuzz: every route through the gateway", () => {
       }
       const label = `${c.method} ${c.path} declared ${c.declared} bytes ${c.bytes} pace ${c.paceMs} → ${answer.status}`;
       statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-      expect(allowed.has(answer.status), `${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`).toBe(true);
+      // A complete body forwarded to metadata-api may meet a pooled connection the service closed at
+      // that moment (keep-alive race); a POST is not resent, so the answer is the documented 503
+      // `service_unavailable` with `Retry-After` (seen once in a fresh-clone run on a busy machine).
+      const raced =
+        answer.status === 503 &&
+        c.path.startsWith("/api/v1/token-metadata") &&
+        (answer.body as { error?: { code?: string } } | undefined)?.error?.code === "service_unavailable" &&
+        answer.headers.get("retry-after") !== null;
+      expect(
+        allowed.has(answer.status) || raced,
+        `${label} ${JSON.stringify(answer.body)?.slice(0, 300)}`,
+      ).toBe(true);
       expect(answer.headers.get("x-request-id"), label).toBe(c.id);
       const metadata = c.path.startsWith("/api/v1/token-metadata");
       if (!metadata)
