@@ -45,6 +45,13 @@ const COMPILED = [
   { file: "v3/LPCustodianV3.sol", contract: "LPCustodianV3", name: "lpCustodianV3" },
   { file: "v3/ResidualEscrowV3.sol", contract: "ResidualEscrowV3", name: "residualEscrowV3" },
   { file: "v3/PermanentLPFeeVaultV3.sol", contract: "PermanentLPFeeVaultV3", name: "permanentLPFeeVaultV3" },
+  { file: "v3/TokenCommunityVaultV3.sol", contract: "TokenCommunityVaultV3", name: "tokenCommunityVaultV3" },
+  { file: "v3/TraderRewardsVaultV3.sol", contract: "TraderRewardsVaultV3", name: "traderRewardsVaultV3" },
+  {
+    file: "v3/TraderRewardsDistributorV3.sol",
+    contract: "TraderRewardsDistributorV3",
+    name: "traderRewardsDistributorV3",
+  },
   { file: "test/DevnetAggregator.sol", contract: "DevnetAggregator", name: "devnetAggregator" },
   {
     file: "test/DevnetAggregatorProxy.sol",

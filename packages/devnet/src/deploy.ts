@@ -23,6 +23,12 @@ import {
   swapRouter02Bytecode,
   swapRouterAbi,
   swapRouterBytecode,
+  tokenCommunityVaultV3Abi,
+  tokenCommunityVaultV3Bytecode,
+  traderRewardsDistributorV3Abi,
+  traderRewardsDistributorV3Bytecode,
+  traderRewardsVaultV3Abi,
+  traderRewardsVaultV3Bytecode,
   uniswapV3FactoryAbi,
   uniswapV3FactoryBytecode,
   weth9Abi,
@@ -59,8 +65,25 @@ export interface Deployment {
     factory: `0x${string}`;
     /** `GraduationManagerV3`: canonical pools, `LaunchRegistered`, `GraduatedV3`. */
     graduationManager: `0x${string}`;
-    /** `FeeManagerV3`: `TokenRegistered`, `FeesDeposited`. */
+    /**
+     * `FeeManagerV3`: `TokenRegistered`, `FeesDeposited`, creator / protocol fee claims, payout
+     * proposals, forwarding to the two ecosystem vaults.
+     */
     feeManager: `0x${string}`;
+    /**
+     * `PermanentLPFeeVaultV3` (the graduation manager's `lpFeeVault()`): `PermanentLPFeesAccrued`,
+     * LP fee claims per recipient and asset, forwarding to the two ecosystem vaults.
+     */
+    lpFeeVault: `0x${string}`;
+    /** `TokenCommunityVaultV3` (the fee manager's `communityVault()`): `CommunityFunded`, `CommunityFundsForwarded`. */
+    communityVault: `0x${string}`;
+    /** `TraderRewardsVaultV3` (the fee manager's `traderRewardsVault()`): `TraderRewardsFunded`, `TraderRewardPaid`. */
+    traderRewardsVault: `0x${string}`;
+    /**
+     * `TraderRewardsDistributorV3` (the trader-rewards vault's `distributor()`; owner: the deployer):
+     * `DistributionPublished`, `RewardClaimed`.
+     */
+    rewardsDistributor: `0x${string}`;
     /** WETH9; Base's `0x4200…0006` on chain id 8453 ({@link DeployOptions.baseAddresses}). */
     weth: `0x${string}`;
     /** UniswapV3Factory; Base's `0x3312…fdfd` on chain id 8453 ({@link DeployOptions.baseAddresses}). */
@@ -85,7 +108,8 @@ export interface Deployment {
  */
 export interface DeployOptions {
   /**
-   * Treasury of the fee manager (protocol fees) and recipient of the graduation positions' trading
+   * Treasury of the fee manager and of the community vault (protocol fees, community funds) and
+   * protocol recipient of the graduation positions' trading
    * fees (default {@link DEVNET_PROTOCOL_FEE_RECIPIENT}).
    */
   protocolFeeRecipient?: Address;
@@ -168,12 +192,35 @@ export async function deployAll(rpcUrl: string, options: DeployOptions = {}): Pr
 
   const treasury = options.protocolFeeRecipient ?? DEVNET_PROTOCOL_FEE_RECIPIENT;
   const feeManager = await deploy(feeManagerV3Abi, feeManagerV3Bytecode, [treasury]);
+  // The fee economy, wired as the platform wires it: both ecosystem vaults bound to the fee
+  // manager (and it to them), the distributor to the trader-rewards vault, and the LP fee vault
+  // (created by the graduation manager from the fee manager's vaults) to both vaults.
+  const communityVault = await deploy(tokenCommunityVaultV3Abi, tokenCommunityVaultV3Bytecode, [
+    feeManager,
+    treasury,
+  ]);
+  const traderRewardsVault = await deploy(traderRewardsVaultV3Abi, traderRewardsVaultV3Bytecode, [
+    feeManager,
+  ]);
+  const rewardsDistributor = await deploy(traderRewardsDistributorV3Abi, traderRewardsDistributorV3Bytecode, [
+    wallet.account.address,
+    traderRewardsVault,
+  ]);
+  await send(traderRewardsVault, traderRewardsVaultV3Abi, "setDistributorOnce", [rewardsDistributor]);
+  await send(feeManager, feeManagerV3Abi, "bindEcosystemVaultsOnce", [communityVault, traderRewardsVault]);
   const graduationManager = await deploy(graduationManagerV3Abi, graduationManagerV3Bytecode, [
     uniswapV3Factory,
     weth,
     nonfungiblePositionManager,
-    treasury,
+    feeManager,
   ]);
+  const lpFeeVault = await publicClient.readContract({
+    address: graduationManager,
+    abi: graduationManagerV3Abi,
+    functionName: "lpFeeVault",
+  });
+  await send(communityVault, tokenCommunityVaultV3Abi, "setPermanentLPFeeVaultOnce", [lpFeeVault]);
+  await send(traderRewardsVault, traderRewardsVaultV3Abi, "setPermanentLPFeeVaultOnce", [lpFeeVault]);
   const factory = await deploy(zonkFactoryV3Abi, zonkFactoryV3Bytecode, [feeManager, graduationManager]);
   await send(feeManager, feeManagerV3Abi, "setFactoryOnce", [factory]);
   await send(graduationManager, graduationManagerV3Abi, "setFactoryOnce", [factory]);
@@ -200,6 +247,10 @@ export async function deployAll(rpcUrl: string, options: DeployOptions = {}): Pr
       factory: lower(factory),
       graduationManager: lower(graduationManager),
       feeManager: lower(feeManager),
+      lpFeeVault: lower(lpFeeVault),
+      communityVault: lower(communityVault),
+      traderRewardsVault: lower(traderRewardsVault),
+      rewardsDistributor: lower(rewardsDistributor),
       weth: lower(weth),
       uniswapV3Factory: lower(uniswapV3Factory),
       nonfungiblePositionManager: lower(nonfungiblePositionManager),

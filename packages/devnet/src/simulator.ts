@@ -1,7 +1,16 @@
 import { devnetAggregatorAbi } from "@tmi/contracts";
-import { zonkCurveV3Abi, zonkFactoryV3Abi } from "@tmi/shared/chain";
-import { type Address, keccak256, parseEventLogs, stringToHex } from "viem";
+import {
+  feeManagerV3Abi,
+  permanentLPFeeVaultV3Abi,
+  tokenCommunityVaultV3Abi,
+  traderRewardsDistributorV3Abi,
+  traderRewardsVaultV3Abi,
+  zonkCurveV3Abi,
+  zonkFactoryV3Abi,
+} from "@tmi/shared/chain";
+import { type Address, keccak256, parseEventLogs, stringToHex, zeroAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { devnetAccounts } from "./accounts.js";
 import { localPublicClient, rpc } from "./clients.js";
 import type { Deployment } from "./deploy.js";
 import { setEthUsdRound } from "./feeds.js";
@@ -18,6 +27,15 @@ export interface SimulatorStats {
   swaps: number;
   transfers: number;
   feedUpdates: number;
+  /**
+   * Fee-economy transactions: creator fee claims, payout hand-overs, curve pot funding, LP fee
+   * collections / forwards / claims, community forwards, reward publications and claims.
+   */
+  economy: number;
+  /** Trader-reward distributions published (`publishRoot`). */
+  distributions: number;
+  /** Trader rewards claimed (`claim`). */
+  rewardClaims: number;
   /** Actions whose transaction was refused or reverted (counted, not retried). */
   failed: number;
   /** The first few failure messages (debugging). */
@@ -64,12 +82,19 @@ export interface SimulatorOptions {
   graduateEvery?: number;
   /** Seconds between ETH/USD feed updates (random walk around the last answer; default 30; 0 = never). */
   feedIntervalSeconds?: number;
+  /**
+   * Share of actions that exercise the fee economy (default 0.06; 0 = never): see
+   * {@link runSimulator}.
+   */
+  economyShare?: number;
 }
 
 interface SimToken {
   address: Address;
   curve: Address;
   graduated: boolean;
+  /** The simulator wallet that launched it (-1: launched before this run). */
+  creator: number;
 }
 
 const WAD = 10n ** 18n;
@@ -88,6 +113,14 @@ export function simulatorKeys(seed: number, count: number): `0x${string}`[] {
  * `exactInputSingle`, both directions), and refresh the ETH/USD feed. Sells never exceed the
  * seller's balance (read before selling; a wallet runs one action at a time). A trade that loses a
  * race with another wallet's graduation reverts (`TradingClosed`) and is counted in `failed`.
+ * A share of actions (`economyShare`) exercises the fee economy: a creator claims its curve fees
+ * (now and then first handing its payout address over to another wallet, which accepts), anyone
+ * forwards a token's curve community / trader-rewards shares to the two vaults, a graduated
+ * token's LP fees are collected into the LP fee vault, its community and trader-rewards shares
+ * forwarded and the wallets' creator LP shares claimed, the community vault's funds forwarded to
+ * the treasury, and — when the distributor's owner is a devnet account — a trader-rewards
+ * distribution of an epoch is published over a few wallets (a real Merkle root, shared
+ * `buildRewardTree`) and all its leaves but the last are claimed.
  * Resolves with the counters when the duration is over, `signal` aborts or `until` holds (in-flight
  * actions are awaited).
  */
@@ -99,6 +132,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
   const tps = Math.max(0.01, options.tps ?? 2);
   const graduateEvery = options.graduateEvery ?? 100;
   const feedInterval = options.feedIntervalSeconds ?? 30;
+  const economyShare = options.economyShare ?? 0.06;
   const client = localPublicClient(rpcUrl, deployment.chainId);
   const started = Date.now();
   const stats: SimulatorStats = {
@@ -109,6 +143,9 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
     swaps: 0,
     transfers: 0,
     feedUpdates: 0,
+    economy: 0,
+    distributions: 0,
+    rewardClaims: 0,
     failed: 0,
     skipped: 0,
     errorSamples: [],
@@ -170,7 +207,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
       const value = random.chance(0.5) ? random.ethAmount(0.05, 0.8, 0.001, 0.5) : 0n;
       // With a value, the creator's first buy follows (a second transaction: createToken is not payable).
       const result = await trader.createToken(name, symbol, { userSalt, value });
-      tokens.push({ address: result.token, curve: result.curve, graduated: false });
+      tokens.push({ address: result.token, curve: result.curve, graduated: false, creator: index });
       stats.launches += 1;
       noteReceipt(result);
       if (result.firstBuy) {
@@ -198,6 +235,10 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
       holdings[index]!.add(best.address);
       stats.buys += 1;
       noteReceipt(result);
+      return;
+    }
+    if (economyShare > 0 && tokens.length > 0 && random.chance(economyShare)) {
+      await economy(index);
       return;
     }
     const roll = random.next();
@@ -247,6 +288,129 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
     stats.buys += 1;
   }
 
+  const { feeManager, lpFeeVault, traderRewardsVault, rewardsDistributor, weth } = deployment.contracts;
+  const traderOf = (address: string) =>
+    traders.findIndex((t) => t.address.toLowerCase() === address.toLowerCase());
+  // The distributor's owner publishes roots: a devnet account's key, when it is one.
+  let publisher: Trader | null | undefined;
+  let epoch = BigInt(Math.floor(Date.now() / 1000));
+  const economyTx = (result: TxResult) => {
+    noteReceipt(result);
+    stats.economy += 1;
+  };
+
+  /** One fee-economy step of wallet `index` (see {@link runSimulator}). */
+  async function economy(index: number): Promise<void> {
+    const trader = traders[index]!;
+    const token = random.pick(tokens);
+    const roll = random.next();
+    if (roll < 0.3) {
+      // Creator side: claim curve fees; now and then hand the payout address over first.
+      const payout = await client.readContract({
+        address: feeManager,
+        abi: feeManagerV3Abi,
+        functionName: "creatorPayoutOf",
+        args: [token.address],
+      });
+      const owner = traderOf(payout);
+      if (owner >= 0 && traders.length > 1 && random.chance(0.15)) {
+        const next = (owner + 1 + random.int(traders.length - 1)) % traders.length;
+        economyTx(await traders[owner]!.proposeCreatorPayout(token.address, traders[next]!.address));
+        economyTx(await traders[next]!.acceptCreatorPayout(token.address));
+      }
+      const accrued = await client.readContract({
+        address: feeManager,
+        abi: feeManagerV3Abi,
+        functionName: "creatorFeesAccrued",
+        args: [token.address],
+      });
+      if (accrued > 0n) economyTx(await trader.claimCreatorFees(token.address));
+      return;
+    }
+    if (roll < 0.5) {
+      for (const result of (await trader.fundCurvePots(token.address)).results) economyTx(result);
+      return;
+    }
+    if (roll < 0.75 && token.graduated) {
+      const collected = await trader.collectLPFees(token.address);
+      economyTx(collected);
+      for (const asset of [token.address, weth]) {
+        const share = await client.readContract({
+          address: lpFeeVault,
+          abi: permanentLPFeeVaultV3Abi,
+          functionName: "communityLPFeesAccrued",
+          args: [token.address, asset],
+        });
+        if (share === 0n) continue;
+        await trader.forwardLPFees(token.address, asset);
+        stats.economy += 2;
+        stats.transactions += 2;
+      }
+      for (const [i, t] of traders.entries()) {
+        for (const asset of [token.address, weth]) {
+          const mine = await client.readContract({
+            address: lpFeeVault,
+            abi: permanentLPFeeVaultV3Abi,
+            functionName: "creatorLPFeesAccrued",
+            args: [t.address, asset],
+          });
+          if (mine > 0n && (i === index || random.chance(0.5))) economyTx(await t.claimLPFees(asset));
+        }
+      }
+      return;
+    }
+    if (roll < 0.85) {
+      const pot = await client.readContract({
+        address: deployment.contracts.communityVault,
+        abi: tokenCommunityVaultV3Abi,
+        functionName: "accrued",
+        args: [token.address, zeroAddress],
+      });
+      if (pot > 0n) economyTx(await trader.forwardCommunityFunds(token.address, zeroAddress));
+      return;
+    }
+    await distribute(token);
+  }
+
+  /**
+   * Publishes one epoch's distribution of half the token's ETH trader-rewards pot over up to three
+   * wallets, then claims every leaf but the last (left for a later claim).
+   */
+  async function distribute(token: SimToken): Promise<void> {
+    if (publisher === undefined) {
+      const owner = await client.readContract({
+        address: rewardsDistributor,
+        abi: traderRewardsDistributorV3Abi,
+        functionName: "owner",
+      });
+      const key = devnetAccounts().find((a) => a.address.toLowerCase() === owner.toLowerCase())?.privateKey;
+      publisher = key ? createTrader({ rpcUrl, deployment, account: key }) : null;
+    }
+    if (!publisher) return;
+    const pot = await client.readContract({
+      address: traderRewardsVault,
+      abi: traderRewardsVaultV3Abi,
+      functionName: "accrued",
+      args: [token.address, zeroAddress],
+    });
+    const count = Math.min(traders.length, 3);
+    if (pot / 2n < BigInt(count)) return;
+    const first = random.int(traders.length);
+    const leaves = Array.from({ length: count }, (_, i) => ({
+      claimant: traders[(first + i) % traders.length]!.address,
+      amount: pot / 2n / BigInt(count) - BigInt(i),
+    }));
+    epoch += 1n;
+    const published = await publisher.publishRewards(epoch, token.address, zeroAddress, leaves);
+    economyTx(published);
+    stats.distributions += 1;
+    for (const leaf of published.tree.leaves.slice(0, -1)) {
+      const claimant = traders[traderOf(leaf.claimant)]!;
+      economyTx(await claimant.claimReward(epoch, token.address, zeroAddress, leaf.amount, leaf.proof));
+      stats.rewardClaims += 1;
+    }
+  }
+
   async function refreshGraduations(): Promise<void> {
     for (const token of tokens) {
       if (token.graduated) continue;
@@ -279,7 +443,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
         abi: zonkCurveV3Abi,
         functionName: "graduated",
       });
-      tokens.push({ address, curve, graduated });
+      tokens.push({ address, curve, graduated, creator: -1 });
       for (const [index, trader] of traders.entries()) {
         if ((await trader.balanceOf(address)) > 0n) holdings[index]!.add(address);
       }
@@ -382,6 +546,7 @@ export function formatStats(stats: SimulatorStats, seconds: number): string {
   return (
     `simulator ${seconds.toFixed(0)} s: ${stats.transactions} txs (${(stats.transactions / Math.max(seconds, 0.001)).toFixed(1)} tx/s), ` +
     `launches ${stats.launches}, buys ${stats.buys}, sells ${stats.sells}, graduations ${stats.graduations}, ` +
-    `swaps ${stats.swaps}, transfers ${stats.transfers}, feed ${stats.feedUpdates}, failed ${stats.failed}`
+    `swaps ${stats.swaps}, transfers ${stats.transfers}, feed ${stats.feedUpdates}, ` +
+    `economy ${stats.economy} (distributions ${stats.distributions}, reward claims ${stats.rewardClaims}), failed ${stats.failed}`
   );
 }

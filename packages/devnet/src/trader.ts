@@ -1,10 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { quoterV2Abi, swapRouter02Abi, swapRouterAbi, uniswapV3FactoryAbi } from "@tmi/contracts";
 import {
+  buildRewardTree,
+  feeManagerV3Abi,
   GRADUATION_NET_ETH,
   graduationCustodyV3Abi,
   graduationManagerV3Abi,
   POOL_FEE,
+  permanentLPFeeVaultV3Abi,
+  type RewardLeaf,
+  type RewardTree,
+  rewardDistributionId,
+  tokenCommunityVaultV3Abi,
+  traderRewardsDistributorV3Abi,
   zonkCurveV3Abi,
   zonkFactoryV3Abi,
 } from "@tmi/shared/chain";
@@ -123,6 +131,58 @@ export interface Trader {
     token: Address,
     asset?: Address,
   ): Promise<{ communityVault: `0x${string}`; traderRewardsVault: `0x${string}` }>;
+  /**
+   * Fee manager `claimCreatorFees(token)`: sends the token's accrued curve creator fees to its payout
+   * address (anyone may trigger it; `CreatorFeesClaimed`).
+   * @throws Error when nothing is accrued (`NothingToClaim`).
+   */
+  claimCreatorFees(token: Address): Promise<TxResult>;
+  /** Fee manager `proposeCreatorPayout(token, to)`; this wallet must be the token's payout address. */
+  proposeCreatorPayout(token: Address, to: Address): Promise<TxResult>;
+  /** Fee manager `acceptCreatorPayout(token)`; this wallet must be the proposed payout address. */
+  acceptCreatorPayout(token: Address): Promise<TxResult>;
+  /** Fee manager `cancelCreatorPayout(token)`; this wallet must be the token's payout address. */
+  cancelCreatorPayout(token: Address): Promise<TxResult>;
+  /**
+   * Fee manager `fundCommunityVault(token)` and `fundTraderRewardsVault(token)`: forwards the token's
+   * accrued curve community / trader-rewards shares (ETH) to the two vaults; a share with nothing
+   * accrued is skipped. Resolves with the amounts forwarded (wei).
+   */
+  fundCurvePots(token: Address): Promise<{ community: bigint; traderRewards: bigint; results: TxResult[] }>;
+  /**
+   * LP fee vault `claimLPFees(asset)`: this wallet's protocol and creator LP fee shares of `asset`
+   * (`CreatorLPFeesClaimed` / `ProtocolLPFeesClaimed`).
+   * @throws Error when nothing is accrued for this wallet (`NothingToClaimLPFees`).
+   */
+  claimLPFees(asset: Address): Promise<TxResult>;
+  /**
+   * Community vault `forwardToTreasury(token, asset)` (asset: the zero address for ETH)
+   * (`CommunityFundsForwarded`).
+   * @throws Error when the token holds nothing of `asset` there (`NothingToForward`).
+   */
+  forwardCommunityFunds(token: Address, asset: Address): Promise<TxResult>;
+  /**
+   * Distributor `publishRoot(epoch, token, asset, root)` of the tree built over `leaves` in the given
+   * order (shared `buildRewardTree`); this wallet must be the distributor's owner. Resolves with the
+   * distribution id and the tree (each leaf's proof).
+   */
+  publishRewards(
+    epoch: bigint,
+    token: Address,
+    asset: Address,
+    leaves: readonly RewardLeaf[],
+  ): Promise<TxResult & { distributionId: Hex; tree: RewardTree }>;
+  /**
+   * Distributor `claim(epoch, token, asset, amount, proof)` for this wallet (`RewardClaimed`; the
+   * trader-rewards vault pays it, `TraderRewardPaid`).
+   */
+  claimReward(
+    epoch: bigint,
+    token: Address,
+    asset: Address,
+    amount: bigint,
+    proof: readonly Hex[],
+  ): Promise<TxResult>;
   /** The token's curve (factory `curveOf`, cached). */
   curveOf(token: Address): Promise<`0x${string}`>;
   /** Token balance of this wallet (base units). */
@@ -147,7 +207,7 @@ export function createTrader(args: {
   const wallet = localWalletClient(rpcUrl, args.account, deployment.chainId);
   const client = localPublicClient(rpcUrl, deployment.chainId);
   const address = wallet.account.address.toLowerCase() as `0x${string}`;
-  const { factory, swapRouter, swapRouter02, quoterV2, weth } = deployment.contracts;
+  const { factory, swapRouter, swapRouter02, quoterV2, weth, feeManager } = deployment.contracts;
   const curves = new Map<string, `0x${string}`>();
 
   async function send(request: {
@@ -420,6 +480,77 @@ export function createTrader(args: {
         traderRewardsVault: lower(await vault("traderRewardsVault")),
       };
     },
+    claimCreatorFees: (token) =>
+      send({ address: feeManager, abi: feeManagerV3Abi, functionName: "claimCreatorFees", args: [token] }),
+    proposeCreatorPayout: (token, to) =>
+      send({
+        address: feeManager,
+        abi: feeManagerV3Abi,
+        functionName: "proposeCreatorPayout",
+        args: [token, to],
+      }),
+    acceptCreatorPayout: (token) =>
+      send({ address: feeManager, abi: feeManagerV3Abi, functionName: "acceptCreatorPayout", args: [token] }),
+    cancelCreatorPayout: (token) =>
+      send({ address: feeManager, abi: feeManagerV3Abi, functionName: "cancelCreatorPayout", args: [token] }),
+    async fundCurvePots(token) {
+      const results: TxResult[] = [];
+      const read = (functionName: "communityFeesAccruedByToken" | "traderRewardsFeesAccruedByToken") =>
+        client.readContract({ address: feeManager, abi: feeManagerV3Abi, functionName, args: [token] });
+      const community = await read("communityFeesAccruedByToken");
+      if (community > 0n)
+        results.push(
+          await send({
+            address: feeManager,
+            abi: feeManagerV3Abi,
+            functionName: "fundCommunityVault",
+            args: [token],
+          }),
+        );
+      const traderRewards = await read("traderRewardsFeesAccruedByToken");
+      if (traderRewards > 0n)
+        results.push(
+          await send({
+            address: feeManager,
+            abi: feeManagerV3Abi,
+            functionName: "fundTraderRewardsVault",
+            args: [token],
+          }),
+        );
+      return { community, traderRewards, results };
+    },
+    claimLPFees: (asset) =>
+      send({
+        address: deployment.contracts.lpFeeVault,
+        abi: permanentLPFeeVaultV3Abi,
+        functionName: "claimLPFees",
+        args: [asset],
+      }),
+    forwardCommunityFunds: (token, asset) =>
+      send({
+        address: deployment.contracts.communityVault,
+        abi: tokenCommunityVaultV3Abi,
+        functionName: "forwardToTreasury",
+        args: [token, asset],
+      }),
+    async publishRewards(epoch, token, asset, leaves) {
+      const distributionId = rewardDistributionId(epoch, token, asset);
+      const tree = buildRewardTree(distributionId, leaves);
+      const result = await send({
+        address: deployment.contracts.rewardsDistributor,
+        abi: traderRewardsDistributorV3Abi,
+        functionName: "publishRoot",
+        args: [epoch, token, asset, tree.root],
+      });
+      return { ...result, distributionId, tree };
+    },
+    claimReward: (epoch, token, asset, amount, proof) =>
+      send({
+        address: deployment.contracts.rewardsDistributor,
+        abi: traderRewardsDistributorV3Abi,
+        functionName: "claim",
+        args: [epoch, token, asset, amount, proof],
+      }),
     curveOf,
     balanceOf,
     ethBalance: () => client.getBalance({ address }),

@@ -84,14 +84,14 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard, Facto
     mapping(address token => address custodian) public custodianOf;
     mapping(address token => address escrow) public residualEscrowOf;
 
-    constructor(address uniswapV3Factory_, address weth_, address positionManager_, address lpFeeRecipient_) {
+    constructor(address uniswapV3Factory_, address weth_, address positionManager_, address feeManager_) {
         if (IUniswapV3FactoryLike(uniswapV3Factory_).feeAmountTickSpacing(C.POOL_FEE) != C.POOL_TICK_SPACING) {
             revert InvalidPoolConfiguration();
         }
         uniswapV3Factory = uniswapV3Factory_;
         weth = weth_;
         nonfungiblePositionManager = positionManager_;
-        lpFeeVault = new PermanentLPFeeVaultV3(lpFeeRecipient_);
+        lpFeeVault = new PermanentLPFeeVaultV3(feeManager_);
     }
 
     /// @notice Creates (or takes over, while uninitialized) and initializes the canonical pool of a
@@ -151,7 +151,7 @@ contract GraduationManagerV3 is IZonkGraduationManagerV3, ReentrancyGuard, Facto
         if (sqrtPriceX96 != expectedSqrtPriceX96(token)) revert SettlementMismatch();
 
         LPCustodianV3 custodian = new LPCustodianV3(token, nonfungiblePositionManager, address(lpFeeVault), weth);
-        lpFeeVault.registerCustodian(address(custodian), token, creator);
+        lpFeeVault.registerCustodian(address(custodian), token);
         ResidualEscrowV3 escrow = new ResidualEscrowV3(token, weth);
         custodianOf[token] = address(custodian);
         residualEscrowOf[token] = address(escrow);

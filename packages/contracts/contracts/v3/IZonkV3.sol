@@ -82,3 +82,25 @@ interface IZonkGraduationManagerV3 {
 interface IZonkTokenV3 {
     function initialize(address inventoryOwner) external;
 }
+
+/// @notice What a fee manager or the permanent LP fee vault needs from an ecosystem vault
+/// (`TokenCommunityVaultV3`, `TraderRewardsVaultV3`).
+interface IEcosystemVaultFundingV3 {
+    /// @dev (launchToken): native ETH for `launchToken` as value.
+    function depositNative(address) external payable;
+    /// @dev (launchToken, asset, amount): an ERC-20 amount already transferred to the vault.
+    function recordERC20Funding(address, address, uint256) external;
+}
+
+/// @notice A contract bound to one fee manager (the ecosystem vaults).
+interface IFeeManagerBoundV3 {
+    function feeManager() external view returns (address);
+}
+
+/// @notice What the permanent LP fee vault needs from the fee manager.
+interface IFeeManagerViewsV3 {
+    function treasury() external view returns (address);
+    function creatorPayoutOf(address) external view returns (address);
+    function communityVault() external view returns (address);
+    function traderRewardsVault() external view returns (address);
+}

@@ -53,7 +53,7 @@ contract LPCustodianV3 {
     }
 
     /// @notice Collects the position's accrued trading fees (never principal) into the fee vault,
-    /// which records each asset's amount (`PermanentLPFeesAccrued`).
+    /// which splits each asset's amount (`notifyPermanentLPFees` → `PermanentLPFeesAccrued`).
     function collectFees() external returns (uint256 amount0, uint256 amount1) {
         if (positionTokenId == 0) revert PositionNotRegistered();
         (amount0, amount1) = INonfungiblePositionManagerLike(nonfungiblePositionManager).collect(
@@ -64,9 +64,7 @@ contract LPCustodianV3 {
                 amount1Max: type(uint128).max
             })
         );
-        (address token0, address token1) = launchToken < weth ? (launchToken, weth) : (weth, launchToken);
-        if (amount0 > 0) PermanentLPFeeVaultV3(feeVault).accrue(token0, amount0);
-        if (amount1 > 0) PermanentLPFeeVaultV3(feeVault).accrue(token1, amount1);
+        PermanentLPFeeVaultV3(feeVault).notifyPermanentLPFees(launchToken, amount0, amount1);
         emit PermanentFeesCollected(positionTokenId, amount0, amount1);
     }
 }

@@ -8,6 +8,7 @@ import { parseAbi } from "viem";
  * integer math are in `zonk-v3-math.ts` (re-exported here).
  */
 
+export * from "./rewards-merkle.js";
 export * from "./zonk-v3-math.js";
 
 import { TOTAL_SUPPLY } from "./zonk-v3-math.js";
@@ -106,20 +107,47 @@ export const graduationManagerV3Abi = parseAbi([
   "function POOL_TICK_SPACING() view returns (int24)",
 ]);
 
-/** zonk.fun V3 fee manager (`FeeManagerV3`): fee custody events (not trades) and accrual views. */
+/**
+ * zonk.fun V3 fee manager (`FeeManagerV3`): fee custody events (not trades), the creator's claims
+ * and payout hand-over (propose by the current payout address, accept by the proposed one, or
+ * cancel), forwarding of a token's community / trader-rewards shares (native ETH) to the two
+ * ecosystem vaults, and the accrual views (wei; `creatorFeesAccrued(token)` = earned − claimed).
+ */
 export const feeManagerV3Abi = parseAbi([
   "event TokenRegistered(address indexed token, address indexed curve, address indexed creator, address payout)",
   "event FeesDeposited(address indexed token, address indexed curve, bool indexed isBuy, uint256 totalFee, uint256 creatorFee, uint256 protocolFee, uint256 communityFee, uint256 traderRewardsFee)",
+  "event CreatorFeesClaimed(address indexed token, address indexed payout, address indexed triggeredBy, uint256 amount)",
+  "event ProtocolFeesClaimed(address indexed treasury, address indexed triggeredBy, uint256 amount)",
+  "event CreatorPayoutProposed(address indexed token, address indexed currentPayout, address indexed proposedPayout)",
+  "event CreatorPayoutAccepted(address indexed token, address indexed previousPayout, address indexed newPayout)",
+  "event CreatorPayoutCancelled(address indexed token, address indexed cancelledPayout)",
+  "event CommunityVaultFunded(address indexed token, address indexed vault, uint256 amount, address caller)",
+  "event TraderRewardsVaultFunded(address indexed token, address indexed vault, uint256 amount, address caller)",
+  "event EcosystemVaultsSet(address indexed communityVault, address indexed traderRewardsVault)",
   "function depositFees(address token, uint256 totalFee, uint256 creatorFee, uint256 protocolFee, uint256 communityFee, uint256 traderRewardsFee, bool isBuy) payable",
+  "function claimCreatorFees(address token) returns (uint256 amount)",
+  "function claimProtocolFees() returns (uint256 amount)",
+  "function proposeCreatorPayout(address token, address proposedPayout)",
+  "function acceptCreatorPayout(address token)",
+  "function cancelCreatorPayout(address token)",
+  "function fundCommunityVault(address token) returns (uint256 amount)",
+  "function fundTraderRewardsVault(address token) returns (uint256 amount)",
   "function factory() view returns (address)",
   "function treasury() view returns (address)",
+  "function communityVault() view returns (address)",
+  "function traderRewardsVault() view returns (address)",
   "function curveOf(address token) view returns (address)",
   "function creatorOf(address token) view returns (address)",
   "function creatorPayoutOf(address token) view returns (address)",
+  "function pendingCreatorPayoutOf(address token) view returns (address)",
   "function protocolFeesAccrued() view returns (uint256)",
   "function creatorFeesAccrued(address token) view returns (uint256)",
+  "function totalCreatorFeesAccrued() view returns (uint256)",
+  "function communityFeesAccrued() view returns (uint256)",
+  "function traderRewardsFeesAccrued() view returns (uint256)",
   "function communityFeesAccruedByToken(address token) view returns (uint256)",
   "function traderRewardsFeesAccruedByToken(address token) view returns (uint256)",
+  "function totalLiabilities() view returns (uint256)",
 ]);
 
 /**
@@ -148,6 +176,96 @@ export const graduationCustodyV3Abi = parseAbi([
   "function positionTokenId() view returns (uint256)",
   "function feeVault() view returns (address)",
   "function collectFees() returns (uint256 amount0, uint256 amount1)",
+]);
+
+/**
+ * zonk.fun V3 permanent LP fee vault (`PermanentLPFeeVaultV3`, the graduation manager's
+ * `lpFeeVault()`): the custodians' collections split per asset (`PermanentLPFeesAccrued`: creator
+ * 35 %, community 20 %, trader rewards 15 %, protocol the rest); the protocol and creator shares
+ * accrue per recipient and asset (the fee manager's treasury and the token's payout address at
+ * collection time) and are claimed by the recipient (`claimLPFees(asset)`, one event per share);
+ * the community and trader-rewards shares accrue per (launch token, asset) until forwarded to the
+ * two ecosystem vaults. Assets are the launch token and WETH (ERC-20 base units).
+ */
+export const permanentLPFeeVaultV3Abi = parseAbi([
+  "event PermanentLPFeesAccrued(address indexed launchToken, address indexed custodian, address indexed asset, address protocolRecipient, address creatorRecipient, uint256 creatorShare, uint256 protocolShare, uint256 communityShare, uint256 traderRewardsShare)",
+  "event ProtocolLPFeesClaimed(address indexed recipient, address indexed asset, uint256 amount)",
+  "event CreatorLPFeesClaimed(address indexed recipient, address indexed asset, uint256 amount)",
+  "event CommunityLPFeesForwarded(address indexed launchToken, address indexed asset, address indexed vault, uint256 amount, address caller)",
+  "event TraderRewardsLPFeesForwarded(address indexed launchToken, address indexed asset, address indexed vault, uint256 amount, address caller)",
+  "function claimLPFees(address asset) returns (uint256 protocolAmount, uint256 creatorAmount)",
+  "function fundCommunityVault(address launchToken, address asset) returns (uint256 amount)",
+  "function fundTraderRewardsVault(address launchToken, address asset) returns (uint256 amount)",
+  "function graduationManager() view returns (address)",
+  "function feeManager() view returns (address)",
+  "function communityVault() view returns (address)",
+  "function traderRewardsVault() view returns (address)",
+  "function protocolLPFeesAccrued(address recipient, address asset) view returns (uint256)",
+  "function creatorLPFeesAccrued(address recipient, address asset) view returns (uint256)",
+  "function communityLPFeesAccrued(address launchToken, address asset) view returns (uint256)",
+  "function traderRewardsLPFeesAccrued(address launchToken, address asset) view returns (uint256)",
+  "function totalLPFeesAccrued(address asset) view returns (uint256)",
+]);
+
+/**
+ * zonk.fun V3 community vault (`TokenCommunityVaultV3`, the fee manager's `communityVault()`):
+ * funded per (launch token, asset) by the fee manager (native ETH, asset = zero address, source =
+ * the fee manager) and the LP fee vault (the token or WETH, source = the LP fee vault); anyone
+ * forwards a token's balance of an asset to the treasury. `accrued(token, asset)` = funded −
+ * forwarded.
+ */
+export const tokenCommunityVaultV3Abi = parseAbi([
+  "event CommunityFunded(address indexed launchToken, address indexed asset, address indexed source, uint256 amount)",
+  "event CommunityFundsForwarded(address indexed launchToken, address indexed asset, address indexed treasury, uint256 amount, address caller)",
+  "function forwardToTreasury(address launchToken, address asset) returns (uint256 amount)",
+  "function feeManager() view returns (address)",
+  "function permanentLPFeeVault() view returns (address)",
+  "function treasury() view returns (address)",
+  "function accrued(address launchToken, address asset) view returns (uint256)",
+  "function totalAccrued(address asset) view returns (uint256)",
+]);
+
+/**
+ * zonk.fun V3 trader-rewards vault (`TraderRewardsVaultV3`, the fee manager's
+ * `traderRewardsVault()`): funded like the community vault (`TraderRewardsFunded`), paid out only
+ * by the distributor's claims (`TraderRewardPaid`). `accrued(token, asset)` = funded − paid.
+ */
+export const traderRewardsVaultV3Abi = parseAbi([
+  "event TraderRewardsFunded(address indexed launchToken, address indexed asset, address indexed source, uint256 amount)",
+  "event TraderRewardPaid(address indexed launchToken, address indexed asset, address indexed claimant, uint256 amount)",
+  "function feeManager() view returns (address)",
+  "function permanentLPFeeVault() view returns (address)",
+  "function distributor() view returns (address)",
+  "function accrued(address launchToken, address asset) view returns (uint256)",
+  "function totalAccrued(address asset) view returns (uint256)",
+]);
+
+/**
+ * zonk.fun V3 trader-rewards distributor (`TraderRewardsDistributorV3`, the trader-rewards vault's
+ * `distributor()`): its owner publishes one immutable Merkle root per (epoch, launch token, asset)
+ * (`distributionId` = keccak256(abi.encode(epoch, launchToken, asset))); a claimant claims its
+ * leaf (`leafHash` = keccak256(abi.encode(id, claimant, amount))) once with a sorted-pair proof
+ * (see `merkle/rewards-tree`), paid by the trader-rewards vault.
+ */
+export const traderRewardsDistributorV3Abi = parseAbi([
+  "event DistributionPublished(bytes32 indexed distributionId, uint256 indexed epoch, address indexed launchToken, address asset, bytes32 root)",
+  "event RewardClaimed(bytes32 indexed distributionId, uint256 indexed epoch, address indexed launchToken, address asset, address claimant, uint256 amount)",
+  "function publishRoot(uint256 epoch, address launchToken, address asset, bytes32 root) returns (bytes32 id)",
+  "function claim(uint256 epoch, address launchToken, address asset, uint256 amount, bytes32[] proof)",
+  "function distributionId(uint256 epoch, address launchToken, address asset) pure returns (bytes32)",
+  "function leafHash(bytes32 id, address claimant, uint256 amount) pure returns (bytes32)",
+  "function owner() view returns (address)",
+  "function rewardsVault() view returns (address)",
+  "function roots(bytes32 id) view returns (bytes32)",
+  "function claimed(bytes32 id, address claimant) view returns (bool)",
+  "error AlreadyClaimed()",
+  "error DistributionAlreadyPublished()",
+  "error DistributionNotPublished()",
+  "error InvalidAmount()",
+  "error InvalidMerkleProof()",
+  "error InvalidRoot()",
+  "error InvalidToken()",
+  "error Unauthorized()",
 ]);
 
 /** ERC-20 `Transfer` plus the views clients use. */
