@@ -27,6 +27,7 @@ import {
   INITIAL_PRICE,
   LP_ALLOCATION,
   PROTOCOL_VERSION,
+  permanentLPFeeVaultV3Abi,
   poolPriceFromSqrtPriceX96,
   quoteBuy,
   quoteSell,
@@ -34,6 +35,9 @@ import {
   TERMINAL_SQRT_PRICE_X96_TOKEN0,
   TERMINAL_SQRT_PRICE_X96_TOKEN1,
   TOTAL_SUPPLY,
+  tokenCommunityVaultV3Abi,
+  traderRewardsDistributorV3Abi,
+  traderRewardsVaultV3Abi,
   VIRTUAL_ETH_RESERVE,
   VIRTUAL_TOKEN_RESERVE,
   zonkCurveV3Abi,
@@ -59,10 +63,14 @@ import {
 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  tokenCommunityVaultV3Abi as compiledCommunityVaultAbi,
   zonkCurveV3Abi as compiledCurveAbi,
+  traderRewardsDistributorV3Abi as compiledDistributorAbi,
   zonkFactoryV3Abi as compiledFactoryAbi,
   feeManagerV3Abi as compiledFeeManagerAbi,
   graduationManagerV3Abi as compiledGraduationManagerAbi,
+  permanentLPFeeVaultV3Abi as compiledLPFeeVaultAbi,
+  traderRewardsVaultV3Abi as compiledRewardsVaultAbi,
   nonfungiblePositionManagerAbi,
   swapRouterAbi,
   uniswapV3FactoryAbi,
@@ -311,6 +319,10 @@ describe("zonk V3 contracts", () => {
       [zonkCurveV3Abi, compiledCurveAbi as Abi],
       [graduationManagerV3Abi, compiledGraduationManagerAbi as Abi],
       [feeManagerV3Abi, compiledFeeManagerAbi as Abi],
+      [permanentLPFeeVaultV3Abi, compiledLPFeeVaultAbi as Abi],
+      [tokenCommunityVaultV3Abi, compiledCommunityVaultAbi as Abi],
+      [traderRewardsVaultV3Abi, compiledRewardsVaultAbi as Abi],
+      [traderRewardsDistributorV3Abi, compiledDistributorAbi as Abi],
     ];
     for (const [shared, compiled] of pairs) {
       const have = signatures(compiled);

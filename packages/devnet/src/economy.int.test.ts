@@ -38,10 +38,15 @@ describe("devnet fee economy", () => {
     const payout = createTrader({ rpcUrl, deployment, account: 7 });
     const third = createTrader({ rpcUrl, deployment, account: 8 });
     const publisher = createTrader({ rpcUrl, deployment, account: 0 });
-    const fees = <F extends "creatorFeesAccrued" | "creatorPayoutOf" | "pendingCreatorPayoutOf">(
-      functionName: F,
-      token: Address,
-    ) => client.readContract({ address: feeManager, abi: feeManagerV3Abi, functionName, args: [token] });
+    const creatorFeesAccrued = (token: Address) =>
+      client.readContract({
+        address: feeManager,
+        abi: feeManagerV3Abi,
+        functionName: "creatorFeesAccrued",
+        args: [token],
+      });
+    const payoutOf = (functionName: "creatorPayoutOf" | "pendingCreatorPayoutOf", token: Address) =>
+      client.readContract({ address: feeManager, abi: feeManagerV3Abi, functionName, args: [token] });
     const vaultAccrued = (vault: Address, token: Address, asset: Address) =>
       client.readContract({
         address: vault,
@@ -88,15 +93,22 @@ describe("devnet fee economy", () => {
       logs: bought.receipt.logs,
       eventName: "FeesDeposited",
     });
-    const earned = await fees("creatorFeesAccrued", token);
+    const earned = await creatorFeesAccrued(token);
     expect(earned).toBe(deposit!.args.creatorFee);
     expect(earned).toBeGreaterThan(0n);
     await expect(payout.proposeCreatorPayout(token, payout.address)).rejects.toThrow();
+    await creator.proposeCreatorPayout(token, third.address);
+    await expect(third.cancelCreatorPayout(token)).rejects.toThrow(/UnauthorizedCreator/);
+    await creator.cancelCreatorPayout(token);
+    expect(await payoutOf("pendingCreatorPayoutOf", token)).toBe(zeroAddress);
+    await expect(third.acceptCreatorPayout(token)).rejects.toThrow(/UnauthorizedPendingPayout/);
     await creator.proposeCreatorPayout(token, payout.address);
-    expect((await fees("pendingCreatorPayoutOf", token)).toLowerCase()).toBe(payout.address.toLowerCase());
+    expect((await payoutOf("pendingCreatorPayoutOf", token)).toLowerCase()).toBe(
+      payout.address.toLowerCase(),
+    );
     await payout.acceptCreatorPayout(token);
-    expect((await fees("creatorPayoutOf", token)).toLowerCase()).toBe(payout.address.toLowerCase());
-    expect(await fees("pendingCreatorPayoutOf", token)).toBe(zeroAddress);
+    expect((await payoutOf("creatorPayoutOf", token)).toLowerCase()).toBe(payout.address.toLowerCase());
+    expect(await payoutOf("pendingCreatorPayoutOf", token)).toBe(zeroAddress);
     const before = await payout.ethBalance();
     const claimed = await third.claimCreatorFees(token);
     const [claim] = parseEventLogs({
@@ -107,7 +119,7 @@ describe("devnet fee economy", () => {
     expect(claim!.args.amount).toBe(earned);
     expect(claim!.args.payout.toLowerCase()).toBe(payout.address.toLowerCase());
     expect(await payout.ethBalance()).toBe(before + earned);
-    expect(await fees("creatorFeesAccrued", token)).toBe(0n);
+    expect(await creatorFeesAccrued(token)).toBe(0n);
     await expect(third.claimCreatorFees(token)).rejects.toThrow();
 
     // Curve pots: forwarded as native ETH (asset = zero address).

@@ -312,10 +312,11 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
         functionName: "creatorPayoutOf",
         args: [token.address],
       });
+      // Only the launching creator proposes; the proposed wallet accepts.
       const owner = traderOf(payout);
-      if (owner >= 0 && traders.length > 1 && random.chance(0.15)) {
+      if (token.creator >= 0 && owner >= 0 && traders.length > 1 && random.chance(0.15)) {
         const next = (owner + 1 + random.int(traders.length - 1)) % traders.length;
-        economyTx(await traders[owner]!.proposeCreatorPayout(token.address, traders[next]!.address));
+        economyTx(await traders[token.creator]!.proposeCreatorPayout(token.address, traders[next]!.address));
         economyTx(await traders[next]!.acceptCreatorPayout(token.address));
       }
       const accrued = await client.readContract({

@@ -137,11 +137,11 @@ export interface Trader {
    * @throws Error when nothing is accrued (`NothingToClaim`).
    */
   claimCreatorFees(token: Address): Promise<TxResult>;
-  /** Fee manager `proposeCreatorPayout(token, to)`; this wallet must be the token's payout address. */
+  /** Fee manager `proposeCreatorPayout(token, to)`; this wallet must be the token's creator. */
   proposeCreatorPayout(token: Address, to: Address): Promise<TxResult>;
   /** Fee manager `acceptCreatorPayout(token)`; this wallet must be the proposed payout address. */
   acceptCreatorPayout(token: Address): Promise<TxResult>;
-  /** Fee manager `cancelCreatorPayout(token)`; this wallet must be the token's payout address. */
+  /** Fee manager `cancelCreatorPayout(token)`; this wallet must be the token's creator. */
   cancelCreatorPayout(token: Address): Promise<TxResult>;
   /**
    * Fee manager `fundCommunityVault(token)` and `fundTraderRewardsVault(token)`: forwards the token's

@@ -9,8 +9,8 @@ import {IEcosystemVaultFundingV3, IFeeManagerBoundV3, IZonkFeeManagerV3} from ".
 /// @notice Pull-based custody of the curves' ETH fees. The factory registers every token (its
 /// creator becomes the payout address); only a token's curve can deposit its fees, split as the
 /// curve computed them. The protocol share is claimed to the treasury, a token's creator share to
-/// its payout address (which the payout address can hand over: propose, then the proposed address
-/// accepts); the community and trader-rewards shares accrue per token until anyone forwards them
+/// its payout address (which the creator can hand over: the creator proposes, the proposed
+/// address accepts); the community and trader-rewards shares accrue per token until anyone forwards them
 /// (native ETH) to the deployment's community vault and trader-rewards vault, bound once by the
 /// deployer (`bindEcosystemVaultsOnce`).
 contract FeeManagerV3 is IZonkFeeManagerV3, ReentrancyGuard, FactoryBoundV3 {
@@ -45,7 +45,6 @@ contract FeeManagerV3 is IZonkFeeManagerV3, ReentrancyGuard, FactoryBoundV3 {
     error EcosystemVaultsAlreadySet();
     error EcosystemVaultsNotSet();
     error InvalidEcosystemVault();
-    error InvalidToken();
     error InvalidPayoutRecipient();
     error CreatorPayoutUnchanged();
     error UnauthorizedCreator();
@@ -150,35 +149,34 @@ contract FeeManagerV3 is IZonkFeeManagerV3, ReentrancyGuard, FactoryBoundV3 {
         emit CreatorFeesClaimed(token, payout, msg.sender, amount);
     }
 
-    /// @notice Proposes a new payout address for `token`; by its current payout address. Replaces
-    /// any earlier proposal. The proposed address becomes the payout once it accepts.
+    /// @notice Proposes a new payout address for `token`; by the token's creator (the launching
+    /// address, whatever the current payout). Replaces any earlier proposal. The proposed address
+    /// becomes the payout once it accepts.
     function proposeCreatorPayout(address token, address proposedPayout) external {
-        address current = creatorPayoutOf[token];
-        if (current == address(0)) revert InvalidToken();
-        if (msg.sender != current) revert UnauthorizedCreator();
+        if (msg.sender != creatorOf[token] || msg.sender == address(0)) revert UnauthorizedCreator();
         if (proposedPayout == address(0)) revert InvalidPayoutRecipient();
+        address current = creatorPayoutOf[token];
         if (proposedPayout == current) revert CreatorPayoutUnchanged();
         pendingCreatorPayoutOf[token] = proposedPayout;
         emit CreatorPayoutProposed(token, current, proposedPayout);
     }
 
-    /// @notice Accepts the proposed payout address of `token`; by that address. Fees accrued and
-    /// not yet claimed are then claimed to it.
+    /// @notice Accepts the proposed payout address of `token`; by that address. Creator fees not
+    /// yet claimed are then claimed to it.
     function acceptCreatorPayout(address token) external {
         address pending = pendingCreatorPayoutOf[token];
-        if (pending == address(0)) revert NoPendingProposal();
-        if (msg.sender != pending) revert UnauthorizedPendingPayout();
+        if (msg.sender != pending || pending == address(0)) revert UnauthorizedPendingPayout();
         address previous = creatorPayoutOf[token];
         creatorPayoutOf[token] = pending;
         pendingCreatorPayoutOf[token] = address(0);
         emit CreatorPayoutAccepted(token, previous, pending);
     }
 
-    /// @notice Withdraws the pending payout proposal of `token`; by its current payout address.
+    /// @notice Withdraws the pending payout proposal of `token`; by the token's creator.
     function cancelCreatorPayout(address token) external {
+        if (msg.sender != creatorOf[token] || msg.sender == address(0)) revert UnauthorizedCreator();
         address pending = pendingCreatorPayoutOf[token];
         if (pending == address(0)) revert NoPendingProposal();
-        if (msg.sender != creatorPayoutOf[token]) revert UnauthorizedCreator();
         pendingCreatorPayoutOf[token] = address(0);
         emit CreatorPayoutCancelled(token, pending);
     }

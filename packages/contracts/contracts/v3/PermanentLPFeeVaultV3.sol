@@ -10,7 +10,7 @@ import {IEcosystemVaultFundingV3, IFeeManagerViewsV3} from "./IZonkV3.sol";
 /// @notice The deployment's one permanent LP fee vault: the graduation positions' custodians
 /// collect their trading fees (the launch token and WETH) into it and notify each collection
 /// (`notifyPermanentLPFees`); each asset's amount is split between the protocol (the rest), the
-/// creator (35 %), the token's community (20 %) and trader rewards (15 %). The protocol and creator
+/// creator (25 %), the token's community (30 %) and trader rewards (15 %), as on the platform. The protocol and creator
 /// shares accrue per recipient and asset — the fee manager's treasury and the token's payout
 /// address at collection time — and each recipient claims its own (`claimLPFees(asset)`); the
 /// community and trader-rewards shares accrue per (launch token, asset) until anyone forwards them
@@ -46,8 +46,8 @@ contract PermanentLPFeeVaultV3 is ReentrancyGuard {
     error Unauthorized();
     error UnauthorizedPermanentCustodian();
 
-    uint256 internal constant LP_CREATOR_FEE_PERCENT = 35;
-    uint256 internal constant LP_COMMUNITY_FEE_PERCENT = 20;
+    uint256 internal constant LP_CREATOR_FEE_PERCENT = 25;
+    uint256 internal constant LP_COMMUNITY_FEE_PERCENT = 30;
     uint256 internal constant LP_TRADER_REWARDS_FEE_PERCENT = 15;
 
     /// @notice The graduation manager that created this vault and registers the custodians.

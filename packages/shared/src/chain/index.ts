@@ -181,7 +181,7 @@ export const graduationCustodyV3Abi = parseAbi([
 /**
  * zonk.fun V3 permanent LP fee vault (`PermanentLPFeeVaultV3`, the graduation manager's
  * `lpFeeVault()`): the custodians' collections split per asset (`PermanentLPFeesAccrued`: creator
- * 35 %, community 20 %, trader rewards 15 %, protocol the rest); the protocol and creator shares
+ * 25 %, community 30 %, trader rewards 15 %, protocol the rest: 30 %); the protocol and creator shares
  * accrue per recipient and asset (the fee manager's treasury and the token's payout address at
  * collection time) and are claimed by the recipient (`claimLPFees(asset)`, one event per share);
  * the community and trader-rewards shares accrue per (launch token, asset) until forwarded to the
