@@ -1,7 +1,7 @@
 import { applyBuy, applySell, curveSpotPrice, zonkCurveV3Abi } from "@tmi/shared/chain";
 import type { DecodedEventOf } from "../decode/event-decoder.js";
 import type { KnownState } from "../model/known-state.js";
-import { tradeRow } from "../read-models/trades.js";
+import { tradeRow } from "../model/trades.js";
 import { declareEvents, type EventHandler, type KeySink } from "./declaration.js";
 
 /**

@@ -1,5 +1,5 @@
 import { poolPriceFromSqrtPriceX96, uniswapV3PoolAbi } from "@tmi/shared/chain";
-import { tradeRow } from "../read-models/trades.js";
+import { tradeRow } from "../model/trades.js";
 import { declareEvents, type EventHandler } from "./declaration.js";
 
 /**
