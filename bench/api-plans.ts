@@ -27,6 +27,7 @@ import {
 import { createPnlRankings } from "../services/query-api/src/tokens/traders/pnl-ranking.js";
 import { MARKET_TRADES, MARKET_TRADES_BY_SOURCE } from "../services/query-api/src/trades/trade-queries.js";
 import { getWalletTotals, listHoldings } from "../services/query-api/src/wallets/wallet-queries.js";
+import { executeText } from "../services/query-api/test/plans.js";
 import { apiRoutes } from "./api-routes-lib.js";
 import { openBenchData, pickApiSamples } from "./api-samples-lib.js";
 import { parseBenchArgs } from "./bench-args-lib.js";
@@ -235,16 +236,8 @@ for (const [route, run] of cases) {
     // The generic plan (plan_cache_mode above), as a prepared statement runs it.
     const name = `plan_${++planCount}`;
     await client.query({ name, text, values });
-    // EXECUTE takes literals (parameters of the EXPLAIN itself do not reach it).
-    const literal = (v: unknown) =>
-      v === null
-        ? "NULL"
-        : Array.isArray(v)
-          ? client.escapeLiteral(`{${v.map((x) => `"${String(x)}"`).join(",")}}`)
-          : client.escapeLiteral(String(v));
-    const args = values.length === 0 ? "" : `(${values.map(literal).join(", ")})`;
     const explained = await client.query(
-      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE ${name}${args}`,
+      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${executeText(client, name, values)}`,
     );
     const lines = explained.rows.map((r) => r["QUERY PLAN"] as string);
     for (const line of lines) {

@@ -11,6 +11,9 @@
 //          --cache (query-api's response cache on, QUERY_CACHE_ENABLED; off by default so the figures
 //          are those of computing every request; with it, each route's share of cache hits is printed:
 //          the data does not move during the run, so it shows the cost of serving a kept answer)
+//          --mix (one run of the traffic mix of api-mix-lib.ts instead of route by route: 200 connections,
+//          tokens by Zipf --zipf=<s> (1.1), the response cache on and a new block every --block-ms=<ms>
+//          (2000, Base's block time); prints req/s, p50/p99, CPU per request and the cache's share)
 // CPU per request: query-api's and its PostgreSQL backends' (from /proc) over each route's run.
 import { readFileSync } from "node:fs";
 import os from "node:os";
@@ -22,6 +25,7 @@ import { DEFAULT_TRADERS_PNL_CACHE_POSITIONS } from "../services/query-api/src/c
 import { createReadPool } from "../services/query-api/src/db.js";
 import { createPnlRankings } from "../services/query-api/src/tokens/traders/pnl-ranking.js";
 import { BENCH_CHAIN_ID } from "./api-data-lib.js";
+import { mixPaths, seededRandom, simulateBlocks, trafficMix } from "./api-mix-lib.js";
 import { apiRoutes, type RouteBench, TARGETS } from "./api-routes-lib.js";
 import { openBenchData, pickApiSamples } from "./api-samples-lib.js";
 import { parseBenchArgs } from "./bench-args-lib.js";
@@ -31,12 +35,13 @@ const args = parseBenchArgs();
 const { num } = args;
 const DURATION = num("duration", 10);
 const PG_DURATION = num("pg-duration", 5);
-const CONNECTIONS = num("connections", 50);
+const MIX = args.has("mix");
+const CONNECTIONS = num("connections", MIX ? 200 : 50);
 const POOL = num("pool", 16);
 const ONLY = args.only;
 const PNL_CACHE_POSITIONS = num("pnl-cache-positions", DEFAULT_TRADERS_PNL_CACHE_POSITIONS);
 const SECRET = "bench-cursor-secret-0123456789abcdef";
-const CACHE = args.has("cache");
+const CACHE = args.has("cache") || MIX;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -171,6 +176,55 @@ interface Row {
 }
 const rows: Row[] = [];
 const loadBefore = os.loadavg();
+
+/** `--mix`: the traffic mix in one run, new blocks simulated; prints its figures and returns. */
+async function runMix(): Promise<void> {
+  const mix = await trafficMix(data.url, samples, { exponent: num("zipf", 1.1), seed: 1 });
+  const path = mixPaths(mix, seededRandom(2));
+  for (const entry of mix) {
+    const response = await fetch(`${address}${entry.path()}`);
+    if (response.status !== 200)
+      throw new Error(`${entry.kind}: ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+  }
+  await load(path, 2); // warm-up
+  const stopBlocks = await simulateBlocks(data.url, num("block-ms", 2000));
+  let figures: Awaited<ReturnType<typeof load>>;
+  try {
+    figures = await load(path, DURATION);
+  } finally {
+    await stopBlocks();
+  }
+  const { result, peak, cpuApiMs, cpuPgMs, hitShare } = figures;
+  const errors = result.errors + result.timeouts + result.non2xx;
+  const ok = result.requests.average >= 3000 && result.latency.p99 <= 50 && errors === 0;
+  console.log(
+    `\nquery-api traffic mix — ${new Date().toISOString()} — ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}; load (1 min) ${loadBefore[0]!.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}`,
+  );
+  console.log(
+    `data: ${sizes.tokens} tokens, ${sizes.trades} trades; ${CONNECTIONS} connections, ${DURATION} s, Zipf ${num("zipf", 1.1)} over ${samples.tokens.length} tokens, a block every ${num("block-ms", 2000)} ms`,
+  );
+  console.log(
+    `mix: ${mix.map((entry) => `${entry.kind} ${entry.weight}`).join(", ")} (weights)\n` +
+      `${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, errors ${errors}, RSS ${peak.toFixed(0)} MB, ` +
+      `CPU ${cpuApiMs.toFixed(3)} + ${cpuPgMs.toFixed(3)} ms/request (query-api + PostgreSQL), cache share ${hitShare === null ? "-" : `${(hitShare * 100).toFixed(1)} %`} — ` +
+      `${ok ? "ok" : "MISS"} (goal ≥ 3000 req/s at p99 ≤ 50 ms)`,
+  );
+  console.log(
+    JSON.stringify({
+      bench: "api-mix",
+      rps: Math.round(result.requests.average),
+      p50_ms: result.latency.p50,
+      p99_ms: result.latency.p99,
+      errors,
+      rss_mb: Math.round(peak),
+      cpu_api_ms_per_req: Number(cpuApiMs.toFixed(3)),
+      cpu_pg_ms_per_req: Number(cpuPgMs.toFixed(3)),
+      cache_hit_share: hitShare === null ? null : Number(hitShare.toFixed(3)),
+      connections: CONNECTIONS,
+    }),
+  );
+}
 try {
   // Sanity: every route answers 200 before it is measured.
   for (const r of routes) {
@@ -178,7 +232,8 @@ try {
     if (response.status !== 200) throw new Error(`${r.route}: ${response.status} ${await response.text()}`);
     await response.arrayBuffer().catch(() => {});
   }
-  for (const r of routes) {
+  if (MIX) await runMix();
+  for (const r of MIX ? [] : routes) {
     if (ONLY && !ONLY.includes(r.route)) continue;
     await load(r.path, 2); // warm-up
     const { result, peak, cpuApiMs, cpuPgMs, hitShare } = await load(r.path, DURATION);
@@ -208,43 +263,46 @@ try {
   await server.stop();
 }
 
-const pad = (value: string, width: number) => value.padStart(width);
-console.log(
-  `\nquery-api benchmark — ${new Date().toISOString()} — ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}`,
-);
-console.log(
-  `load average (1 min) at start ${loadBefore[0]!.toFixed(2)}, at end ${os.loadavg()[0]!.toFixed(2)} (other work on the machine skews the figures)`,
-);
-console.log(
-  `data: ${sizes.tokens} tokens, ${sizes.trades} trades, ${sizes.events} chain events, ${sizes.candles} candles (chain ${BENCH_CHAIN_ID}); ${CONNECTIONS} connections, ${DURATION} s per route, DB_POOL_MAX ${POOL}, TRADERS_PNL_CACHE_POSITIONS ${PNL_CACHE_POSITIONS}, response cache ${CACHE ? "on" : "off"}\n`,
-);
-console.log(
-  `${"route".padEnd(16)}${pad("req/s", 9)}${pad("best/s", 8)}${pad("load", 6)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("RSS MB", 8)}${pad("pg q/s", 9)}${pad("pg p99", 8)}${pad("api/pg", 8)}${pad("cpu ms/req", 12)}${CACHE ? pad("hits", 7) : ""}  target`,
-);
-for (const row of rows) {
-  const target = TARGETS[row.group];
-  const ok = row.rps >= target.rps && row.p99 <= target.p99 && row.errors === 0 && row.rss <= 300;
+// The route-by-route table (the mix printed its own figures).
+if (!MIX) {
+  const pad = (value: string, width: number) => value.padStart(width);
   console.log(
-    `${row.route.padEnd(16)}${pad(row.rps.toFixed(0), 9)}${pad(row.rpsMax.toFixed(0), 8)}${pad(row.load.toFixed(1), 6)}${pad(String(row.p50), 8)}${pad(String(row.p99), 8)}${pad(String(row.errors), 8)}${pad(row.rss.toFixed(0), 8)}${pad(row.pgRps.toFixed(0), 9)}${pad(row.pgP99.toFixed(1), 8)}${pad(row.pgRps > 0 ? (row.rps / row.pgRps).toFixed(2) : "-", 8)}${pad(`${row.cpuApiMs.toFixed(2)}+${row.cpuPgMs.toFixed(2)}`, 12)}${row.hitShare === null ? "" : pad(`${(row.hitShare * 100).toFixed(0)}%`, 7)}  ${ok ? "ok" : "MISS"} (≥ ${target.rps}/s, p99 ≤ ${target.p99} ms)`,
+    `\nquery-api benchmark — ${new Date().toISOString()} — ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}`,
   );
-}
-console.log("");
-for (const row of rows) {
   console.log(
-    JSON.stringify({
-      bench: "api",
-      route: row.route,
-      rps: Math.round(row.rps),
-      rps_best_1s: Math.round(row.rpsMax),
-      load_1m: Number(row.load.toFixed(2)),
-      p99_ms: row.p99,
-      rss_mb: Math.round(row.rss),
-      errors: row.errors,
-      pg_rps: Math.round(row.pgRps),
-      pg_p99_ms: Number(row.pgP99.toFixed(1)),
-      cpu_api_ms_per_req: Number(row.cpuApiMs.toFixed(3)),
-      cpu_pg_ms_per_req: Number(row.cpuPgMs.toFixed(3)),
-      ...(row.hitShare === null ? {} : { cache_hit_share: Number(row.hitShare.toFixed(3)) }),
-    }),
+    `load average (1 min) at start ${loadBefore[0]!.toFixed(2)}, at end ${os.loadavg()[0]!.toFixed(2)} (other work on the machine skews the figures)`,
   );
+  console.log(
+    `data: ${sizes.tokens} tokens, ${sizes.trades} trades, ${sizes.events} chain events, ${sizes.candles} candles (chain ${BENCH_CHAIN_ID}); ${CONNECTIONS} connections, ${DURATION} s per route, DB_POOL_MAX ${POOL}, TRADERS_PNL_CACHE_POSITIONS ${PNL_CACHE_POSITIONS}, response cache ${CACHE ? "on" : "off"}\n`,
+  );
+  console.log(
+    `${"route".padEnd(16)}${pad("req/s", 9)}${pad("best/s", 8)}${pad("load", 6)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("RSS MB", 8)}${pad("pg q/s", 9)}${pad("pg p99", 8)}${pad("api/pg", 8)}${pad("cpu ms/req", 12)}${CACHE ? pad("hits", 7) : ""}  target`,
+  );
+  for (const row of rows) {
+    const target = TARGETS[row.group];
+    const ok = row.rps >= target.rps && row.p99 <= target.p99 && row.errors === 0 && row.rss <= 300;
+    console.log(
+      `${row.route.padEnd(16)}${pad(row.rps.toFixed(0), 9)}${pad(row.rpsMax.toFixed(0), 8)}${pad(row.load.toFixed(1), 6)}${pad(String(row.p50), 8)}${pad(String(row.p99), 8)}${pad(String(row.errors), 8)}${pad(row.rss.toFixed(0), 8)}${pad(row.pgRps.toFixed(0), 9)}${pad(row.pgP99.toFixed(1), 8)}${pad(row.pgRps > 0 ? (row.rps / row.pgRps).toFixed(2) : "-", 8)}${pad(`${row.cpuApiMs.toFixed(2)}+${row.cpuPgMs.toFixed(2)}`, 12)}${row.hitShare === null ? "" : pad(`${(row.hitShare * 100).toFixed(0)}%`, 7)}  ${ok ? "ok" : "MISS"} (≥ ${target.rps}/s, p99 ≤ ${target.p99} ms)`,
+    );
+  }
+  console.log("");
+  for (const row of rows) {
+    console.log(
+      JSON.stringify({
+        bench: "api",
+        route: row.route,
+        rps: Math.round(row.rps),
+        rps_best_1s: Math.round(row.rpsMax),
+        load_1m: Number(row.load.toFixed(2)),
+        p99_ms: row.p99,
+        rss_mb: Math.round(row.rss),
+        errors: row.errors,
+        pg_rps: Math.round(row.pgRps),
+        pg_p99_ms: Number(row.pgP99.toFixed(1)),
+        cpu_api_ms_per_req: Number(row.cpuApiMs.toFixed(3)),
+        cpu_pg_ms_per_req: Number(row.cpuPgMs.toFixed(3)),
+        ...(row.hitShare === null ? {} : { cache_hit_share: Number(row.hitShare.toFixed(3)) }),
+      }),
+    );
+  }
 }

@@ -9,11 +9,13 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import { createTestDatabase } from "@tmi/testkit";
 import pg from "pg";
-import { buildBatch } from "../services/indexer/src/model/batch-builder.js";
+import { buildBatch } from "../services/indexer/src/build/batch-builder.js";
 import { KnownState } from "../services/indexer/src/model/known-state.js";
+import { prepareWrite } from "../services/indexer/src/prepare/prepare-write.js";
 import { selectEvents } from "../services/indexer/src/select/select-events.js";
-import { executeWrite, prepareWrite, statementMs } from "../services/indexer/src/store/batch-writer.js";
+import { statementMs } from "../services/indexer/src/sql/sql-text.js";
 import { addr, SyntheticChain } from "../services/indexer/src/testing/synthetic-chain.js";
+import { executeWrite } from "../services/indexer/src/write/batch-writer.js";
 
 const TRADES = Number(process.env.BENCH_CORE_TRADES ?? 70_000);
 const PER_RANGE = Number(process.env.BENCH_CORE_EVENTS_PER_RANGE ?? 10_000);

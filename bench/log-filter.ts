@@ -15,9 +15,9 @@ import { join } from "node:path";
 import { chainHead, createTestDatabase, insertSyntheticTokens } from "@tmi/testkit";
 import pg from "pg";
 import { createIndexingCore } from "../services/indexer/src/core/indexing-core.js";
+import { EmitterSet } from "../services/indexer/src/fetch/log-filter.js";
+import { createRangeFetcher } from "../services/indexer/src/fetch/range-fetcher.js";
 import { createRpcClient } from "../services/indexer/src/rpc/rpc-client.js";
-import { EmitterSet } from "../services/indexer/src/sync/log-filter.js";
-import { createRangeFetcher } from "../services/indexer/src/sync/range-fetcher.js";
 import { openCachedHistory } from "./indexer-history-lib.js";
 
 const TRADES = Number(process.env.BENCH_LOG_FILTER_TRADES ?? 20_000);

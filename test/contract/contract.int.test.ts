@@ -9,7 +9,7 @@ import { setEthUsdRound, type Trader } from "@tmi/devnet";
 import { waitFor } from "@tmi/testkit";
 import { createPublicClient, http } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { z } from "zod";
+import { z } from "zod";
 import { ApiExampleLog } from "../src/api-examples.js";
 import { ALPHA_FIELDS, draftForm, type Market, seedMarket, TOTAL_SUPPLY } from "../src/api-scenario.js";
 import { openApiChecker } from "../src/openapi-check.js";
@@ -1329,6 +1329,98 @@ ones), as each title says; everything else is as returned.
     expect(long.status).toBeGreaterThanOrEqual(400);
     expect(long.status).toBeLessThan(500);
     expectAnswer(long, long.status, errorEnvelopeSchema);
+  });
+
+  it("behavior: the DEX Screener adapter answers its spec's shapes through the gateway (each curve a pair with WETH)", async () => {
+    const units = z.string().regex(/^[0-9]+(\.[0-9]+)?$/);
+    const block = z.object({ blockNumber: z.number().int(), blockTimestamp: z.number().int() }).strict();
+    const latest = await expectTyped(
+      api(["DEX Screener adapter", "Latest block"]).GET("/dexscreener/latest-block"),
+      200,
+      z.object({ block }).strict(),
+    );
+    const from = Math.max(0, latest.block.blockNumber - 9_999);
+    const events = expectAnswer(
+      await call(`/dexscreener/events?fromBlock=${from}&toBlock=${latest.block.blockNumber}`, {
+        example: ["DEX Screener adapter", "Events: the curve trades of a block range as swap events"],
+      }),
+      200,
+      z
+        .object({
+          events: z.array(
+            z
+              .object({
+                block,
+                eventType: z.literal("swap"),
+                txnId: z.string(),
+                txnIndex: z.number().int(),
+                eventIndex: z.number().int(),
+                maker: z.string(),
+                pairId: z.string(),
+                asset0In: units.optional(),
+                asset1Out: units.optional(),
+                asset1In: units.optional(),
+                asset0Out: units.optional(),
+                priceNative: units,
+                reserves: z.object({ asset0: units, asset1: units }).strict(),
+              })
+              .strict(),
+          ),
+        })
+        .strict(),
+    );
+    // Curve trades of the two tokens only (alpha's swaps in its pool after graduation are not ours).
+    expect(events.events.length).toBeGreaterThan(0);
+    const pairIds = [...new Set(events.events.map((e: { pairId: string }) => e.pairId))] as string[];
+    expect(pairIds).toHaveLength(2);
+    const pairs = await Promise.all(
+      pairIds.map((id, i) =>
+        expectTyped(
+          api(i === 0 ? ["DEX Screener adapter", "Pair (a token's curve)"] : undefined).GET(
+            "/dexscreener/pair",
+            {
+              params: { query: { id } },
+            },
+          ),
+          200,
+          z.object({
+            pair: z.object({ id: z.string(), asset0Id: z.string(), feeBps: z.number() }).passthrough(),
+          }),
+        ),
+      ),
+    );
+    expect(pairs.map((p) => p.pair.asset0Id).sort()).toEqual(
+      [market.alpha.token.toLowerCase(), market.beta.token.toLowerCase()].sort(),
+    );
+    expect(pairs.every((p) => p.pair.feeBps === 100)).toBe(true);
+    const asset = await expectTyped(
+      api(["DEX Screener adapter", "Asset"]).GET("/dexscreener/asset", {
+        params: { query: { id: market.alpha.token } },
+      }),
+      200,
+      z.object({
+        asset: z
+          .object({ id: z.string(), name: z.string(), symbol: z.string(), totalSupply: units })
+          .strict(),
+      }),
+    );
+    expect(asset.asset).toMatchObject({ name: ALPHA_FIELDS.name, symbol: ALPHA_FIELDS.symbol });
+    expectError(await call("/dexscreener/events?fromBlock=2&toBlock=1"), 400, "invalid_request", "fromBlock");
+    expectError(await call("/dexscreener/pair?id=0x12"), 400, "invalid_address", "id");
+  });
+
+  it("error: an unknown API key is 401 invalid_api_key; reads stay open without one", async () => {
+    const unknown = await call("/api/v1/tokens?limit=1", {
+      headers: { authorization: `Bearer tmi_${"A".repeat(43)}` },
+      example: ["Errors", "Unknown or revoked API key (gateway)"],
+    });
+    expectError(unknown, 401, "invalid_api_key");
+    expectError(
+      await call("/api/v1/tokens?limit=1", { headers: { "x-api-key": "nope" } }),
+      401,
+      "invalid_api_key",
+    );
+    expect((await call("/api/v1/tokens?limit=1")).status).toBe(200);
   });
 
   it("error: the gateway's rate limit answers 429 rate_limited with Retry-After", async () => {

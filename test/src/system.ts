@@ -150,6 +150,8 @@ export async function startSystem(
     REDIS_URL: redisUrl,
     RATE_LIMIT_PER_MINUTE: "0",
     RATE_LIMIT_REDIS_PREFIX: `${queuePrefix}:rate-limit:`,
+    // API keys are looked up there (only for requests that send one).
+    DATABASE_URL: database.url,
   });
   const baseUrl = `http://127.0.0.1:${ports.gateway}`;
   let indexer: IndexerProcess | undefined;

@@ -53,3 +53,14 @@ export type ApiError = Schemas["Error"];
 export function isUsdChart(chart: Chart | UsdChart): chart is UsdChart {
   return "currency" in chart && chart.currency === "usd";
 }
+
+/** DEX Screener adapter (`/dexscreener/*`, their Adapter Specs v1.1): `GET latest-block`. */
+export type DexScreenerLatestBlock = Schemas["DexScreenerLatestBlockResponse"];
+/** DEX Screener adapter: `GET asset?id=` (a launched token). */
+export type DexScreenerAsset = Schemas["DexScreenerAssetResponse"];
+/** DEX Screener adapter: `GET pair?id=` (a token's curve with WETH). */
+export type DexScreenerPair = Schemas["DexScreenerPairResponse"];
+/** DEX Screener adapter: one curve trade as a `swap` event. */
+export type DexScreenerSwapEvent = Schemas["DexScreenerSwapEvent"];
+/** DEX Screener adapter: `GET events?fromBlock=&toBlock=`. */
+export type DexScreenerEvents = Schemas["DexScreenerEventsResponse"];

@@ -6,6 +6,7 @@ import { createHttpApp, type HttpApp } from "@tmi/shared/http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { type ApiKeyInfo, type ApiKeyResolver, apiKeyOf } from "./api-keys/api-keys.js";
 import { corsOrigins, type GatewayEnv } from "./config.js";
 import { createBatchedRedisStore } from "./rate-limit-store.js";
 import { createBodyParser } from "./request-bodies.js";
@@ -18,6 +19,18 @@ export interface GatewayDeps {
   config: GatewayEnv;
   /** Redis for the shared rate-limit counters; required when `RATE_LIMIT_PER_MINUTE` > 0. */
   redis: Redis | null;
+  /**
+   * Resolves the API key a request sends (`createApiKeyResolver` over `api_keys`). Absent: keys
+   * are not checked (every request is counted per client IP).
+   */
+  apiKeys?: ApiKeyResolver;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The request's valid API key (set before rate limiting), or undefined when it sent none. */
+    apiKey?: ApiKeyInfo;
+  }
 }
 
 /**
@@ -64,9 +77,10 @@ function pathOf(request: FastifyRequest): string {
  * The gateway (docs/operations.md): one base URL routing by path prefix —
  * `/api/v1/prices/*` → oracle-price; `/api/v1/token-metadata*` and `/objects/*` → metadata-api;
  * `/api/v1/stream*` → the stream upstream (query-api by default; no body timeout);
- * every other `/api/v1/*`, `/docs*` and `/readyz` → query-api; `/health` answered here.
+ * every other `/api/v1/*`, `/docs*`, `/dexscreener/*` and `/readyz` → query-api; `/health` answered here.
  * Around every proxied request: load shedding (503 `service_unavailable`), CORS, rate limiting
- * per client IP in Redis (429 `rate_limited` with `Retry-After`), request ids kept or made and
+ * per client IP, or per API key and its tier (401 `invalid_api_key` for an unknown or revoked
+ * key), in Redis (429 `rate_limited` with `Retry-After`), request ids kept or made and
  * forwarded, request bodies received whole before the upstream is contacted (bounded in size, time
  * and count per client: see request-bodies.ts; routes whose upstream takes no body answer other
  * methods here), responses streamed. Each upstream's replicas are balanced round-robin with
@@ -125,18 +139,46 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     maxAge: 600,
   });
 
+  // API keys (docs/api.md "API keys"): resolved before rate limiting (an app hook runs before the
+  // plugin's route hooks). No key: anonymous. A key unknown or revoked: 401 `invalid_api_key`.
+  const apiKeys = deps.apiKeys;
+  if (apiKeys) {
+    root.addHook("onRequest", async (request) => {
+      if (PROBE_PATHS.has(pathOf(request)) || request.method === "OPTIONS") return;
+      const key = apiKeyOf(request.headers);
+      if (key === undefined) return;
+      let info: ApiKeyInfo | null;
+      try {
+        info = await apiKeys(key);
+      } catch (error) {
+        throw new AppError("service_unavailable", "API keys cannot be checked right now; retry shortly", {
+          cause: error,
+          headers: { "retry-after": "1" },
+        });
+      }
+      if (!info) throw new AppError("invalid_api_key", "the API key is unknown or revoked");
+      request.apiKey = info;
+    });
+  }
+  const tierLimits = {
+    free: config.GATEWAY_RATE_LIMIT_FREE_PER_MIN,
+    pro: config.GATEWAY_RATE_LIMIT_PRO_PER_MIN,
+  } as const;
+
   if (config.RATE_LIMIT_PER_MINUTE > 0) {
     if (!deps.redis) throw new Error("RATE_LIMIT_PER_MINUTE > 0 needs a Redis connection");
     root.register(rateLimit, {
       global: true,
-      max: config.RATE_LIMIT_PER_MINUTE,
+      // Per key and tier with a key; per client IP (anonymous) without.
+      max: (request: FastifyRequest) =>
+        request.apiKey ? tierLimits[request.apiKey.tier] : config.RATE_LIMIT_PER_MINUTE,
       timeWindow: 60_000,
       // Counts in Redis under the prefix (shared by replicas), added in batches rather than one
       // round trip per request; exact near the limit (bounded error: see rate-limit-store.ts).
       store: createBatchedRedisStore({ redis: deps.redis, prefix: config.RATE_LIMIT_REDIS_PREFIX }),
       // Redis down: let requests through (and log) rather than fail the whole API.
       skipOnError: true,
-      keyGenerator: (request: FastifyRequest) => request.ip,
+      keyGenerator: (request: FastifyRequest) => (request.apiKey ? `key:${request.apiKey.id}` : request.ip),
       errorResponseBuilder: (_request: FastifyRequest, context: { ttl: number; max: number }) => {
         const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
         return new AppError("rate_limited", `rate limit of ${context.max} requests per minute exceeded`, {
@@ -234,6 +276,8 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     { service: "metadata-api", prefix: "/objects", upstreams: config.METADATA_API_URL, takesBody: false },
     { service: "query-api", prefix: "/api/v1", upstreams: config.QUERY_API_URL, takesBody: false },
     { service: "query-api", prefix: "/docs", upstreams: config.QUERY_API_URL, takesBody: false },
+    // The DEX Screener adapter (docs/api.md "DEX Screener adapter"): at the path its spec names.
+    { service: "query-api", prefix: "/dexscreener", upstreams: config.QUERY_API_URL, takesBody: false },
     { service: "query-api", prefix: "/readyz", upstreams: config.QUERY_API_URL, takesBody: false },
   ];
   for (const { service, prefix, upstreams, takesBody } of routes)

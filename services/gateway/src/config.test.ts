@@ -15,7 +15,18 @@ describe("gatewayEnvSchema", () => {
       UPSTREAM_TIMEOUT_MS: 10_000,
       GATEWAY_MAX_EVENT_LOOP_DELAY_MS: 200,
       GATEWAY_MAX_EVENT_LOOP_UTILIZATION: 0,
+      GATEWAY_RATE_LIMIT_FREE_PER_MIN: 1_200,
+      GATEWAY_RATE_LIMIT_PRO_PER_MIN: 6_000,
+      API_KEY_CACHE_MS: 500,
     });
+  });
+
+  it("error: an API key cache longer than 1 s (a revocation must reach every replica within it)", () => {
+    expect(parseEnv(gatewayEnvSchema, { API_KEY_CACHE_MS: "0" }).API_KEY_CACHE_MS).toBe(0);
+    expect(() => parseEnv(gatewayEnvSchema, { API_KEY_CACHE_MS: "1001" })).toThrow(/API_KEY_CACHE_MS/);
+    expect(() => parseEnv(gatewayEnvSchema, { GATEWAY_RATE_LIMIT_PRO_PER_MIN: "0" })).toThrow(
+      /GATEWAY_RATE_LIMIT_PRO_PER_MIN/,
+    );
   });
 
   it("behavior: lists of upstream replicas, trusted proxies and origins", () => {

@@ -1,4 +1,4 @@
-import { baseEnvSchema, portSetting, redisUrl, SERVICE_PORTS } from "@tmi/shared/env";
+import { baseEnvSchema, databaseUrl, portSetting, redisUrl, SERVICE_PORTS } from "@tmi/shared/env";
 import { z } from "zod";
 
 function splitUrls(value: string, ctx: z.RefinementCtx): string[] {
@@ -79,8 +79,19 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   GATEWAY_MAX_BUFFERED_BYTES: nonNegativeInt(96 * 1024 * 1024),
   /** `*` (any origin, default) or a comma-separated list of allowed origins. */
   CORS_ORIGINS: z.string().default("*"),
-  /** Requests per minute per client IP; 0 turns rate limiting off. */
+  /** Requests per minute per client IP without an API key; 0 turns rate limiting off (for keys too). */
   RATE_LIMIT_PER_MINUTE: nonNegativeInt(600),
+  /** Requests per minute per API key of tier `free` (docs/api.md "API keys"). */
+  GATEWAY_RATE_LIMIT_FREE_PER_MIN: z.coerce.number().int().min(1).default(1_200),
+  /** Requests per minute per API key of tier `pro`. */
+  GATEWAY_RATE_LIMIT_PRO_PER_MIN: z.coerce.number().int().min(1).default(6_000),
+  /** The database holding `api_keys` (the primary); looked up only for requests that send a key. */
+  DATABASE_URL: databaseUrl,
+  /**
+   * How long a key lookup's answer is reused by one gateway process (ms, 0–1,000): the most a
+   * revocation takes to reach every replica.
+   */
+  API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(500),
   REDIS_URL: redisUrl,
   /** Key prefix of the rate-limit counters in Redis (replicas sharing it share counts). */
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default("tmi:gateway:rate-limit:"),

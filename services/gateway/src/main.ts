@@ -2,6 +2,8 @@ import { loadEnv } from "@tmi/shared/env";
 import { serve } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
 import type { FastifyInstance } from "fastify";
+import pg from "pg";
+import { createApiKeyResolver } from "./api-keys/api-keys.js";
 import { buildApp, createRateLimitRedis, redisReady } from "./app.js";
 import { gatewayEnvSchema } from "./config.js";
 
@@ -16,13 +18,19 @@ redis?.on("error", (error) =>
 if (redis && !(await redisReady(redis, 3000)))
   logger.warn("redis not ready at start: rate limiting skipped until it is");
 
-const app = buildApp({ logger, config, redis });
+// API keys: a small pool, used only by requests that send a key (answers cached API_KEY_CACHE_MS).
+const keyDb = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4, application_name: "tmi-gateway" });
+keyDb.on("error", (error) => logger.warn({ err: error }, "api key database error"));
+const apiKeys = createApiKeyResolver({ db: keyDb, cacheMs: config.API_KEY_CACHE_MS });
+
+const app = buildApp({ logger, config, redis, apiKeys });
 const address = await serve(app as unknown as FastifyInstance, {
   host: config.HOST,
   port: config.GATEWAY_PORT,
   logger,
   onClose: async () => {
     await redis?.quit().catch(() => undefined);
+    await keyDb.end().catch(() => undefined);
   },
 });
 logger.info(

@@ -5,6 +5,11 @@
 /** An error of the indexer: `retryable` = the same work may succeed later (after a wait, a reconnect). */
 export abstract class IndexerError extends Error {
   abstract readonly retryable: boolean;
+  /** `name` is the subclass's own (`RpcError`, …): the logs name the kind. */
+  constructor(message?: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
 }
 
 /** An RPC failure, classified for the retry and range logic. */
@@ -25,7 +30,6 @@ export class RpcError extends IndexerError {
     },
   ) {
     super(message, { cause: options.cause });
-    this.name = "RpcError";
   }
   /** A transport failure, timeout, 429, 5xx or −32603 (after the client's own retries): try later. */
   get retryable(): boolean {
@@ -47,7 +51,6 @@ export class RpcError extends IndexerError {
  * reconnects (retryable).
  */
 export class DatabaseUnavailableError extends IndexerError {
-  override name = "DatabaseUnavailableError";
   readonly retryable = true;
 }
 
@@ -56,7 +59,6 @@ export class DatabaseUnavailableError extends IndexerError {
  * `DB_OUTAGE_MAX_MS=0`): the process exits (code 3) and its supervisor restarts it. Not retryable.
  */
 export class DatabaseOutageError extends IndexerError {
-  override name = "DatabaseOutageError";
   readonly retryable = false;
 }
 
@@ -65,7 +67,6 @@ export class DatabaseOutageError extends IndexerError {
  * ancestor, then the work is retried.
  */
 export class ChainMismatchError extends IndexerError {
-  override name = "ChainMismatchError";
   readonly retryable = true;
 }
 
@@ -74,7 +75,6 @@ export class ChainMismatchError extends IndexerError {
  * failing log with `SKIP_FAILING_LOGS=false`): exit non-zero (code 2). Not retryable.
  */
 export class FatalIndexerError extends IndexerError {
-  override name = "FatalIndexerError";
   readonly retryable = false;
 }
 

@@ -12,6 +12,7 @@ import { JsonText } from "./common/route-helpers.js";
 import { DEFAULT_TRADERS_PNL_CACHE_POSITIONS, type QueryApiConfig } from "./config.js";
 import { creatorRoutes } from "./creators/creator-routes.js";
 import type { SqlReader } from "./db.js";
+import { dexScreenerRoutes } from "./dexscreener/dexscreener-routes.js";
 import { createCheckpointCache } from "./freshness/checkpoint-cache.js";
 import { freshnessPlugin } from "./freshness/freshness-plugin.js";
 import type { ReadDatabase } from "./read-database/read-database.js";
@@ -123,6 +124,11 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
         { name: "wallets", description: "Wallet summary, holdings with positions, trades (addition)" },
         { name: "status", description: "Indexing status and freshness (addition)" },
         { name: "stream", description: "Live Server-Sent Events stream (addition)" },
+        {
+          name: "dexscreener",
+          description:
+            "DEX Screener adapter (their Adapter Specs v1.1): each token's bonding curve as a pair with WETH, curve trades as swap events; camelCase fields and whole-unit decimal strings as their spec asks",
+        },
         { name: "health", description: "Liveness and readiness" },
       ],
     },
@@ -157,6 +163,7 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
         maxPositions: deps.config.tradersPnlCachePositions ?? DEFAULT_TRADERS_PNL_CACHE_POSITIONS,
       }),
     ...(deps.readDatabase ? { readDatabase: deps.readDatabase } : {}),
+    ...(deps.config.dexScreener ? { dexScreener: deps.config.dexScreener } : {}),
   };
   // App-wide hooks first (a plugin's routes get the hooks its parent had when it was loaded):
   // freshness headers, then read-your-writes (`min_block`), then the response cache (after the
@@ -187,6 +194,7 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     walletRoutes,
     traderRoutes,
     statusRoutes,
+    dexScreenerRoutes,
   ])
     await root.register(routes(ctx));
   for (const plugin of deps.plugins ?? []) await root.register(plugin);

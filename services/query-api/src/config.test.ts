@@ -12,7 +12,30 @@ describe("loadQueryApiSettings", () => {
       cursorSecretIsDefault: true,
       corsOrigins: "*",
       poolMax: 10,
+      dexScreener: {
+        dexKey: "zonkfun",
+        wethAddress: "0x4200000000000000000000000000000000000006",
+        maxBlockRange: 10_000,
+      },
     });
+  });
+
+  test("behavior and error: the DEX Screener adapter's settings", () => {
+    const settings = loadQueryApiSettings({
+      DEXSCREENER_DEX_KEY: "my-dex",
+      WETH_ADDRESS: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2",
+      DEXSCREENER_MAX_BLOCK_RANGE: "500",
+    });
+    expect(settings.dexScreener).toEqual({
+      dexKey: "my-dex",
+      wethAddress: "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
+      maxBlockRange: 500,
+    });
+    expect(() => loadQueryApiSettings({ WETH_ADDRESS: "0x12" })).toThrow(/WETH_ADDRESS/);
+    expect(() => loadQueryApiSettings({ DEXSCREENER_DEX_KEY: "Bad Key" })).toThrow(/DEXSCREENER_DEX_KEY/);
+    expect(() => loadQueryApiSettings({ DEXSCREENER_MAX_BLOCK_RANGE: "0" })).toThrow(
+      /DEXSCREENER_MAX_BLOCK_RANGE/,
+    );
   });
 
   test("behavior: read replica, origins and pool size", () => {

@@ -1,6 +1,14 @@
 import { isIP } from "node:net";
-import { baseEnvSchema, databaseUrl, parseEnv, portSetting, SERVICE_PORTS } from "@tmi/shared/env";
+import {
+  addressSetting,
+  baseEnvSchema,
+  databaseUrl,
+  parseEnv,
+  portSetting,
+  SERVICE_PORTS,
+} from "@tmi/shared/env";
 import { z } from "zod";
+import { BASE_WETH_ADDRESS, type DexScreenerSettings } from "./dexscreener/dexscreener-routes.js";
 import type { ResponseCacheSettings } from "./response-cache/response-cache-plugin.js";
 
 /** Default of `TRADERS_PNL_CACHE_POSITIONS`: positions held by the pnl rankings of one process (about 15 MB). */
@@ -18,7 +26,8 @@ export const DEV_CURSOR_SECRET = "tmi-dev-cursor-secret-not-for-production";
  * `READ_FALLBACK_TO_PRIMARY` (false), `READ_MIN_BLOCK_WAIT_MS` (1,000), `STREAM_READ_WAIT_MS` (2,000),
  * `STREAM_MAX_PER_CLIENT` (10), `STREAM_MAX_CONNECTIONS` (5,000), `STREAM_IDLE_STOP_MS` (30,000),
  * `TRADERS_PNL_CACHE_POSITIONS` (100,000), `QUERY_CACHE_ENABLED` (true), `QUERY_CACHE_MAX_MB` (64),
- * `QUERY_CACHE_MAX_AGE_MS` (2,000).
+ * `QUERY_CACHE_MAX_AGE_MS` (2,000), `DEXSCREENER_DEX_KEY` (zonkfun), `WETH_ADDRESS` (Base's WETH),
+ * `DEXSCREENER_MAX_BLOCK_RANGE` (10,000).
  */
 export const queryApiEnvSchema = baseEnvSchema
   .extend({
@@ -47,6 +56,15 @@ export const queryApiEnvSchema = baseEnvSchema
     QUERY_CACHE_ENABLED: z.enum(["true", "false"]).default("true"),
     QUERY_CACHE_MAX_MB: z.coerce.number().int().min(1).max(16_384).default(64),
     QUERY_CACHE_MAX_AGE_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
+    DEXSCREENER_DEX_KEY: z
+      .string()
+      .regex(
+        /^[a-z0-9_-]{1,64}$/,
+        "must be the DEX key DEX Screener assigned (lowercase letters, digits, - and _)",
+      )
+      .default("zonkfun"),
+    WETH_ADDRESS: addressSetting.default(BASE_WETH_ADDRESS),
+    DEXSCREENER_MAX_BLOCK_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
     TRUST_PROXY: z
       .string()
       .default("false")
@@ -88,6 +106,8 @@ export interface QueryApiConfig {
    * without moving the checkpoint); main.ts always sets it (on by default).
    */
   responseCache?: ResponseCacheSettings;
+  /** The DEX Screener adapter (`DEXSCREENER_DEX_KEY`, `WETH_ADDRESS`, `DEXSCREENER_MAX_BLOCK_RANGE`); defaults without it. */
+  dexScreener?: DexScreenerSettings;
 }
 
 /** Fastify `trustProxy` values accepted by query-api: off, on, or trusted proxy addresses/CIDRs. */
@@ -187,6 +207,11 @@ export function loadQueryApiSettings(
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? false,
     tradersPnlCachePositions: env.TRADERS_PNL_CACHE_POSITIONS,
+    dexScreener: {
+      dexKey: env.DEXSCREENER_DEX_KEY,
+      wethAddress: env.WETH_ADDRESS,
+      maxBlockRange: env.DEXSCREENER_MAX_BLOCK_RANGE,
+    },
     responseCache: {
       enabled: env.QUERY_CACHE_ENABLED === "true",
       maxBytes: env.QUERY_CACHE_MAX_MB * 1024 * 1024,

@@ -8,6 +8,7 @@ import {
   tokenRouteOf,
 } from "./common/route-helpers.js";
 import type { SqlReader } from "./db.js";
+import type { DexScreenerSettings } from "./dexscreener/dexscreener-routes.js";
 import type { ReadDatabase } from "./read-database/read-database.js";
 import type { DetailStatsSource } from "./tokens/token-queries.js";
 import type { PnlRankings } from "./tokens/traders/pnl-ranking.js";
@@ -29,6 +30,8 @@ export interface RouteContext {
   detailStats?: DetailStatsSource;
   /** Per-process pnl rankings of the traders route (`sort=pnl`); read directly without them. */
   pnlRankings?: PnlRankings;
+  /** Settings of the DEX Screener adapter (`/dexscreener/*`); the defaults without them. */
+  dexScreener?: DexScreenerSettings;
   /** The read side with its lag (main.ts), reported by `/api/v1/status`. */
   readDatabase?: ReadDatabase;
 }

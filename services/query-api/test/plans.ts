@@ -44,6 +44,20 @@ export function rowsExaminedOn(plan: PlanNode, relation: string): number {
 }
 
 /**
+ * `EXECUTE name(<values as literals>)` for the prepared statement `name` on `client`: EXECUTE
+ * takes literals (parameters of an EXPLAIN around it do not reach it); arrays as text arrays.
+ */
+export function executeText(client: pg.ClientBase, name: string, values: readonly unknown[]): string {
+  const literal = (v: unknown) =>
+    v === null
+      ? "NULL"
+      : Array.isArray(v)
+        ? client.escapeLiteral(`{${v.map((x) => `"${String(x)}"`).join(",")}}`)
+        : client.escapeLiteral(String(v));
+  return `EXECUTE ${name}${values.length === 0 ? "" : `(${values.map(literal).join(", ")})`}`;
+}
+
+/**
  * Runs the prepared statement `name` (already prepared on `client` by the query function under
  * test) with `values` under `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` and returns its plan; the
  * plan is the generic or a custom one as `client`'s `plan_cache_mode` says.
@@ -53,14 +67,9 @@ export async function explainPrepared(
   name: string,
   values: readonly unknown[],
 ): Promise<PlanNode> {
-  const literal = (v: unknown) =>
-    v === null
-      ? "NULL"
-      : Array.isArray(v)
-        ? client.escapeLiteral(`{${v.map((x) => `"${String(x)}"`).join(",")}}`)
-        : client.escapeLiteral(String(v));
-  const args = values.length === 0 ? "" : `(${values.map(literal).join(", ")})`;
-  const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE ${name}${args}`);
+  const { rows } = await client.query(
+    `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${executeText(client, name, values)}`,
+  );
   return (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan;
 }
 

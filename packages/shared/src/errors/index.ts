@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   invalid_x_url: 400,
   invalid_telegram_url: 400,
   invalid_discord_url: 400,
+  // The gateway: an `Authorization: Bearer` / `X-API-Key` key that is unknown or revoked.
+  invalid_api_key: 401,
   not_found: 404,
   method_not_allowed: 405,
   // The gateway: a request body not received at the minimum rate (the connection is closed).

@@ -1,15 +1,16 @@
 import type { Pool, PoolClient } from "pg";
+import { buildBatch } from "../build/batch-builder.js";
 import type { KeySink } from "../events/declaration.js";
 import { type DecodedEvent, declarationOf } from "../events/index.js";
-import { buildBatch } from "../model/batch-builder.js";
+import { START_ANSWER_LOG_INDEX } from "../model/eth-usd.js";
 import { type FeedContracts, KnownState } from "../model/known-state.js";
-import { START_ANSWER_LOG_INDEX } from "../read-models/eth-usd.js";
+import { type PreparedWrite, prepareWrite } from "../prepare/prepare-write.js";
 import type { FeedRound, TokenLabel } from "../rpc/contract-reads.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 import { selectEvents } from "../select/select-events.js";
-import { executeWrite, type PreparedWrite, prepareWrite } from "../store/batch-writer.js";
-import { type EmitterSeed, loadEmitterSeed, loadTokenInfos } from "../store/known-state-loader.js";
-import { revertTo } from "../store/reorg-journal.js";
+import { executeWrite } from "../write/batch-writer.js";
+import { type EmitterSeed, loadEmitterSeed, loadTokenInfos } from "../write/known-state-loader.js";
+import { revertTo } from "../write/reorg-journal.js";
 
 /** The newest stored block that is still canonical. */
 export interface Ancestor {
@@ -65,8 +66,8 @@ export interface PreparedRange {
 }
 
 /**
- * The read-model core as the scheduler uses it (decode/select/build/write live in `events/`,
- * `select/`, `model/`, `store/`): the scheduler owns fetching, ordering, retries, reorgs and failures;
+ * The read-model core as the scheduler uses it (select/build/prepare/write live in `select/`,
+ * `build/`, `prepare/`, `write/`): the scheduler owns fetching, ordering, retries, reorgs and failures;
  * the core owns what a log means and how it is stored.
  */
 export interface IndexingCore {

@@ -1,8 +1,8 @@
 import { applyBuy, applySell, curveSpotPrice, zonkCurveV3Abi } from "@tmi/shared/chain";
 import type { DecodedEventOf } from "../decode/event-decoder.js";
 import type { KnownState } from "../model/known-state.js";
-import { tradeRow } from "../read-models/trades.js";
-import { declareEvents, type EventHandler, type KeySink } from "./declaration.js";
+import { tradeRow } from "../model/trades.js";
+import { declareEvents, type EventHandler, type KeySink, knownEmitter } from "./declaration.js";
 
 /**
  * Records one curve trade of the event's token: the curve state moves by the trade's token amount
@@ -159,8 +159,7 @@ export const CURVE_EVENTS = declareEvents({
   GraduationReserveForwarded: {
     abi: zonkCurveV3Abi,
     filter: "platform",
-    keys: (e, k) => k.curve(e.address),
-    accept: (e, state) => state.curves.has(e.address),
+    ...knownEmitter("curve"),
     handle: onGraduationReserveForwarded,
   },
 });

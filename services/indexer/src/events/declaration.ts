@@ -127,3 +127,26 @@ export const tokenAndCurveKeys = (e: { args: { token: string; curve: string } },
 /** `keys` of a graduation custody event naming its token (`launchToken` argument). */
 export const launchTokenKey = (e: { args: { launchToken: string } }, k: KeySink): void =>
   k.token(e.args.launchToken);
+
+/** The known-state map of each contract kind that names its token by emitting. */
+const HELD_BY_KIND = {
+  token: (state: KnownState) => state.tokens,
+  curve: (state: KnownState) => state.curves,
+  pool: (state: KnownState) => state.pools,
+} as const;
+
+/**
+ * `keys` and `accept` of an event whose emitter names its token (a launched token, its curve or
+ * its canonical pool): the emitter is the key, and the event is accepted when the known state
+ * holds that emitter. A declaration may still give its own `accept` after it (a pool's `Swap`).
+ */
+export function knownEmitter(kind: keyof typeof HELD_BY_KIND): {
+  keys(e: { address: string }, k: KeySink): void;
+  accept(e: { address: string }, state: KnownState): boolean;
+} {
+  const held = HELD_BY_KIND[kind];
+  return {
+    keys: (e, k) => k[kind](e.address),
+    accept: (e, state) => held(state).has(e.address),
+  };
+}

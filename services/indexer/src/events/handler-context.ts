@@ -1,11 +1,11 @@
 // What an event handler sees while a range is built: its types only, so that the handlers
-// (events/*) and the builder that calls them (model/batch-builder.ts) do not import each other.
+// (events/*) and the builder that calls them (build/batch-builder.ts) do not import each other.
 
 import type { Batch } from "../model/batch.js";
+import type { CreatorDelta } from "../model/creators.js";
 import type { KnownState, TokenInfo } from "../model/known-state.js";
-import type { CreatorDelta } from "../read-models/creators.js";
-import type { TokenDelta } from "../read-models/tokens.js";
-import type { TradeRow } from "../read-models/trades.js";
+import type { TokenDelta } from "../model/tokens.js";
+import type { TradeRow } from "../model/trades.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
 
 /** Name and symbol as read from the token (`name()`/`symbol()`); null when unreadable. */

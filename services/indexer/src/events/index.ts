@@ -1,8 +1,8 @@
 // Every contract event the indexer reads, one declaration each (events/declaration.ts). The
-// decoder, the log filter (sync/log-filter.ts), selection (select/select-events.ts), key loading
-// (core/indexing-core.ts) and the range builder (model/batch-builder.ts) are loops over this table.
+// decoder, the log filter (fetch/log-filter.ts), selection (select/select-events.ts), key loading
+// (core/indexing-core.ts) and the range builder (build/batch-builder.ts) are loops over this table.
 // A new event is a declaration in its contract's file here (a new contract: a new file, spread
-// below) and its handler's read models: see docs/indexer.md, "Adding an event".
+// below) and its handler's read models: see docs/indexer.md, "Adding a contract event".
 import {
   type AbiEventName,
   createLogDecoder,

@@ -1,6 +1,6 @@
 import { poolPriceFromSqrtPriceX96, uniswapV3PoolAbi } from "@tmi/shared/chain";
-import { tradeRow } from "../read-models/trades.js";
-import { declareEvents, type EventHandler } from "./declaration.js";
+import { tradeRow } from "../model/trades.js";
+import { declareEvents, type EventHandler, knownEmitter } from "./declaration.js";
 
 /**
  * `Swap` (a canonical pool, after its token's `Graduated`): a `uniswap_v3` trade —
@@ -32,7 +32,7 @@ export const POOL_EVENTS = declareEvents({
     abi: uniswapV3PoolAbi,
     // Every Uniswap V3 pool emits it: fetched from the graduated tokens' pools only.
     filter: "emitter",
-    keys: (e, k) => k.pool(e.address),
+    keys: knownEmitter("pool").keys,
     // Only from a canonical pool, after its token's `Graduated`.
     accept(e, state) {
       const token = state.pools.get(e.address);

@@ -1,5 +1,5 @@
 import { erc20Abi } from "@tmi/shared/chain";
-import { declareEvents, type EventHandler } from "./declaration.js";
+import { declareEvents, type EventHandler, knownEmitter } from "./declaration.js";
 
 /**
  * `Transfer` (a launched token): balances of holders (the token's platform contracts are not
@@ -23,8 +23,7 @@ export const TOKEN_EVENTS = declareEvents({
     abi: erc20Abi,
     // Every ERC-20 emits it: fetched from the known tokens only.
     filter: "emitter",
-    keys: (e, k) => k.token(e.address),
-    accept: (e, state) => state.tokens.has(e.address),
+    ...knownEmitter("token"),
     handle: onTransfer,
   },
 });

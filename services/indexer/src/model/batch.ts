@@ -1,16 +1,17 @@
 // What one committed block range writes: each field is a read model's own rows or deltas, of the
-// type its module in `read-models/` defines (the module also owns the accumulator that fills it
-// and the SQL that writes it).
-import type { ChainEventRow } from "../read-models/activity.js";
-import type { CandleDelta, CandleTraderRow } from "../read-models/candles.js";
-import type { CreatorDelta } from "../read-models/creators.js";
-import type { EthUsdRow } from "../read-models/eth-usd.js";
-import type { BalanceDelta } from "../read-models/holders.js";
-import type { PositionDelta } from "../read-models/positions.js";
-import type { NewTokenRow, TokenDelta } from "../read-models/tokens.js";
-import type { TokenTraderDelta } from "../read-models/traders.js";
-import type { TradeRow } from "../read-models/trades.js";
+// type its module `model/<model>.ts` defines (with the accumulator that fills it; the SQL that
+// writes it is `prepare/<model>.ts`).
+
 import type { BlockHeader } from "../rpc/rpc-client.js";
+import type { ChainEventRow } from "./activity.js";
+import type { CandleDelta, CandleTraderRow } from "./candles.js";
+import type { CreatorDelta } from "./creators.js";
+import type { EthUsdRow } from "./eth-usd.js";
+import type { BalanceDelta } from "./holders.js";
+import type { PositionDelta } from "./positions.js";
+import type { NewTokenRow, TokenDelta } from "./tokens.js";
+import type { TokenTraderDelta } from "./traders.js";
+import type { TradeRow } from "./trades.js";
 
 /** Everything one committed block range writes. */
 export interface Batch {
@@ -20,26 +21,26 @@ export interface Batch {
   endHeader: BlockHeader;
   /** Headers to keep in `blocks` (reorg checks). */
   headers: BlockHeader[];
-  /** `chain_events` rows (read-models/activity). */
+  /** `chain_events` rows (model/activity). */
   events: ChainEventRow[];
-  /** `trades` rows (read-models/trades). */
+  /** `trades` rows (model/trades). */
   trades: TradeRow[];
-  /** Launches: new `tokens` rows (read-models/tokens). */
+  /** Launches: new `tokens` rows (model/tokens). */
   newTokens: NewTokenRow[];
-  /** token → its change over the range (read-models/tokens). */
+  /** token → its change over the range (model/tokens). */
   tokenDeltas: Map<string, TokenDelta>;
-  /** Net balance changes of holders (read-models/holders). */
+  /** Net balance changes of holders (model/holders). */
   balances: BalanceDelta[];
-  /** token|trader → the pair's first trade and long-interval buckets in the range (read-models/traders). */
+  /** token|trader → the pair's first trade and long-interval buckets in the range (model/traders). */
   tokenTraders: Map<string, TokenTraderDelta>;
-  /** token|trader → the position's change over the range (read-models/positions). */
+  /** token|trader → the position's change over the range (model/positions). */
   positions: Map<string, PositionDelta>;
-  /** Per-bucket candle deltas (read-models/candles). */
+  /** Per-bucket candle deltas (model/candles). */
   candles: CandleDelta[];
-  /** Distinct traders per short-interval bucket (read-models/candles). */
+  /** Distinct traders per short-interval bucket (model/candles). */
   candleTraders: CandleTraderRow[];
-  /** creator → change over the range (read-models/creators). */
+  /** creator → change over the range (model/creators). */
   creators: Map<string, CreatorDelta>;
-  /** ETH/USD answers (read-models/eth-usd). */
+  /** ETH/USD answers (model/eth-usd). */
   ethUsd: EthUsdRow[];
 }

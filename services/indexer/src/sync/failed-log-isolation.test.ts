@@ -1,4 +1,11 @@
 import { describe, expect, it } from "vitest";
+import {
+  ChainMismatchError,
+  DatabaseOutageError,
+  DatabaseUnavailableError,
+  FatalIndexerError,
+  RpcError,
+} from "../errors.js";
 import { findFirstFailing, isDataError } from "./failed-log-isolation.js";
 
 describe("findFirstFailing", () => {
@@ -55,10 +62,16 @@ describe("isDataError", () => {
   it("error: connection, RPC and chain failures are not the logs' fault", () => {
     expect(isDataError(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }))).toBe(false);
     expect(isDataError(Object.assign(new Error("terminating connection"), { code: "57P01" }))).toBe(false);
-    expect(isDataError(Object.assign(new Error("eth_getLogs: 502"), { name: "RpcError" }))).toBe(false);
-    const mismatch = new Error("block 5 changed");
-    mismatch.name = "ChainMismatchError";
-    expect(isDataError(mismatch)).toBe(false);
+    const rpc = new RpcError("eth_getLogs: 502", "eth_getLogs", {
+      status: 502,
+      retryable: true,
+      rangeError: false,
+    });
+    expect(isDataError(rpc)).toBe(false);
+    expect(isDataError(new ChainMismatchError("block 5 changed"))).toBe(false);
+    expect(isDataError(new FatalIndexerError("reorg too deep"))).toBe(false);
+    expect(isDataError(new DatabaseUnavailableError("connection refused"))).toBe(false);
+    expect(isDataError(new DatabaseOutageError("unreachable for 60 s"))).toBe(false);
     expect(isDataError(null)).toBe(false);
   });
 });

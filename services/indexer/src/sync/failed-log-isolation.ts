@@ -1,3 +1,4 @@
+import { IndexerError } from "../errors.js";
 import type { DecodedEvent } from "../events/index.js";
 
 /**
@@ -58,13 +59,13 @@ export function logKey(e: Pick<DecodedEvent, "blockHash" | "logIndex">): string 
  * True when `error` is the content of a log (a value the write or the read-model code cannot
  * take), not the transport: PostgreSQL data/constraint/program errors (SQLSTATE classes 22, 23,
  * 2B, 42, 54, XX excluded), or a plain JavaScript error from building the rows. Connection
- * failures, RPC failures and chain mismatches are never isolated.
+ * failures and the indexer's own errors (`IndexerError`: RPC failures, chain mismatches, fatal
+ * conditions, database outages) are never isolated.
  */
 export function isDataError(error: unknown): boolean {
+  if (error instanceof IndexerError) return false;
   const e = error as { code?: unknown; name?: string } | null;
   if (!e || typeof e !== "object") return false;
-  if (e.name === "RpcError" || e.name === "ChainMismatchError" || e.name === "FatalIndexerError")
-    return false;
   if (typeof e.code === "string") {
     if (/^[0-9A-Z]{5}$/.test(e.code)) return /^(22|23|2B|42|54)/.test(e.code);
     return false; // ECONNRESET, EPIPE, …

@@ -2,9 +2,9 @@ import type { Pool } from "pg";
 import type { IndexerConfig } from "../config.js";
 import type { IndexerMetrics } from "../metrics.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
+import type { SyncLog } from "../sync-telemetry.js";
 import { createHeadClock, type HeadSample, type HeadState } from "./head-clock.js";
 import { HeadPacer } from "./head-pacer.js";
-import type { SyncLog } from "./sync-telemetry.js";
 
 /** Dependencies of {@link createHeadFollower}. */
 export interface HeadFollowerDeps {

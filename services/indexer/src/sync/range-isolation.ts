@@ -2,11 +2,11 @@ import type { IndexerConfig } from "../config.js";
 import type { IndexingCore } from "../core/indexing-core.js";
 import { errorText, FatalIndexerError } from "../errors.js";
 import type { DecodedEvent } from "../events/index.js";
+import type { FetchedRange } from "../fetch/range-fetcher.js";
 import type { IndexerMetrics } from "../metrics.js";
+import type { EngineStats, SyncLog } from "../sync-telemetry.js";
 import { findFirstFailing, isDataError, logKey } from "./failed-log-isolation.js";
-import type { FetchedRange } from "./range-fetcher.js";
 import type { RangeWriter, SkipRecord } from "./range-writer.js";
-import type { EngineStats, SyncLog } from "./sync-telemetry.js";
 
 /** Dependencies of {@link indexIsolating}. */
 export interface RangeIsolationDeps {

@@ -2,14 +2,14 @@ import { setImmediate as yieldToIo } from "node:timers/promises";
 import type { IndexerConfig } from "../config.js";
 import type { IndexingCore } from "../core/indexing-core.js";
 import { ChainMismatchError } from "../errors.js";
+import type { EmitterSet } from "../fetch/log-filter.js";
+import type { DiscoveryLink, FetchedRange, RangeFetcher } from "../fetch/range-fetcher.js";
 import type { IndexerMetrics } from "../metrics.js";
 import type { BlockHeader } from "../rpc/rpc-client.js";
+import type { EngineStats } from "../sync-telemetry.js";
 import { logKey } from "./failed-log-isolation.js";
-import type { EmitterSet } from "./log-filter.js";
-import type { DiscoveryLink, FetchedRange, RangeFetcher } from "./range-fetcher.js";
 import { indexIsolating, type RangeIsolationDeps } from "./range-isolation.js";
 import type { RangeWriter } from "./range-writer.js";
-import type { EngineStats } from "./sync-telemetry.js";
 
 /** Dependencies of {@link syncTo}. */
 export interface RangePipelineDeps extends RangeIsolationDeps {

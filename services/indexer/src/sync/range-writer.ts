@@ -2,10 +2,10 @@ import type { Pool, PoolClient } from "pg";
 import type { IndexerConfig } from "../config.js";
 import type { IndexingCore, PreparedRange, RangeInput } from "../core/indexing-core.js";
 import { type DecodedEvent, TOPIC0 } from "../events/index.js";
+import type { FetchedRange } from "../fetch/range-fetcher.js";
 import type { IndexerMetrics } from "../metrics.js";
+import { type EngineStats, EventRate, rssMb, type SyncLog } from "../sync-telemetry.js";
 import type { HeadFollower } from "./head-follower.js";
-import type { FetchedRange } from "./range-fetcher.js";
-import { type EngineStats, EventRate, rssMb, type SyncLog } from "./sync-telemetry.js";
 import type { TrendingRefresher } from "./trending-refresher.js";
 
 /** The last committed block: number (−1 before any), hash (null before any), block timestamp (Unix s). */

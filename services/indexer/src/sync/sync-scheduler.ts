@@ -9,19 +9,19 @@ import {
   FatalIndexerError,
   isDatabaseUnavailable,
 } from "../errors.js";
+import { backfillStartAnswer } from "../fetch/feed-start.js";
+import { EmitterSet } from "../fetch/log-filter.js";
+import { createRangeFetcher } from "../fetch/range-fetcher.js";
 import type { IndexerMetrics } from "../metrics.js";
 import { type BlockHeader, type RpcClient, RpcError } from "../rpc/rpc-client.js";
-import { loadEmitterSeed, loadEmitterTokens, lookupEmitterMembers } from "../store/known-state-loader.js";
+import { cpuMs, createEngineStats, createSyncLog, type EngineStats, rssMb } from "../sync-telemetry.js";
+import { loadEmitterSeed, loadEmitterTokens, lookupEmitterMembers } from "../write/known-state-loader.js";
 import type { ChainContracts } from "./chain-contracts.js";
-import { backfillStartAnswer } from "./feed-start.js";
 import type { HeadState } from "./head-clock.js";
 import { createHeadFollower } from "./head-follower.js";
-import { EmitterSet } from "./log-filter.js";
-import { createRangeFetcher } from "./range-fetcher.js";
 import { type RangePipelineDeps, syncTo } from "./range-pipeline.js";
 import { createRangeWriter, type RangeWriter } from "./range-writer.js";
 import { createReorgReconciler } from "./reorg-reconciler.js";
-import { cpuMs, createEngineStats, createSyncLog, type EngineStats, rssMb } from "./sync-telemetry.js";
 import { createTrendingRefresher } from "./trending-refresher.js";
 
 export type { EngineStats };

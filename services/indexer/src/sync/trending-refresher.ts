@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
 import type { IndexerConfig } from "../config.js";
-import { refreshTrending } from "../store/trending.js";
-import type { SyncLog } from "./sync-telemetry.js";
+import type { SyncLog } from "../sync-telemetry.js";
+import { refreshTrending } from "../write/trending.js";
 
 /** Dependencies of {@link createTrendingRefresher}. */
 export interface TrendingRefresherDeps {
@@ -33,7 +33,7 @@ export interface TrendingRefresher {
   invalidate(): void;
 }
 
-/** Refreshes the trending snapshot (`store/trending.ts`) in the background of the sync loop. */
+/** Refreshes the trending snapshot (`write/trending.ts`) in the background of the sync loop. */
 export function createTrendingRefresher(deps: TrendingRefresherDeps): TrendingRefresher {
   const { config, pool, log } = deps;
   let running: Promise<void> | null = null;

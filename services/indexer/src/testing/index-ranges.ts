@@ -1,8 +1,9 @@
 import type pg from "pg";
-import { type Batch, buildBatch, type TokenLabelInput } from "../model/batch-builder.js";
+import { type Batch, buildBatch, type TokenLabelInput } from "../build/batch-builder.js";
 import type { KnownState } from "../model/known-state.js";
+import { prepareWrite } from "../prepare/prepare-write.js";
 import { selectEvents } from "../select/select-events.js";
-import { executeWrite, prepareWrite } from "../store/batch-writer.js";
+import { executeWrite } from "../write/batch-writer.js";
 import type { SyntheticChain } from "./synthetic-chain.js";
 
 /**

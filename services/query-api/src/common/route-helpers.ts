@@ -153,6 +153,9 @@ export function cacheData(reply: FastifyReply): void {
 /** Error responses documented on every data route. */
 export const errorResponses = {
   400: errorSchema.describe("invalid_request, invalid_address or invalid_interval"),
+  401: errorSchema.describe(
+    "invalid_api_key (from the gateway: the request's API key is unknown or revoked)",
+  ),
   404: errorSchema.describe("not_found"),
   500: errorSchema.describe("internal_error"),
 };

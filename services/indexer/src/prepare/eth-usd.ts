@@ -1,18 +1,8 @@
-// Read model `eth_usd_answers`: the configured ETH/USD feed's `AnswerUpdated` (handler
-// `onAnswerUpdated` adds a row), inserted by one CTE of the range's statement.
-import { type SqlParams, unnestRows } from "../store/sql-text.js";
+// The SQL text of read model `eth-usd` (its rows and deltas: model/eth-usd.ts): the statement
+// parts that write a range's rows, composed by prepare-write.ts.
 
-/** Log index of the start answer (sync/feed-start.ts): before every log of `START_BLOCK`. */
-export const START_ANSWER_LOG_INDEX = -1;
-
-/** An `AnswerUpdated` of the ETH/USD feed. */
-export interface EthUsdRow {
-  blockNumber: number;
-  logIndex: number;
-  roundId: bigint;
-  answer: bigint;
-  updatedAt: bigint;
-}
+import type { EthUsdRow } from "../model/eth-usd.js";
+import { type SqlParams, unnestRows } from "../sql/sql-text.js";
 
 /** ETH/USD answers (`eth_usd_answers`) of the configured feed: the range's rows inserted (CTE `eth_usd_ins`). */
 export function ethUsdCtes(u: EthUsdRow[], q: SqlParams): string[] {

@@ -2,10 +2,10 @@
 // stored as an answer at (START_BLOCK, log index −1), so that the trades and chart buckets before the
 // feed's first `AnswerUpdated` of the indexed range have a USD rate.
 import type { PoolClient } from "pg";
-import { START_ANSWER_LOG_INDEX } from "../read-models/eth-usd.js";
+import { START_ANSWER_LOG_INDEX } from "../model/eth-usd.js";
 import { type FeedRound, readLatestRound } from "../rpc/contract-reads.js";
 import type { RpcClient } from "../rpc/rpc-client.js";
-import type { SyncLog } from "./sync-telemetry.js";
+import type { SyncLog } from "../sync-telemetry.js";
 
 /**
  * The answer of `feed` (proxy or aggregator) in force when `startBlock` begins: `latestRoundData()`

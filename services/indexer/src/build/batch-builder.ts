@@ -3,17 +3,17 @@ import { decodedJsonText } from "../decode/event-decoder.js";
 import type { EventHandler } from "../events/declaration.js";
 import type { BatchContext, EventPosition, RangeBuilder } from "../events/handler-context.js";
 import { type DecodedEvent, EVENTS } from "../events/index.js";
-import { aggregateCandles } from "../read-models/candles.js";
-import { creatorDelta } from "../read-models/creators.js";
-import { addBalance, type BalanceChanges, balanceRows } from "../read-models/holders.js";
-import { addPositionTrade } from "../read-models/positions.js";
-import { addTokenTrade, tokenDelta } from "../read-models/tokens.js";
-import { addTokenTrader, setTraderBuckets } from "../read-models/traders.js";
-import type { Batch } from "./batch.js";
-import type { KnownState } from "./known-state.js";
+import type { Batch } from "../model/batch.js";
+import { aggregateCandles } from "../model/candles.js";
+import { creatorDelta } from "../model/creators.js";
+import { addBalance, type BalanceChanges, balanceRows } from "../model/holders.js";
+import type { KnownState } from "../model/known-state.js";
+import { addPositionTrade } from "../model/positions.js";
+import { addTokenTrade, tokenDelta } from "../model/tokens.js";
+import { addTokenTrader, setTraderBuckets } from "../model/traders.js";
 
 export type * from "../events/handler-context.js";
-export * from "./batch.js";
+export * from "../model/batch.js";
 
 /**
  * Turns the accepted events of a block range (chain order) into the rows and deltas of every read
@@ -47,7 +47,7 @@ export async function buildBatch(
   let current: DecodedEvent | null = null;
   let currentPosition: EventPosition | null = null;
 
-  // Each accumulator is its read model's own (read-models/*); the builder only routes to them.
+  // Each accumulator is its read model's own (model/*); the builder only routes to them.
   const b: RangeBuilder = {
     state,
     ctx,

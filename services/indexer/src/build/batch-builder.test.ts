@@ -9,10 +9,10 @@ import {
   WAD,
 } from "@tmi/shared/chain";
 import { describe, expect, test } from "vitest";
+import { KnownState } from "../model/known-state.js";
 import { buildSyntheticBatch } from "../testing/index-ranges.js";
 import { addr, SyntheticChain } from "../testing/synthetic-chain.js";
 import type { Batch, TokenLabelInput } from "./batch-builder.js";
-import { KnownState } from "./known-state.js";
 
 const PLATFORM = { factory: addr(0xfac), weth: addr(0xffff), feeManager: addr(0xfee), manager: addr(0x3a9) };
 // Tokens sort below WETH (0x…ffff): token0 of their pools.

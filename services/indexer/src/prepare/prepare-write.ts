@@ -1,20 +1,20 @@
+// The prepare stage: a built range (`Batch`) turned into the text PostgreSQL is sent (COPY text of
+// the activity log and trades, the insert of launched tokens, one statement for the other read
+// models). Pure CPU work; the write stage (write/batch-writer.ts) sends it.
 import { setImmediate as yieldToIo } from "node:timers/promises";
 import { formatIndexedNotification, INDEXED_CHANNEL } from "@tmi/shared/market";
-import type { PoolClient } from "pg";
 import type { Batch } from "../model/batch.js";
 import type { KnownState } from "../model/known-state.js";
-import { CHAIN_EVENTS_COPY } from "../read-models/activity.js";
-import { candlesCtes } from "../read-models/candles.js";
-import { creatorsCtes } from "../read-models/creators.js";
-import { ethUsdCtes } from "../read-models/eth-usd.js";
-import { holdersCtes } from "../read-models/holders.js";
-import { positionsCtes } from "../read-models/positions.js";
-import { newTokensStatement, tokensUpdateCtes } from "../read-models/tokens.js";
-import { tradersCtes } from "../read-models/traders.js";
-import { hiddenTradesCte, TRADES_COPY } from "../read-models/trades.js";
-import { copyChunks, copyIn, type SqlParams, sqlParams, timed, unnestRows } from "./sql-text.js";
-
-export { copyValue, pgArray, statementMs, timed } from "./sql-text.js";
+import { copyChunks, type SqlParams, sqlParams, unnestRows } from "../sql/sql-text.js";
+import { CHAIN_EVENTS_COPY } from "./activity.js";
+import { candlesCtes } from "./candles.js";
+import { creatorsCtes } from "./creators.js";
+import { ethUsdCtes } from "./eth-usd.js";
+import { holdersCtes } from "./holders.js";
+import { positionsCtes } from "./positions.js";
+import { newTokensStatement, tokensUpdateCtes } from "./tokens.js";
+import { tradersCtes } from "./traders.js";
+import { hiddenTradesCte, TRADES_COPY } from "./trades.js";
 
 /** Options of {@link prepareWrite}. */
 export interface WriteOptions {
@@ -68,27 +68,6 @@ export async function prepareWrite(
       ? { fromBlock: batch.fromBlock, toBlock: batch.toBlock }
       : null;
   return { journal, events, trades, newTokens, readModels: readModelStatement(batch, state, options) };
-}
-
-/**
- * Sends a {@link prepareWrite} result in the caller's open transaction (five round trips at most).
- * With a journal, the transaction's changes to the read models are recorded first-block/last-block
- * tagged (row triggers; `tmi.journal_block`/`tmi.journal_to_block`, local to the transaction).
- */
-export async function executeWrite(client: PoolClient, prepared: PreparedWrite): Promise<void> {
-  if (prepared.journal) {
-    await client.query(
-      "SELECT set_config('tmi.journal_block', $1, true), set_config('tmi.journal_to_block', $2, true)",
-      [String(prepared.journal.fromBlock), String(prepared.journal.toBlock)],
-    );
-  }
-  await timed("copy_events", () => copyIn(client, CHAIN_EVENTS_COPY, prepared.events));
-  await timed("copy_trades", () => copyIn(client, TRADES_COPY, prepared.trades));
-  if (prepared.newTokens) {
-    const q = prepared.newTokens;
-    await timed("new_tokens", () => client.query(q.text, q.values));
-  }
-  await timed("read_models", () => client.query(prepared.readModels.text, prepared.readModels.values));
 }
 
 /** `blocks` (headers kept for reorg checks), pruning of blocks and journal, the checkpoint. */

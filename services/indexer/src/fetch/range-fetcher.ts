@@ -19,6 +19,7 @@ import {
   toHeader,
   toQuantity,
 } from "../rpc/rpc-client.js";
+import { createSyncLog } from "../sync-telemetry.js";
 import { readStartAnswer } from "./feed-start.js";
 import {
   type EmitterSet,
@@ -29,7 +30,6 @@ import {
   platformFilter,
 } from "./log-filter.js";
 import { LogQueryPlanner, type LogQuerySetting, type LogQueryStrategy } from "./log-strategy.js";
-import { createSyncLog } from "./sync-telemetry.js";
 
 /** A fetched block range, before selection. */
 export interface FetchedRange {

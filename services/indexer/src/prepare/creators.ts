@@ -1,0 +1,23 @@
+// The SQL text of read model `creators` (its rows and deltas: model/creators.ts): the statement
+// parts that write a range's rows, composed by prepare-write.ts.
+
+import type { CreatorDelta } from "../model/creators.js";
+import { type SqlParams, unnestRows } from "../sql/sql-text.js";
+
+/** Creators (`creators`): token count and volume (Σ curve_value of their tokens' trades) add up (CTE `creators_up`). */
+export function creatorsCtes(creators: Map<string, CreatorDelta>, q: SqlParams): string[] {
+  return [
+    `creators_up AS (
+    INSERT INTO creators (address, token_count, volume, updated_block_number)
+    SELECT * FROM ${unnestRows(q, [...creators.values()], "d", {
+      address: ["text", (c) => c.address],
+      token_count: ["int", (c) => c.tokenCount],
+      volume: ["numeric", (c) => c.volume.toString()],
+      updated_block_number: ["bigint", (c) => c.updatedBlock],
+    })}
+    ON CONFLICT (address) DO UPDATE SET
+      token_count = creators.token_count + excluded.token_count,
+      volume = creators.volume + excluded.volume,
+      updated_block_number = greatest(creators.updated_block_number, excluded.updated_block_number))`,
+  ];
+}
