@@ -148,6 +148,13 @@ export const feeManagerV3Abi = parseAbi([
   "function communityFeesAccruedByToken(address token) view returns (uint256)",
   "function traderRewardsFeesAccruedByToken(address token) view returns (uint256)",
   "function totalLiabilities() view returns (uint256)",
+  "error NothingToClaim()",
+  "error NothingToFund()",
+  "error InvalidPayoutRecipient()",
+  "error CreatorPayoutUnchanged()",
+  "error UnauthorizedCreator()",
+  "error UnauthorizedPendingPayout()",
+  "error NoPendingProposal()",
 ]);
 
 /**
