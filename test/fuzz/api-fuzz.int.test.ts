@@ -27,6 +27,10 @@ import {
   activityPageSchema,
   chartSchema,
   creatorProfileSchema,
+  dexAssetSchema,
+  dexEventsSchema,
+  dexLatestBlockSchema,
+  dexPairSchema,
   errorEnvelopeSchema,
   ethUsdSchema,
   finalizeResponseSchema,
@@ -95,6 +99,10 @@ const SUCCESS: Record<string, z.ZodType | null> = {
   "/api/v1/stream": null,
   "/health": serviceStatusSchema("ok"),
   "/readyz": serviceStatusSchema("ready"),
+  "/dexscreener/latest-block": dexLatestBlockSchema,
+  "/dexscreener/asset": dexAssetSchema,
+  "/dexscreener/pair": dexPairSchema,
+  "/dexscreener/events": dexEventsSchema,
 };
 
 let system: System;

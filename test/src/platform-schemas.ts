@@ -436,3 +436,64 @@ export function schemaProblems(schema: z.ZodType, body: unknown): string {
   const result = schema.safeParse(body);
   return result.success ? "" : z.prettifyError(result.error);
 }
+
+/**
+ * DEX Screener adapter bodies as the "DEX Screener Adapter Specs" v1.1 name them (their camelCase):
+ * amounts in whole units with decimals applied, block numbers and Unix seconds as numbers.
+ */
+const dexUnitsSchema = z.string().regex(/^[0-9]+(\.[0-9]+)?$/, "decimal string in whole units");
+const dexIdSchema = z.string().regex(/^0x[0-9a-f]{40}$/, "lowercase address");
+const dexBlockSchema = z.strictObject({
+  blockNumber: z.number().int().nonnegative(),
+  blockTimestamp: z.number().int().nonnegative(),
+});
+
+/** `GET /dexscreener/latest-block`. */
+export const dexLatestBlockSchema = z.strictObject({ block: dexBlockSchema });
+
+/** `GET /dexscreener/asset`. */
+export const dexAssetSchema = z.strictObject({
+  asset: z.object({ id: dexIdSchema, name: z.string(), symbol: z.string(), totalSupply: dexUnitsSchema }),
+});
+
+/** `GET /dexscreener/pair`. */
+export const dexPairSchema = z.strictObject({
+  pair: z.object({
+    id: dexIdSchema,
+    dexKey: z.string().min(1),
+    asset0Id: dexIdSchema,
+    asset1Id: dexIdSchema,
+    createdAtBlockNumber: z.number().int().nonnegative(),
+    createdAtBlockTimestamp: z.number().int().nonnegative(),
+    createdAtTxnId: hashSchema,
+    feeBps: z.number().int().nonnegative().optional(),
+  }),
+});
+
+/** `GET /dexscreener/events`: swap events, exactly one side in and the other out. */
+export const dexEventsSchema = z.strictObject({
+  events: z.array(
+    z
+      .object({
+        block: dexBlockSchema,
+        eventType: z.literal("swap"),
+        txnId: hashSchema,
+        txnIndex: z.number().int().nonnegative(),
+        eventIndex: z.number().int().nonnegative(),
+        maker: dexIdSchema,
+        pairId: dexIdSchema,
+        asset0In: dexUnitsSchema.optional(),
+        asset1Out: dexUnitsSchema.optional(),
+        asset1In: dexUnitsSchema.optional(),
+        asset0Out: dexUnitsSchema.optional(),
+        priceNative: dexUnitsSchema,
+        reserves: z.object({ asset0: dexUnitsSchema, asset1: dexUnitsSchema }),
+      })
+      .refine(
+        (e) =>
+          (e.asset0In !== undefined && e.asset1Out !== undefined && e.asset1In === undefined) ||
+          (e.asset1In !== undefined && e.asset0Out !== undefined && e.asset0In === undefined),
+        "a swap is a buy (asset1In, asset0Out) or a sell (asset0In, asset1Out)",
+      ),
+  ),
+});
