@@ -749,7 +749,7 @@ ones), as each title says; everything else is as returned.
     expect(usdChart.candles.some((c) => c.trade_count > 0)).toBe(true);
     // The side volumes split the volume exactly (wei).
     for (const c of weiChart.candles)
-      expect(BigInt(c.buy_volume) + BigInt(c.sell_volume)).toBe(BigInt(c.volume));
+      expect(BigInt(String(c.buy_volume)) + BigInt(String(c.sell_volume))).toBe(BigInt(String(c.volume)));
 
     const trades = await expectTyped(
       api(["Token", "Trades (curve and pool)"]).GET("/api/v1/tokens/{address}/trades", {
