@@ -737,6 +737,8 @@ ones), as each title says; everything else is as returned.
       expect(candle).toEqual({
         ...wei,
         volume: usdOf(wei.volume, ethUsd),
+        buy_volume: usdOf(wei.buy_volume, ethUsd),
+        sell_volume: usdOf(wei.sell_volume, ethUsd),
         open_price: usdOf(wei.open_price, ethUsd),
         high_price: usdOf(wei.high_price, ethUsd),
         low_price: usdOf(wei.low_price, ethUsd),
@@ -745,6 +747,9 @@ ones), as each title says; everything else is as returned.
       });
     }
     expect(usdChart.candles.some((c) => c.trade_count > 0)).toBe(true);
+    // The side volumes split the volume exactly (wei).
+    for (const c of weiChart.candles)
+      expect(BigInt(String(c.buy_volume)) + BigInt(String(c.sell_volume))).toBe(BigInt(String(c.volume)));
 
     const trades = await expectTyped(
       api(["Token", "Trades (curve and pool)"]).GET("/api/v1/tokens/{address}/trades", {

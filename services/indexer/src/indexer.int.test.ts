@@ -50,7 +50,7 @@ async function query<T = Record<string, unknown>>(
   }
 }
 
-/** Candles recomputed from the trades table in SQL (independent of the indexer's code): volume = Σ curve_value. */
+/** Candles recomputed from the trades table in SQL (independent of the indexer's code): volume = Σ curve_value, split by side. */
 const RECOMPUTED_CANDLES = `
   WITH iv(name, size) AS (VALUES ('1m', 60), ('5m', 300), ('15m', 900), ('1h', 3600), ('4h', 14400), ('1d', 86400), ('1w', 604800)),
   b AS (
@@ -60,7 +60,10 @@ const RECOMPUTED_CANDLES = `
     FROM trades t CROSS JOIN iv)
   SELECT token_address, interval, bucket_start::text, count(*)::int AS trade_count,
     count(*) FILTER (WHERE side = 'buy')::int AS buy_count, count(*) FILTER (WHERE side = 'sell')::int AS sell_count,
-    sum(curve_value)::text AS volume, count(DISTINCT trader)::int AS unique_trader_count,
+    sum(curve_value)::text AS volume,
+    coalesce(sum(curve_value) FILTER (WHERE side = 'buy'), 0)::text AS buy_volume,
+    coalesce(sum(curve_value) FILTER (WHERE side = 'sell'), 0)::text AS sell_volume,
+    count(DISTINCT trader)::int AS unique_trader_count,
     ((array_agg(price ORDER BY block_number, log_index) FILTER (WHERE price IS NOT NULL))[1])::text AS open_price,
     max(price)::text AS high_price, min(price)::text AS low_price,
     ((array_agg(price ORDER BY block_number DESC, log_index DESC) FILTER (WHERE price IS NOT NULL))[1])::text AS close_price
@@ -68,7 +71,7 @@ const RECOMPUTED_CANDLES = `
 
 const STORED_CANDLES = `
   SELECT token_address, interval, bucket_start::text, trade_count, buy_count, sell_count, volume::text,
-    unique_trader_count, open_price::text, high_price::text, low_price::text, close_price::text
+    buy_volume::text, sell_volume::text, unique_trader_count, open_price::text, high_price::text, low_price::text, close_price::text
   FROM candles ORDER BY 1, 2, 3`;
 
 function indexerOptions(db: TestDatabase, devnet: Devnet, env: Record<string, string> = {}) {

@@ -212,9 +212,11 @@ describe("usd, reserve_amount_usd and stats over the real indexer", () => {
         );
     const now = (await get(withFeed, "/api/v1/status")).indexed_at as number;
     const detail = await get(withFeed, `/api/v1/tokens/${token}`);
-    expect(Object.keys(detail.stats)).toEqual(["5m", "1h", "6h", "24h"]);
+    expect(Object.keys(detail.stats)).toEqual(["5m", "15m", "30m", "1h", "6h", "24h"]);
     const windows = [
       ["5m", 300, 60],
+      ["15m", 900, 60],
+      ["30m", 1_800, 60],
       ["1h", 3600, 60],
       ["6h", 21_600, 300],
       ["24h", 86_400, 900],
@@ -231,23 +233,29 @@ describe("usd, reserve_amount_usd and stats over the real indexer", () => {
       const lastPrice = priceOf(trades.at(-1));
       const of = (side: string) =>
         new Set(inside.filter((t: any) => t.side === side).map((t: any) => t.trader));
+      const volumeOf = (side?: string) =>
+        inside
+          .filter((t: { side: string }) => side === undefined || t.side === side)
+          .reduce((sum: bigint, t: { curve_value: string }) => sum + BigInt(t.curve_value), 0n);
       expect(detail.stats[name], name).toEqual({
-        volume: inside
-          .reduce((sum: bigint, t: { curve_value: string }) => sum + BigInt(t.curve_value), 0n)
-          .toString(),
+        volume: volumeOf().toString(),
+        buy_volume: volumeOf("buy").toString(),
+        sell_volume: volumeOf("sell").toString(),
+        net_volume: (volumeOf("buy") - volumeOf("sell")).toString(),
         trade_count: inside.length,
         buy_count: inside.filter((t: { side: string }) => t.side === "buy").length,
         sell_count: inside.filter((t: { side: string }) => t.side === "sell").length,
         unique_buyers: of("buy").size,
         unique_sellers: of("sell").size,
+        unique_traders: new Set(inside.map((t: any) => t.trader)).size,
         price_change_bps:
           startPrice === null || startPrice === 0n
             ? null
             : Number(((lastPrice - startPrice) * 10_000n) / startPrice),
       });
-      counts.push(inside.length);
+      if (name !== "15m" && name !== "30m") counts.push(inside.length);
     }
-    // The trades were spread so that every window holds a different set.
+    // The trades were spread so that every window of 5m, 1h, 6h and 24h holds a different set.
     expect(counts).toEqual([2, 3, 4, 6]);
     expect(detail.stats["24h"].price_change_bps).not.toBeNull();
   });

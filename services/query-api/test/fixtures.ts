@@ -231,9 +231,10 @@ export async function rebuildCandles(
     ]);
     await db.query(
       `INSERT INTO candles (token_address, interval, bucket_start, trade_count, buy_count, sell_count, volume,
-                            unique_trader_count, open_price, high_price, low_price, close_price)
+                            buy_volume, sell_volume, unique_trader_count, open_price, high_price, low_price, close_price)
        SELECT $1, $2, $3, count(*), count(*) FILTER (WHERE side = 'buy'), count(*) FILTER (WHERE side = 'sell'),
-              sum(reserve_amount), count(DISTINCT trader),
+              sum(reserve_amount), coalesce(sum(reserve_amount) FILTER (WHERE side = 'buy'), 0),
+              coalesce(sum(reserve_amount) FILTER (WHERE side = 'sell'), 0), count(DISTINCT trader),
               (array_agg(price ORDER BY block_number, log_index))[1], max(price), min(price),
               (array_agg(price ORDER BY block_number DESC, log_index DESC))[1]
          FROM trades WHERE token_address = $1 AND block_timestamp >= $3 AND block_timestamp < $4

@@ -26,6 +26,8 @@ export function volumeSql(alias: string): string {
 /** The windows of the token detail's `stats`, in wire order. */
 export const STATS_WINDOWS = [
   { name: "5m", seconds: 300 },
+  { name: "15m", seconds: 900 },
+  { name: "30m", seconds: 1_800 },
   { name: "1h", seconds: 3_600 },
   { name: "6h", seconds: 21_600 },
   { name: "24h", seconds: 86_400 },

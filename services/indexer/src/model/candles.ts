@@ -39,6 +39,10 @@ export interface CandleDelta extends CandleBucket {
   sellCount: number;
   /** Σ curve_value. */
   volume: bigint;
+  /** Σ curve_value of the buys (wei). */
+  buyVolume: bigint;
+  /** Σ curve_value of the sells (wei). */
+  sellVolume: bigint;
   open: bigint | null;
   high: bigint | null;
   low: bigint | null;
@@ -118,6 +122,8 @@ export function aggregateCandles(trades: Iterable<CandleInput>): {
             buyCount: 0,
             sellCount: 0,
             volume: 0n,
+            buyVolume: 0n,
+            sellVolume: 0n,
             open: null,
             high: null,
             low: null,
@@ -131,8 +137,13 @@ export function aggregateCandles(trades: Iterable<CandleInput>): {
       }
       const c = slot.candle;
       c.tradeCount++;
-      if (buy) c.buyCount++;
-      else c.sellCount++;
+      if (buy) {
+        c.buyCount++;
+        c.buyVolume += trade.curveValue;
+      } else {
+        c.sellCount++;
+        c.sellVolume += trade.curveValue;
+      }
       c.volume += trade.curveValue;
       if (p !== null) {
         if (c.open === null) c.open = p;

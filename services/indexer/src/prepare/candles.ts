@@ -13,7 +13,7 @@ const BUCKET_KEY: Readonly<Record<string, UnnestColumn<CandleBucket>>> = {
 
 /**
  * Candles (`candles`, `candle_traders`): the range's per-bucket deltas merged into the stored
- * buckets — counts and volume add, open kept, close replaced, high/low extended — and the bucket's
+ * buckets — counts and volumes (total, buy, sell) add, open kept, close replaced, high/low extended — and the bucket's
  * unique trader count grown exactly: short intervals by the `candle_traders` rows that were new
  * (rows that would not change are not written),
  * long intervals by the range's distinct traders minus those already counted there.
@@ -48,14 +48,16 @@ export function candlesCtes(
     FROM candles_traders_in GROUP BY 1, 2, 3)`,
     `candles_up AS (
     INSERT INTO candles (token_address, interval, bucket_start, trade_count, buy_count, sell_count, volume,
-                         unique_trader_count, open_price, high_price, low_price, close_price)
-    SELECT c.a, c.i, c.b, c.tc, c.bc, c.sc, c.vol, coalesce(ctn.nt, 0) + c.rt - coalesce(ttd.n, 0), c.o, c.h, c.l, c.cl
+                         buy_volume, sell_volume, unique_trader_count, open_price, high_price, low_price, close_price)
+    SELECT c.a, c.i, c.b, c.tc, c.bc, c.sc, c.vol, c.bv, c.sv, coalesce(ctn.nt, 0) + c.rt - coalesce(ttd.n, 0), c.o, c.h, c.l, c.cl
     FROM ${unnestRows(q, cd, "c", {
       ...BUCKET_KEY,
       tc: ["int", (c) => c.tradeCount],
       bc: ["int", (c) => c.buyCount],
       sc: ["int", (c) => c.sellCount],
       vol: ["numeric", (c) => c.volume.toString()],
+      bv: ["numeric", (c) => c.buyVolume.toString()],
+      sv: ["numeric", (c) => c.sellVolume.toString()],
       o: ["numeric", (c) => str(c.open)],
       h: ["numeric", (c) => str(c.high)],
       l: ["numeric", (c) => str(c.low)],
@@ -69,6 +71,8 @@ export function candlesCtes(
       buy_count = candles.buy_count + excluded.buy_count,
       sell_count = candles.sell_count + excluded.sell_count,
       volume = candles.volume + excluded.volume,
+      buy_volume = candles.buy_volume + excluded.buy_volume,
+      sell_volume = candles.sell_volume + excluded.sell_volume,
       unique_trader_count = candles.unique_trader_count + excluded.unique_trader_count,
       open_price = coalesce(candles.open_price, excluded.open_price),
       high_price = greatest(candles.high_price, excluded.high_price),

@@ -64,6 +64,8 @@ export class CandleFixes {
           buy_count: 0,
           sell_count: 0,
           volume: "0",
+          buy_volume: "0",
+          sell_volume: "0",
           unique_trader_count: 0,
           open_price: null,
           high_price: null,

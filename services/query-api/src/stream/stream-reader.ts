@@ -111,7 +111,7 @@ WITH cp AS (
     FROM tr CROSS JOIN ${CANDLE_INTERVALS_SQL}
 ), cnd AS (
   SELECT c.token_address, c.interval, c.bucket_start::text AS bucket_start, c.trade_count, c.buy_count, c.sell_count,
-         c.volume::text AS volume, c.unique_trader_count, c.open_price::text AS open_price,
+         c.volume::text AS volume, c.buy_volume::text AS buy_volume, c.sell_volume::text AS sell_volume, c.unique_trader_count, c.open_price::text AS open_price,
          c.high_price::text AS high_price, c.low_price::text AS low_price, c.close_price::text AS close_price
     FROM keys JOIN candles c
       ON c.token_address = keys.token_address AND c.interval = keys.interval AND c.bucket_start = keys.bucket_start
@@ -178,6 +178,8 @@ interface CandleRow {
   buy_count: number;
   sell_count: number;
   volume: string;
+  buy_volume: string;
+  sell_volume: string;
   unique_trader_count: number;
   open_price: string | null;
   high_price: string | null;
@@ -341,7 +343,7 @@ export async function readCandles(
 ): Promise<Map<string, Record<string, unknown>>> {
   const { rows } = await db.query<CandleRow>(
     `SELECT c.token_address, c.interval, c.bucket_start::text AS bucket_start, c.trade_count, c.buy_count, c.sell_count,
-            c.volume::text AS volume, c.unique_trader_count, c.open_price::text AS open_price,
+            c.volume::text AS volume, c.buy_volume::text AS buy_volume, c.sell_volume::text AS sell_volume, c.unique_trader_count, c.open_price::text AS open_price,
             c.high_price::text AS high_price, c.low_price::text AS low_price, c.close_price::text AS close_price
        FROM unnest($1::text[], $2::text[], $3::bigint[]) AS k(token_address, interval, bucket_start)
        JOIN candles c ON c.token_address = k.token_address AND c.interval = k.interval AND c.bucket_start = k.bucket_start`,
@@ -399,6 +401,8 @@ function candleData(c: CandleRow): Record<string, unknown> {
     buy_count: c.buy_count,
     sell_count: c.sell_count,
     volume: c.volume,
+    buy_volume: c.buy_volume,
+    sell_volume: c.sell_volume,
     unique_trader_count: c.unique_trader_count,
     open_price: c.open_price,
     high_price: c.high_price,

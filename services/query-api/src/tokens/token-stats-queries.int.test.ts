@@ -65,28 +65,45 @@ describe("token window stats from the candle rollups", () => {
   it("default", async () => {
     const stats = await readTokenStats(reader, token);
     const r = (n: number) => (10n ** 17n * BigInt(n)).toString();
-    expect(stats["5m"]).toEqual({
+    expect(Object.keys(stats)).toEqual(["5m", "15m", "30m", "1h", "6h", "24h"]);
+    const fiveMinutes = {
       volume: r(2),
+      buy_volume: r(1),
+      sell_volume: r(1),
+      net_volume: "0",
       trade_count: 2,
       buy_count: 1,
       sell_count: 1,
       unique_buyers: 1,
       unique_sellers: 1,
+      unique_traders: 1,
       price_change_bps: 2_500, // 4,000 → 5,000
-    });
-    expect(stats["1h"]).toEqual({
+    };
+    expect(stats["5m"]).toEqual(fiveMinutes);
+    // 15m and 30m (1m buckets) hold the same two trades (100 s and 30 s ago): the sell 1,000 s ago is older.
+    expect(stats["15m"]).toEqual(fiveMinutes);
+    expect(stats["30m"]).toEqual({
       volume: r(3),
+      buy_volume: r(1),
+      sell_volume: r(2),
+      net_volume: `-${r(1)}`,
       trade_count: 3,
       buy_count: 1,
       sell_count: 2,
       unique_buyers: 1,
       unique_sellers: 2,
+      unique_traders: 2,
       price_change_bps: 15_000, // 2,000 → 5,000
     });
+    expect(stats["1h"]).toEqual(stats["30m"]);
     expect(stats["6h"]).toMatchObject({
       trade_count: 4,
+      buy_volume: r(2),
+      sell_volume: r(2),
+      net_volume: "0",
       unique_buyers: 2,
       unique_sellers: 2,
+      unique_traders: 3,
       price_change_bps: 40_000,
     });
     expect(stats["24h"]).toMatchObject({ trade_count: 4, volume: r(4), price_change_bps: 40_000 }); // 1,000 → 5,000
@@ -98,11 +115,15 @@ describe("token window stats from the candle rollups", () => {
     const stats = await readTokenStats(reader, fresh);
     expect(stats["24h"]).toEqual({
       volume: "0",
+      buy_volume: "0",
+      sell_volume: "0",
+      net_volume: "0",
       trade_count: 0,
       buy_count: 0,
       sell_count: 0,
       unique_buyers: 0,
       unique_sellers: 0,
+      unique_traders: 0,
       price_change_bps: null,
     });
     // An explicit "now" far later: every window is empty, the change is 0 (same price before and now).

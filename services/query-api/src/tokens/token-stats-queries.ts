@@ -24,7 +24,7 @@ const WINDOW_VALUES = STATS_WINDOWS.map(
  * `candle_traders` rows, the close of the latest earlier candle with a price (price before the
  * window); and once the latest 1m close (last trade price). Embeddable in a larger statement
  * (token detail) so that the stats cost no extra round trip; "now" and the last price are
- * evaluated once (materialized CTEs), the windows are four index range scans.
+ * evaluated once (materialized CTEs), the windows are six index range scans.
  */
 export function tokenStatsJsonSql(tokenExpr: string, nowExpr = CHECKPOINT_NOW_SQL): string {
   return `(WITH w AS MATERIALIZED (
@@ -36,20 +36,25 @@ export function tokenStatsJsonSql(tokenExpr: string, nowExpr = CHECKPOINT_NOW_SQ
        WHERE c.token_address = ${tokenExpr} AND c.interval = '1m' AND c.close_price IS NOT NULL
        ORDER BY c.bucket_start DESC LIMIT 1)
     SELECT json_object_agg(w.name, json_build_object(
-        'volume', COALESCE(agg.volume, 0)::text, 'trade_count', COALESCE(agg.trade_count, 0)::int,
+        'volume', COALESCE(agg.volume, 0)::text,
+        'buy_volume', COALESCE(agg.buy_volume, 0)::text, 'sell_volume', COALESCE(agg.sell_volume, 0)::text,
+        'net_volume', (COALESCE(agg.buy_volume, 0) - COALESCE(agg.sell_volume, 0))::text,
+        'trade_count', COALESCE(agg.trade_count, 0)::int,
         'buy_count', COALESCE(agg.buy_count, 0)::int, 'sell_count', COALESCE(agg.sell_count, 0)::int,
-        'unique_buyers', tr.unique_buyers, 'unique_sellers', tr.unique_sellers,
+        'unique_buyers', tr.unique_buyers, 'unique_sellers', tr.unique_sellers, 'unique_traders', tr.unique_traders,
         'price_change_bps', CASE WHEN sp.price IS NULL OR lp.price IS NULL OR sp.price = 0 THEN NULL
                                  ELSE div((lp.price - sp.price) * 10000, sp.price)::int8 END)
         ORDER BY w.ord)
       FROM w
       CROSS JOIN LATERAL (
-        SELECT sum(c.volume) AS volume, sum(c.trade_count) AS trade_count, sum(c.buy_count) AS buy_count,
+        SELECT sum(c.volume) AS volume, sum(c.buy_volume) AS buy_volume, sum(c.sell_volume) AS sell_volume,
+               sum(c.trade_count) AS trade_count, sum(c.buy_count) AS buy_count,
                sum(c.sell_count) AS sell_count
           FROM candles c WHERE c.token_address = ${tokenExpr} AND c.interval = w.iv AND c.bucket_start >= w.start) agg
       CROSS JOIN LATERAL (
         SELECT (count(DISTINCT ct.trader) FILTER (WHERE ct.bought))::int AS unique_buyers,
-               (count(DISTINCT ct.trader) FILTER (WHERE ct.sold))::int AS unique_sellers
+               (count(DISTINCT ct.trader) FILTER (WHERE ct.sold))::int AS unique_sellers,
+               (count(DISTINCT ct.trader))::int AS unique_traders
           FROM candle_traders ct
          WHERE ct.token_address = ${tokenExpr} AND ct.interval = w.iv AND ct.bucket_start >= w.start) tr
       LEFT JOIN LATERAL (

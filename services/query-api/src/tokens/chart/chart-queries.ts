@@ -14,9 +14,10 @@ FROM tokens t LEFT JOIN indexer_checkpoints c ON c.chain_id = t.chain_id WHERE t
 // CPU than the whole query.
 const CANDLES_JSON_SQL = `SELECT coalesce(string_agg(
   CASE WHEN c.bucket_start IS NULL
-    THEN '{"bucket_start":' || g.b || ',"trade_count":0,"buy_count":0,"sell_count":0,"volume":"0","unique_trader_count":0,"open_price":null,"high_price":null,"low_price":null,"close_price":null}'
+    THEN '{"bucket_start":' || g.b || ',"trade_count":0,"buy_count":0,"sell_count":0,"volume":"0","buy_volume":"0","sell_volume":"0","unique_trader_count":0,"open_price":null,"high_price":null,"low_price":null,"close_price":null}'
     ELSE json_build_object('bucket_start', c.bucket_start, 'trade_count', c.trade_count, 'buy_count', c.buy_count,
-      'sell_count', c.sell_count, 'volume', c.volume::text, 'unique_trader_count', c.unique_trader_count,
+      'sell_count', c.sell_count, 'volume', c.volume::text, 'buy_volume', c.buy_volume::text,
+      'sell_volume', c.sell_volume::text, 'unique_trader_count', c.unique_trader_count,
       'open_price', c.open_price::text, 'high_price', c.high_price::text, 'low_price', c.low_price::text,
       'close_price', c.close_price::text)::text
   END, ',' ORDER BY g.b), '') AS candles
@@ -33,6 +34,8 @@ const USD_CANDLES_JSON_SQL = `SELECT coalesce(string_agg(json_build_object(
     'trade_count', coalesce(c.trade_count, 0), 'buy_count', coalesce(c.buy_count, 0),
     'sell_count', coalesce(c.sell_count, 0),
     'volume', CASE WHEN c.volume IS NULL OR c.volume = 0 THEN '0' ELSE ${USD("c.volume")} END,
+    'buy_volume', CASE WHEN c.buy_volume IS NULL OR c.buy_volume = 0 THEN '0' ELSE ${USD("c.buy_volume")} END,
+    'sell_volume', CASE WHEN c.sell_volume IS NULL OR c.sell_volume = 0 THEN '0' ELSE ${USD("c.sell_volume")} END,
     'unique_trader_count', coalesce(c.unique_trader_count, 0),
     'open_price', ${USD("c.open_price")}, 'high_price', ${USD("c.high_price")},
     'low_price', ${USD("c.low_price")}, 'close_price', ${USD("c.close_price")},

@@ -89,6 +89,10 @@ export const candleSchema = z
     buy_count: intSchema,
     sell_count: intSchema,
     volume: amountSchema,
+    buy_volume: amountSchema.meta({
+      description: "the volume of the bucket's buys (wei); buy_volume + sell_volume = volume",
+    }),
+    sell_volume: amountSchema.meta({ description: "the volume of the bucket's sells (wei)" }),
     unique_trader_count: intSchema,
     ...ohlcFields(priceSchema),
   })
@@ -103,6 +107,8 @@ export const usdCandleSchema = candleSchema
     volume: usdValue
       .nullable()
       .meta({ description: 'USD; "0" without trades; null when trades have no ETH/USD answer in force' }),
+    buy_volume: usdValue.nullable().meta({ description: 'USD of buy_volume; "0" without buys' }),
+    sell_volume: usdValue.nullable().meta({ description: 'USD of sell_volume; "0" without sells' }),
     unique_trader_count: intSchema,
     open_price: usdValue
       .nullable()
