@@ -175,7 +175,14 @@ describe("scale-out on a streaming standby", () => {
     expect(paths.length).toBeGreaterThan(8);
     for (const path of paths) {
       const url = path.replace("{address}", token.address).replace("{creator}", token.creator);
-      const query = url.includes("/chart") ? "?interval=1m" : "";
+      // The DEX Screener adapter's required parameters: the token, its curve (the pair), block 1
+      // (never past latest-block on either replica).
+      const adapterQuery: Record<string, string> = {
+        "/dexscreener/asset": `?id=${token.address}`,
+        "/dexscreener/pair": `?id=${token.curve.address}`,
+        "/dexscreener/events": "?fromBlock=1&toBlock=1",
+      };
+      const query = url.includes("/chart") ? "?interval=1m" : (adapterQuery[url] ?? "");
       for (const gateway of gateways) {
         const response = await get(`${gateway}${url}${query}`);
         expect(
