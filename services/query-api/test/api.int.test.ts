@@ -136,11 +136,11 @@ beforeAll(async () => {
   // Candles of token 1 (1h): two buckets with trades; the rest of the range is a gap.
   const hour = (ts: number) => Math.floor(ts / 3600) * 3600;
   await db.query(
-    `INSERT INTO candles (token_address, interval, bucket_start, trade_count, buy_count, sell_count, volume, unique_trader_count,
-       open_price, high_price, low_price, close_price)
-     VALUES ($1, '1h', $2, 3, 2, 1, '60000000000000000', 2, '100', '300', '50', '200'),
-            ($1, '1h', $3, 1, 1, 0, '10000000000000000', 1, '210', '210', '210', '210'),
-            ($1, '1w', $4, 4, 3, 1, '70000000000000000', 3, '100', '300', '50', '210')`,
+    `INSERT INTO candles (token_address, interval, bucket_start, trade_count, buy_count, sell_count, volume,
+       buy_volume, sell_volume, unique_trader_count, open_price, high_price, low_price, close_price)
+     VALUES ($1, '1h', $2, 3, 2, 1, '60000000000000000', '40000000000000000', '20000000000000000', 2, '100', '300', '50', '200'),
+            ($1, '1h', $3, 1, 1, 0, '10000000000000000', '10000000000000000', '0', 1, '210', '210', '210', '210'),
+            ($1, '1w', $4, 4, 3, 1, '70000000000000000', '50000000000000000', '20000000000000000', 3, '100', '300', '50', '210')`,
     [tokenAddress(1), hour(T0 + 1200), hour(T0 + 1200) + 3 * 3600, 1699833600],
   );
   await setCheckpoint(db, 400, T0 + 10 * 3600 + 5);
@@ -555,6 +555,8 @@ describe("chart", () => {
       buy_count: 2,
       sell_count: 1,
       volume: "60000000000000000",
+      buy_volume: "40000000000000000",
+      sell_volume: "20000000000000000",
       unique_trader_count: 2,
       open_price: "100",
       high_price: "300",
@@ -568,6 +570,8 @@ describe("chart", () => {
       buy_count: 0,
       sell_count: 0,
       volume: "0",
+      buy_volume: "0",
+      sell_volume: "0",
       unique_trader_count: 0,
       open_price: null,
       high_price: null,
@@ -676,6 +680,8 @@ describe("chart", () => {
           buy_count: 2,
           sell_count: 1,
           volume: null,
+          buy_volume: null,
+          sell_volume: null,
           unique_trader_count: 2,
           open_price: null,
           high_price: null,
@@ -691,6 +697,8 @@ describe("chart", () => {
           buy_count: 1,
           sell_count: 0,
           volume: "30",
+          buy_volume: "30",
+          sell_volume: "0",
           unique_trader_count: 1,
           open_price: "0.00000000000063",
           high_price: "0.00000000000063",
