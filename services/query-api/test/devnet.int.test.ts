@@ -244,15 +244,16 @@ describe("over the real indexer", () => {
       const bucketOf = (ts: number) => Math.floor((ts - origin) / size) * size + origin;
       const expected = new Map<
         number,
-        { n: number; b: number; s: number; v: bigint; u: Set<string>; p: bigint[] }
+        { n: number; b: number; s: number; v: bigint; bv: bigint; u: Set<string>; p: bigint[] }
       >();
       for (const t of trades) {
         const b = bucketOf(times.get(t.block_number)!);
-        const e = expected.get(b) ?? { n: 0, b: 0, s: 0, v: 0n, u: new Set<string>(), p: [] };
+        const e = expected.get(b) ?? { n: 0, b: 0, s: 0, v: 0n, bv: 0n, u: new Set<string>(), p: [] };
         e.n += 1;
         if (t.side === "buy") e.b += 1;
         else e.s += 1;
         e.v += BigInt(t.curve_value); // volume = Σ curve_value
+        if (t.side === "buy") e.bv += BigInt(t.curve_value); // buy_volume: the buys' part
         e.u.add(t.trader);
         e.p.push(prices.get(t.transaction_hash)!); // the price after the trade, as indexed
         expected.set(b, e);
@@ -279,6 +280,8 @@ describe("over the real indexer", () => {
           buy_count: e.b,
           sell_count: e.s,
           volume: e.v.toString(),
+          buy_volume: e.bv.toString(),
+          sell_volume: (e.v - e.bv).toString(),
           unique_trader_count: e.u.size,
           open_price: e.p[0]!.toString(),
           high_price: max.toString(),
