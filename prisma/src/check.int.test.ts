@@ -18,13 +18,14 @@ describe("checkSchemaDrift", () => {
     expect(report.scratchDatabase).toMatch(/^tmi_test_/);
     // Not vacuous: the comparison covers the whole schema.
     const shape = expected();
-    expect(shape.size).toBe(19); // api_keys (API keys) is the 19th
+    expect(shape.size).toBe(22); // api_keys (API keys) is the 19th; token_fees, token_asset_fees, creator_lp_fees (fee economy) the 20th-22nd
     expect(shape.get("tokens")?.columns.size).toBe(54);
     expect([...(shape.get("tokens")?.indexes.keys() ?? [])].sort()).toEqual([
       "tokens_address_prefix_idx",
       "tokens_creator_newest_idx",
       "tokens_curve_address_key",
       "tokens_holders_idx",
+      "tokens_lp_fee_vault_idx",
       "tokens_newest_idx",
       "tokens_pkey",
       "tokens_pool_address_key",

@@ -18,6 +18,7 @@ import {
   CHART_INTERVALS,
   CURVE_ALLOCATION,
   chartSchema,
+  creatorEarningsSchema,
   creatorProfileSchema,
   errorEnvelopeSchema,
   ethUsdSchema,
@@ -29,6 +30,7 @@ import {
   pricingSchema,
   schemaProblems,
   serviceStatusSchema,
+  tokenFeesSchema,
   tokenPageSchema,
   tokenSchema,
   tradePageSchema,
@@ -851,6 +853,38 @@ ones), as each title says; everything else is as returned.
       creatorProfileSchema,
     );
     expect(zero).toEqual({ address: UNKNOWN, token_count: 0, volume: "0", tokens: [] });
+  });
+
+  it("behavior: a token's fee economy and its creator's earnings (additions), consistent with each other", async () => {
+    const { alpha, creator } = market;
+    const fees = await expectTyped(
+      api(["Fees", "Fee economy of a graduated token (addition)"]).GET("/api/v1/tokens/{address}/fees", {
+        params: { path: { address: alpha.token } },
+      }),
+      200,
+      tokenFeesSchema,
+    );
+    const { total, ...parts } = fees.curve;
+    expect(BigInt(total)).toBeGreaterThan(0n);
+    expect(Object.values(parts).reduce((s, v) => s + BigInt(v), 0n)).toBe(BigInt(total));
+    expect(BigInt(fees.creator.claimable)).toBe(BigInt(fees.creator.earned) - BigInt(fees.creator.claimed));
+    const earnings = await expectTyped(
+      api(["Fees", "Creator earnings (addition)"]).GET("/api/v1/creators/{address}/earnings", {
+        params: { path: { address: creator.address } },
+      }),
+      200,
+      creatorEarningsSchema,
+    );
+    expect(earnings.tokens).toHaveLength(2);
+    const entry = earnings.tokens.find((t) => t.token === alpha.token);
+    expect(entry && { ...entry, token: undefined, lp: undefined }).toEqual({
+      ...fees.creator,
+      token: undefined,
+      lp: undefined,
+    });
+    expect(BigInt(earnings.curve_claimable)).toBe(
+      earnings.tokens.reduce((s, t) => s + BigInt(t.claimable), 0n),
+    );
   });
 
   it("behavior: wallets (summary, holdings, trades), token traders by every sort, the trader= filter", async () => {

@@ -252,6 +252,63 @@ export const creatorProfileSchema = z.object({
   next_cursor: z.string().min(1).optional(),
 });
 
+/** An amount of one asset (native ETH: the zero address). */
+const assetAmountSchema = z.strictObject({ asset: addressSchema, amount: amountSchema });
+
+/** The creator's curve fees of a token (docs/api.md "Fees"). */
+const creatorFeeFields = {
+  payout_address: addressSchema.nullable(),
+  pending_payout_address: addressSchema.nullable(),
+  earned: amountSchema,
+  claimed: amountSchema,
+  claimable: amountSchema,
+};
+
+/** Token fee economy (addition: `/api/v1/tokens/{address}/fees`). */
+export const tokenFeesSchema = z.strictObject({
+  curve: z.strictObject({
+    total: amountSchema,
+    protocol: amountSchema,
+    creator: amountSchema,
+    community: amountSchema,
+    trader_rewards: amountSchema,
+  }),
+  creator: z.strictObject(creatorFeeFields),
+  lp: z.array(
+    z.strictObject({
+      asset: addressSchema,
+      collected: amountSchema,
+      creator: amountSchema,
+      protocol: amountSchema,
+      community: amountSchema,
+      trader_rewards: amountSchema,
+    }),
+  ),
+  community: z.array(
+    z.strictObject({
+      asset: addressSchema,
+      funded: amountSchema,
+      forwarded: amountSchema,
+      balance: amountSchema,
+    }),
+  ),
+  trader_rewards: z.array(
+    z.strictObject({ asset: addressSchema, funded: amountSchema, paid: amountSchema, balance: amountSchema }),
+  ),
+});
+
+/** Creator earnings (addition: `/api/v1/creators/{address}/earnings`). */
+export const creatorEarningsSchema = z.strictObject({
+  address: addressSchema,
+  curve_claimable: amountSchema,
+  lp_claimable: z.array(assetAmountSchema),
+  claimed: z.strictObject({ curve: amountSchema, lp: z.array(assetAmountSchema) }),
+  tokens: z.array(
+    z.strictObject({ token: addressSchema, ...creatorFeeFields, lp: z.array(assetAmountSchema) }),
+  ),
+  next_cursor: z.string().min(1).optional(),
+});
+
 /** Holder (addition: `/api/v1/tokens/{address}/holders`). */
 export const holderPageSchema = pageSchema(z.object({ address: addressSchema, balance: amountSchema }));
 

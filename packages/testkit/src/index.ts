@@ -2,6 +2,7 @@
 // Each file has one owner; see the header comment of each.
 
 export * from "./database.js";
+export * from "./impostor.js";
 export * from "./indexer.js";
 export * from "./pgbouncer.js";
 export * from "./positions-oracle.js";

@@ -186,6 +186,9 @@ const DUMP_TABLES: Record<string, string> = {
   candle_traders: "token_address, interval, bucket_start, trader",
   creators: "address",
   eth_usd_answers: "block_number, log_index",
+  token_fees: "token_address",
+  token_asset_fees: "token_address, asset",
+  creator_lp_fees: "recipient, asset",
 };
 
 /**

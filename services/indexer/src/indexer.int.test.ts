@@ -20,9 +20,11 @@ import {
   createTestDatabase,
   devnetIndexerOptions,
   dumpIndexedTables,
+  emitterInitCode,
   indexToHead,
   startIndexer,
   type TestDatabase,
+  topicOf,
   waitFor,
 } from "@tmi/testkit";
 import pg from "pg";
@@ -78,25 +80,7 @@ function indexerOptions(db: TestDatabase, devnet: Devnet, env: Record<string, st
   return { ...devnetIndexerOptions(devnet, db.url, { ethUsdFeed: true }), env };
 }
 
-/**
- * Creation code of a contract that emits `logs` from its constructor (and has no code): an
- * impostor emitting the platform's event signatures from its own address.
- */
-function emitterInitCode(logs: { topics: Hex[]; data: Hex }[]): Hex {
-  let code = "";
-  const push32 = (word: string) => `7f${word.padStart(64, "0")}`;
-  for (const log of logs) {
-    const data = log.data.slice(2);
-    const words = data.length / 64;
-    for (let i = 0; i < words; i++)
-      code += `${push32(data.slice(i * 64, (i + 1) * 64))}61${(i * 32).toString(16).padStart(4, "0")}52`;
-    for (const topic of [...log.topics].reverse()) code += push32(topic.slice(2));
-    code += `61${(words * 32).toString(16).padStart(4, "0")}6000${(0xa0 + log.topics.length).toString(16)}`;
-  }
-  return `0x${code}00`;
-}
-
-const pad = (a: string) => `0x${a.slice(2).toLowerCase().padStart(64, "0")}` as Hex;
+const pad = topicOf;
 
 describe("indexer", () => {
   let devnet: Devnet;

@@ -6,6 +6,7 @@ import { type DecodedEvent, EVENTS } from "../events/index.js";
 import type { Batch } from "../model/batch.js";
 import { aggregateCandles } from "../model/candles.js";
 import { creatorDelta } from "../model/creators.js";
+import { assetFeeDelta, creatorLpDelta, emptyFeeDeltas, tokenFeeDelta } from "../model/fees.js";
 import { addBalance, type BalanceChanges, balanceRows } from "../model/holders.js";
 import type { KnownState } from "../model/known-state.js";
 import { addPositionTrade } from "../model/positions.js";
@@ -42,6 +43,7 @@ export async function buildBatch(
     candleTraders: [],
     creators: new Map(),
     ethUsd: [],
+    fees: emptyFeeDeltas(),
   };
   const balances: BalanceChanges = new Map();
   let current: DecodedEvent | null = null;
@@ -54,6 +56,9 @@ export async function buildBatch(
     batch,
     token: (address, block) => tokenDelta(batch.tokenDeltas, address, block),
     creator: (address, block) => creatorDelta(batch.creators, address, block),
+    tokenFees: (token, block) => tokenFeeDelta(batch.fees, token, block),
+    assetFees: (token, asset, block) => assetFeeDelta(batch.fees, token, asset, block),
+    creatorLp: (recipient, asset, block) => creatorLpDelta(batch.fees, recipient, asset, block),
     balance: (info, holder, amount) => addBalance(balances, info, state.factory, holder, amount),
     trade(trade) {
       batch.trades.push(trade);

@@ -128,9 +128,13 @@ function missingKeys(events: readonly DecodedEvent[], state: KnownState) {
   const tokens = new Set<string>();
   const curves = new Set<string>();
   const pools = new Set<string>();
+  const feeVaults = new Set<string>();
   const sink: KeySink = {
     token(a) {
       if (!state.tokens.has(a)) tokens.add(a);
+    },
+    feeVault(a) {
+      if (!state.feeVaults.has(a)) feeVaults.add(a);
     },
     curve(a) {
       if (!state.curves.has(a)) curves.add(a);
@@ -145,7 +149,7 @@ function missingKeys(events: readonly DecodedEvent[], state: KnownState) {
     },
   };
   for (const e of events) declarationOf(e.name).keys?.(e, sink);
-  return { tokens: [...tokens], curves: [...curves], pools: [...pools] };
+  return { tokens: [...tokens], curves: [...curves], pools: [...pools], feeVaults: [...feeVaults] };
 }
 
 /**
@@ -165,6 +169,10 @@ function namedTokens(events: readonly DecodedEvent[], state: KnownState): Set<st
     },
     pool(a) {
       const token = state.pools.get(a);
+      if (token !== undefined && state.tokens.has(token)) out.add(token);
+    },
+    feeVault(a) {
+      const token = state.feeVaults.get(a);
       if (token !== undefined && state.tokens.has(token)) out.add(token);
     },
     launch(token) {
@@ -242,7 +250,10 @@ export function createIndexingCore(options: IndexingCoreOptions): IndexingCore {
       seq++;
       evict();
       const missing = missingKeys(input.events, state);
-      if (db && missing.tokens.length + missing.curves.length + missing.pools.length > 0) {
+      if (
+        db &&
+        missing.tokens.length + missing.curves.length + missing.pools.length + missing.feeVaults.length > 0
+      ) {
         reads.statements++;
         for (const info of await loadTokenInfos(db, missing)) {
           if (state.tokens.has(info.address)) continue;

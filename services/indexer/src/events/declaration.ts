@@ -38,6 +38,8 @@ export interface KeySink {
   curve(address: string): void;
   /** A canonical pool the event names. */
   pool(address: string): void;
+  /** A permanent LP fee vault the event comes from (a claim names no token): one token of that vault. */
+  feeVault(address: string): void;
   /** A launch: the token it creates, with its curve and pool. */
   launch(token: string, curve: string, pool: string): void;
 }
@@ -148,5 +150,30 @@ export function knownEmitter(kind: keyof typeof HELD_BY_KIND): {
   return {
     keys: (e, k) => k[kind](e.address),
     accept: (e, state) => held(state).has(e.address),
+  };
+}
+
+/**
+ * `learn` (its apply) and `accept` of an event by which a token's `emitter` (its fee manager or
+ * LP fee vault) funds one of the two ecosystem vaults, naming it (`vault` argument): the event
+ * named `community` names the token's community vault, the other its trader-rewards vault. The
+ * first such event teaches the vault; only the token's own contract naming the token's vault counts.
+ */
+export function fundsVault<E extends { address: string; name: string; args: { vault: string } }>(
+  emitter: "feeManager" | "feeVault",
+  tokenOf: (e: E) => string,
+  community: string,
+): { learn(e: E, state: KnownState): void; accept(e: E, state: KnownState): boolean } {
+  const field = (e: E) => (e.name === community ? "communityVault" : "traderRewardsVault");
+  return {
+    learn(e, state) {
+      const info = state.tokens.get(tokenOf(e));
+      if (!info || info[emitter] !== e.address) return;
+      info[field(e)] ??= e.args.vault;
+    },
+    accept(e, state) {
+      const info = state.tokens.get(tokenOf(e));
+      return info !== undefined && info[emitter] === e.address && info[field(e)] === e.args.vault;
+    },
   };
 }

@@ -1,7 +1,7 @@
-import { graduationCustodyV3Abi } from "@tmi/shared/chain";
+import { graduationCustodyV3Abi, permanentLPFeeVaultV3Abi } from "@tmi/shared/chain";
 import type { DecodedEventOf } from "../decode/event-decoder.js";
 import type { KnownState } from "../model/known-state.js";
-import { declareEvents, type EventHandler, launchTokenKey } from "./declaration.js";
+import { declareEvents, type EventHandler, fundsVault, launchTokenKey } from "./declaration.js";
 
 // The graduation's custody contracts name themselves by emitting; their declarations' `learn` has already
 // registered them as the token's platform contracts (never holders). Their logs are not trades
@@ -15,9 +15,25 @@ const onResidualDeposited: EventHandler<"ResidualDeposited"> = (e, p, b) => {
 /** `PermanentFeesCollected` (the token's LP custodian): nothing to store (the vault's accrual names the vault). */
 const onPermanentFeesCollected: EventHandler<"PermanentFeesCollected"> = () => {};
 
-/** `PermanentLPFeesAccrued` (the token's permanent LP fee vault): `tokens.lp_fee_vault_address`. */
+/**
+ * `PermanentLPFeesAccrued` (the token's permanent LP fee vault): `tokens.lp_fee_vault_address`,
+ * the shares by asset (`token_asset_fees.lp_*`) and the creator share of its recipient
+ * (`creator_lp_fees.earned`).
+ */
 const onPermanentLPFeesAccrued: EventHandler<"PermanentLPFeesAccrued"> = (e, p, b) => {
-  b.token(e.args.launchToken, p.blockNumber).feeVault = e.address;
+  const { launchToken, asset, creatorRecipient } = e.args;
+  b.token(launchToken, p.blockNumber).feeVault = e.address;
+  const fees = b.assetFees(launchToken, asset, p.blockNumber);
+  fees.lpCreator += e.args.creatorShare;
+  fees.lpProtocol += e.args.protocolShare;
+  fees.lpCommunity += e.args.communityShare;
+  fees.lpTraderRewards += e.args.traderRewardsShare;
+  b.creatorLp(creatorRecipient, asset, p.blockNumber).earned += e.args.creatorShare;
+};
+
+/** `CreatorLPFeesClaimed` (a token's permanent LP fee vault): `creator_lp_fees.claimed` of (recipient, asset). */
+const onCreatorLPFeesClaimed: EventHandler<"CreatorLPFeesClaimed"> = (e, p, b) => {
+  b.creatorLp(e.args.recipient, e.args.asset, p.blockNumber).claimed += e.args.amount;
 };
 
 /** `CommunityLPFeesForwarded` (the token's fee vault): the vault it names is `tokens.community_vault_address`. */
@@ -30,26 +46,12 @@ const onTraderRewardsLPFeesForwarded: EventHandler<"TraderRewardsLPFeesForwarded
   b.token(e.args.launchToken, p.blockNumber).traderRewardsVault = e.args.vault;
 };
 
-/** A forward by the token's fee vault: the vault it names is its community / trader-rewards vault. */
-function learnForward(
-  e: DecodedEventOf<"CommunityLPFeesForwarded" | "TraderRewardsLPFeesForwarded">,
-  state: KnownState,
-): void {
-  const info = state.tokens.get(e.args.launchToken);
-  if (!info || info.feeVault !== e.address) return;
-  if (e.name === "CommunityLPFeesForwarded") info.communityVault ??= e.args.vault;
-  else info.traderRewardsVault ??= e.args.vault;
-}
-
-/** Only from the token's fee vault, naming the token's community / trader-rewards vault. */
-function acceptForward(
-  e: DecodedEventOf<"CommunityLPFeesForwarded" | "TraderRewardsLPFeesForwarded">,
-  state: KnownState,
-): boolean {
-  const info = state.tokens.get(e.args.launchToken);
-  const vault = e.name === "CommunityLPFeesForwarded" ? info?.communityVault : info?.traderRewardsVault;
-  return info !== undefined && info.feeVault === e.address && vault === e.args.vault;
-}
+/** A forward by the token's fee vault names its community / trader-rewards vault (pass 4: after the fee vault is known). */
+const forward = fundsVault<DecodedEventOf<"CommunityLPFeesForwarded" | "TraderRewardsLPFeesForwarded">>(
+  "feeVault",
+  (e) => e.args.launchToken,
+  "CommunityLPFeesForwarded",
+);
 
 /**
  * The token of the launch `e` names when `byTx` (transaction hash → token: its graduation, its LP
@@ -69,8 +71,8 @@ const FORWARD_EVENT = {
   abi: graduationCustodyV3Abi,
   filter: "platform",
   keys: launchTokenKey,
-  learn: { pass: 4, apply: learnForward },
-  accept: acceptForward,
+  learn: { pass: 4, apply: forward.learn },
+  accept: forward.accept,
 } as const;
 
 /**
@@ -118,7 +120,8 @@ export const GRADUATION_CUSTODY_EVENTS = declareEvents({
       pass: 3,
       apply(e, state, scan) {
         const info = namedInTransaction(e, scan.collectTx, state);
-        if (info && info.feeVault === null && e.args.custodian === info.custodian) info.feeVault = e.address;
+        if (info && info.feeVault === null && e.args.custodian === info.custodian)
+          state.setFeeVault(info, e.address);
       },
     },
     accept(e, state) {
@@ -126,6 +129,14 @@ export const GRADUATION_CUSTODY_EVENTS = declareEvents({
       return info !== undefined && info.feeVault === e.address && info.custodian === e.args.custodian;
     },
     handle: onPermanentLPFeesAccrued,
+  },
+  CreatorLPFeesClaimed: {
+    abi: permanentLPFeeVaultV3Abi,
+    filter: "platform",
+    // A claim names no token: one token of the vault is loaded, and only a known fee vault counts.
+    keys: (e, k) => k.feeVault(e.address),
+    accept: (e, state) => state.feeVaults.has(e.address),
+    handle: onCreatorLPFeesClaimed,
   },
   CommunityLPFeesForwarded: { ...FORWARD_EVENT, handle: onCommunityLPFeesForwarded },
   TraderRewardsLPFeesForwarded: { ...FORWARD_EVENT, handle: onTraderRewardsLPFeesForwarded },

@@ -3,6 +3,7 @@
 
 import type { Batch } from "../model/batch.js";
 import type { CreatorDelta } from "../model/creators.js";
+import type { AssetFeeDelta, CreatorLpDelta, TokenFeeDelta } from "../model/fees.js";
 import type { KnownState, TokenInfo } from "../model/known-state.js";
 import type { TokenDelta } from "../model/tokens.js";
 import type { TradeRow } from "../model/trades.js";
@@ -50,6 +51,12 @@ export interface RangeBuilder {
   token(address: string, block: number): TokenDelta;
   /** The creator's delta of this range. */
   creator(address: string, block: number): CreatorDelta;
+  /** The token's `token_fees` delta of this range (model/fees). */
+  tokenFees(token: string, block: number): TokenFeeDelta;
+  /** The (token, asset)'s `token_asset_fees` delta of this range (model/fees). */
+  assetFees(token: string, asset: string, block: number): AssetFeeDelta;
+  /** The (LP creator recipient, asset)'s `creator_lp_fees` delta of this range (model/fees). */
+  creatorLp(recipient: string, asset: string, block: number): CreatorLpDelta;
   /** A balance change of a holder; platform contracts of the token are not holders and are skipped. */
   balance(info: TokenInfo, holder: string, amount: bigint): void;
   /** A trade: the trades row, token metrics (counts, volume = Σ curve_value, fees, latest trade), traders, creator volume. */

@@ -11,6 +11,7 @@ import {
 } from "../decode/event-decoder.js";
 import { CURVE_EVENTS } from "./curve.js";
 import type { EventDeclaration } from "./declaration.js";
+import { ECOSYSTEM_VAULT_EVENTS } from "./ecosystem-vaults.js";
 import { FACTORY_EVENTS } from "./factory.js";
 import { FEE_MANAGER_EVENTS } from "./fee-manager.js";
 import { FEED_EVENTS } from "./feed.js";
@@ -26,6 +27,7 @@ export const EVENTS = Object.freeze({
   ...FEE_MANAGER_EVENTS,
   ...CURVE_EVENTS,
   ...GRADUATION_CUSTODY_EVENTS,
+  ...ECOSYSTEM_VAULT_EVENTS,
   ...TOKEN_EVENTS,
   ...POOL_EVENTS,
   ...FEED_EVENTS,

@@ -7,6 +7,7 @@ import type { ChainEventRow } from "./activity.js";
 import type { CandleDelta, CandleTraderRow } from "./candles.js";
 import type { CreatorDelta } from "./creators.js";
 import type { EthUsdRow } from "./eth-usd.js";
+import type { FeeDeltas } from "./fees.js";
 import type { BalanceDelta } from "./holders.js";
 import type { PositionDelta } from "./positions.js";
 import type { NewTokenRow, TokenDelta } from "./tokens.js";
@@ -43,4 +44,6 @@ export interface Batch {
   creators: Map<string, CreatorDelta>;
   /** ETH/USD answers (model/eth-usd). */
   ethUsd: EthUsdRow[];
+  /** The fee economy's sums (model/fees). */
+  fees: FeeDeltas;
 }

@@ -1,5 +1,6 @@
 // Read model `creators`: per creator, the count of tokens launched (handler `onTokenLaunched`)
-// and the volume of their tokens' trades (every trade, through `RangeBuilder.trade`);
+// the volume of their tokens' trades (every trade, through `RangeBuilder.trade`) and their tokens'
+// curve creator fees earned and claimed (events/fee-manager.ts);
 // its CTE: prepare/creators.ts.
 
 /** Per-creator change of a range. */
@@ -9,6 +10,10 @@ export interface CreatorDelta {
   tokenCount: number;
   /** Σ curve_value of the creator's tokens' trades. */
   volume: bigint;
+  /** Σ `FeesDeposited.creatorFee` of the creator's tokens (wei). */
+  feesEarned: bigint;
+  /** Σ `CreatorFeesClaimed.amount` of the creator's tokens (wei). */
+  feesClaimed: bigint;
   updatedBlock: number;
 }
 
@@ -20,7 +25,7 @@ export function creatorDelta(
 ): CreatorDelta {
   let c = creators.get(creator);
   if (!c) {
-    c = { address: creator, tokenCount: 0, volume: 0n, updatedBlock: block };
+    c = { address: creator, tokenCount: 0, volume: 0n, feesEarned: 0n, feesClaimed: 0n, updatedBlock: block };
     creators.set(creator, c);
   }
   if (block > c.updatedBlock) c.updatedBlock = block;

@@ -61,6 +61,8 @@ export class KnownState {
   readonly pools = new Map<string, string>();
   /** LP custodian address → token address */
   readonly custodians = new Map<string, string>();
+  /** Permanent LP fee vault → a held token whose vault it is (the vault is shared by the deployment's tokens). */
+  readonly feeVaults = new Map<string, string>();
   /** The feed's proxy (accepted emitter of `AggregatorConfirmed`), or null. */
   readonly feedProxy: string | null;
   /**
@@ -89,6 +91,13 @@ export class KnownState {
     this.curves.set(info.curve, info.address);
     this.pools.set(info.pool, info.address);
     if (info.custodian !== null) this.custodians.set(info.custodian, info.address);
+    if (info.feeVault !== null) this.feeVaults.set(info.feeVault, info.address);
+  }
+
+  /** Records `vault` as the token's permanent LP fee vault (learned from its first accrual). */
+  setFeeVault(info: TokenInfo, vault: string): void {
+    info.feeVault = vault;
+    this.feeVaults.set(vault, info.address);
   }
 
   /**
@@ -104,6 +113,8 @@ export class KnownState {
     if (this.pools.get(info.pool) === address) this.pools.delete(info.pool);
     if (info.custodian !== null && this.custodians.get(info.custodian) === address)
       this.custodians.delete(info.custodian);
+    if (info.feeVault !== null && this.feeVaults.get(info.feeVault) === address)
+      this.feeVaults.delete(info.feeVault);
     return true;
   }
 
@@ -113,5 +124,6 @@ export class KnownState {
     this.curves.clear();
     this.pools.clear();
     this.custodians.clear();
+    this.feeVaults.clear();
   }
 }

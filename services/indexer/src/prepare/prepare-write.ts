@@ -10,6 +10,7 @@ import { CHAIN_EVENTS_COPY } from "./activity.js";
 import { candlesCtes } from "./candles.js";
 import { creatorsCtes } from "./creators.js";
 import { ethUsdCtes } from "./eth-usd.js";
+import { feesCtes } from "./fees.js";
 import { holdersCtes } from "./holders.js";
 import { positionsCtes } from "./positions.js";
 import { newTokensStatement, tokensUpdateCtes } from "./tokens.js";
@@ -128,6 +129,7 @@ function readModelStatement(
     ),
     ...creatorsCtes(batch.creators, q),
     ...ethUsdCtes(batch.ethUsd, q),
+    ...feesCtes(batch.fees, q),
     ...(batch.trades.length > 0 ? [hiddenTradesCte(batch.fromBlock, batch.toBlock, q)] : []),
     ...chainPositionCtes(batch, q, options),
   ];

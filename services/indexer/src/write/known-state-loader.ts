@@ -76,17 +76,21 @@ export async function loadKnownState(
 }
 
 /**
- * The committed {@link TokenInfo}s of the tokens named by address, curve or pool (one statement
- * on the primary key and the unique curve and pool indexes); names that match nothing are absent.
+ * The committed {@link TokenInfo}s of the tokens named by address, curve or pool, and of one
+ * token per named LP fee vault (one statement on the primary key, the unique curve and pool
+ * indexes and the fee vault index); names that match nothing are absent.
  */
 export async function loadTokenInfos(
   db: Pool | PoolClient,
-  keys: { tokens: string[]; curves: string[]; pools: string[] },
+  keys: { tokens: string[]; curves: string[]; pools: string[]; feeVaults?: string[] },
 ): Promise<TokenInfo[]> {
   const { rows } = await db.query<TokenInfoRow>(
     `SELECT ${TOKEN_INFO_COLUMNS} FROM tokens
-     WHERE address = ANY($1::text[]) OR curve_address = ANY($2::text[]) OR pool_address = ANY($3::text[])`,
-    [keys.tokens, keys.curves, keys.pools],
+     WHERE address = ANY($1::text[]) OR curve_address = ANY($2::text[]) OR pool_address = ANY($3::text[])
+     UNION
+     SELECT ${TOKEN_INFO_COLUMNS} FROM unnest($4::text[]) AS v(vault)
+     CROSS JOIN LATERAL (SELECT * FROM tokens WHERE lp_fee_vault_address = v.vault LIMIT 1) t`,
+    [keys.tokens, keys.curves, keys.pools, keys.feeVaults ?? []],
   );
   return rows.map(tokenInfo);
 }
