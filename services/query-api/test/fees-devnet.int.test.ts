@@ -279,7 +279,12 @@ beforeAll(async () => {
     createTrader({ rpcUrl: env.devnet.rpcUrl, deployment: env.devnet.deployment, account });
   [creator, buyer, payout, third, publisher] = [at(5), at(6), at(7), at(8), at(0)];
 }, 240_000);
-afterAll(() => env?.stop());
+/** What a test started besides `env` (stopped even when the test fails). */
+const cleanup: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await step().catch(() => {});
+  await env?.stop();
+});
 
 describe("fee economy routes on a devnet", () => {
   test("default: fees, payout hand-over, claims, pots, LP fees and a distribution = logs and views; a reorg removing a claim; an impostor", async () => {
@@ -287,6 +292,18 @@ describe("fee economy routes on a devnet", () => {
     const quiet = (await creator.createToken("Quiet Fees", "QFEE")).token;
     const token = (await creator.createToken("Fee Economy", "FECO")).token;
     tokens.push(quiet, token);
+    // A second indexer keeping one token in memory: the LP fee vault's claim (which names no
+    // token) must load a token of its vault from `tokens` (the key `feeVault`).
+    const evictedDb = await createTestDatabase();
+    const evicted = await indexToHead({
+      ...devnetIndexerOptions(env.devnet, evictedDb.url),
+      env: { KNOWN_TOKENS_CACHE: "1" },
+    });
+    cleanup.push(
+      () => evicted.stop(),
+      () => evictedDb.drop(),
+    );
+    const followed = async () => evicted.waitForBlock(await chainHead(env.devnet.rpcUrl), 60_000);
     await buyer.buy(quiet, ETH / 10n);
     await buyer.buy(token, ETH);
     // A pending hand-over is served, then accepted: the payout address, not the creator, claims.
@@ -317,8 +334,23 @@ describe("fee economy routes on a devnet", () => {
     const published = await publisher.publishRewards(1n, token, zeroAddress, leaves);
     const [mine] = published.tree.leaves;
     await buyer.claimReward(1n, token, zeroAddress, mine!.amount, mine!.proof);
-    await payout.claimLPFees(token);
+    // Two ranges naming only the quiet token: the economy's token is evicted from the second indexer.
+    for (const amount of [ETH / 100n, ETH / 50n]) {
+      await followed();
+      await buyer.buy(quiet, amount);
+    }
+    await followed();
+    // WETH: a claim of the token itself would name the token through its Transfer.
+    await payout.claimLPFees(weth);
     const before = await expectAgreement();
+    await followed();
+    await evicted.stop();
+    const [main, small] = await Promise.all([
+      dumpIndexedTables(env.database.url),
+      dumpIndexedTables(evictedDb.url),
+    ]);
+    for (const table of ["token_fees", "token_asset_fees", "creator_lp_fees", "creators"])
+      expect(small[table], `evicted ${table}`).toEqual(main[table]);
     const fees = before[`fees ${lower(token)}`];
     expect(BigInt(fees.curve.total)).toBeGreaterThan(0n);
     expect(BigInt(fees.creator.claimed)).toBeGreaterThan(0n);
