@@ -465,6 +465,9 @@ export const NULLABLE_KEYS: ReadonlySet<string> = new Set([
   "low_price",
   "close_price",
   "eth_usd",
+  // Fees (addition): who may claim, null while not indexed; the proposed payout, null when none.
+  "payout_address",
+  "pending_payout_address",
 ]);
 
 /**
