@@ -50,9 +50,14 @@ async function start() {
     const tick = () => {
       sweeping = sweep()
         .then((result) => {
-          if (result.requeued.length > 0)
+          if (result.requeued.length > 0 || result.promoted.length > 0)
             logger.info(
-              { action: "sweep_pending", ...result, requeued: result.requeued.length },
+              {
+                action: "sweep_pending",
+                ...result,
+                requeued: result.requeued.length,
+                promoted: result.promoted.length,
+              },
               "sweep done",
             );
         })
