@@ -186,6 +186,7 @@ const DUMP_TABLES: Record<string, string> = {
   candle_traders: "token_address, interval, bucket_start, trader",
   creators: "address",
   eth_usd_answers: "block_number, log_index",
+  eth_usd_buckets: "interval, bucket_start",
 };
 
 /**

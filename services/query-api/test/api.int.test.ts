@@ -714,6 +714,21 @@ describe("chart", () => {
         expect(eth.body.candles[3]).toMatchObject({ volume: "10000000000000000", open_price: "210" });
         expect(eth.body.candles[3].eth_usd).toBeUndefined();
         expect((await chart(`to=${H(5)}&countback=6&currency=eth`)).body).toEqual(eth.body);
+        // Removing the answer at H(3)'s end (as a reorg's undo does): H(4) and H(5) fall back to 3000.
+        await admin.query("DELETE FROM eth_usd_answers WHERE block_number = 302");
+        const without = (await chart(`to=${H(5)}&countback=6&currency=usd`)).body.candles;
+        expect(without.map((c: { eth_usd: string | null }) => c.eth_usd)).toEqual([
+          null,
+          "2000",
+          "2000",
+          "3000",
+          "3000",
+          "3000",
+        ]);
+        // Removing them all: no answer in force anywhere.
+        await admin.query("DELETE FROM eth_usd_answers WHERE block_number IN (50, 300, 303)");
+        const none = (await chart(`to=${H(5)}&countback=6&currency=usd`)).body.candles;
+        expect(none.every((c: { eth_usd: string | null }) => c.eth_usd === null)).toBe(true);
       } finally {
         await admin.query("DELETE FROM eth_usd_answers WHERE block_number IN (50, 300, 302, 303)");
       }
