@@ -1,6 +1,6 @@
 import { CANDLE_INTERVALS } from "@tmi/shared/market";
 import { DEFAULT_ETH_USD_DECIMALS } from "../../common/usd-schemas.js";
-import { usdAmountSql } from "../../common/usd-sql.js";
+import { ethUsdAnswerBeforeSql, usdAmountSql } from "../../common/usd-sql.js";
 import { type Int8, prepared, type SqlReader } from "../../db.js";
 import { type ChartWindowRequest, chartWindow } from "./chart-buckets.js";
 import type { ChartCurrency } from "./chart-schemas.js";
@@ -44,8 +44,7 @@ const USD_CANDLES_JSON_SQL = `SELECT coalesce(string_agg(json_build_object(
 FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
 LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) c
   ON c.bucket_start = g.b
-LEFT JOIN LATERAL (SELECT a.answer FROM eth_usd_answers a WHERE a.updated_at < g.b + $5 AND a.answer > 0
-  ORDER BY a.updated_at DESC, a.block_number DESC, a.log_index DESC LIMIT 1) u ON true`;
+LEFT JOIN LATERAL (${ethUsdAnswerBeforeSql("g.b + $5")}) u ON true`;
 
 const SUPPORTED_INTERVALS_JSON = JSON.stringify(CANDLE_INTERVALS);
 
