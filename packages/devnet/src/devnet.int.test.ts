@@ -602,10 +602,26 @@ describe("devnet", () => {
     const logs = await rpc<never[]>(devnet.rpcUrl, "eth_getLogs", [
       { fromBlock: `0x${devnet.deployment.startBlock.toString(16)}` },
     ]);
+    /** The parsed logs of three ABIs, read by event name. */
+    type AnyLog = {
+      eventName: string;
+      address: string;
+      blockNumber: bigint;
+      // Each event carries its own: launch (creator, curve, token), trade (buyer | seller), Transfer (from, to).
+      args: {
+        creator: string;
+        curve: string;
+        token: string;
+        buyer: string;
+        seller: string;
+        from: string;
+        to: string;
+      };
+    };
     const events = parseEventLogs({
       abi: [...zonkFactoryV3Abi, ...zonkCurveV3Abi, ...erc20Abi],
       logs,
-    }) as any[];
+    }) as unknown as AnyLog[];
     const seen = { devBuy: 0, sniper: 0, insider: 0, creatorSell: 0 };
     for (const launch of events.filter((e) => e.eventName === "TokenLaunchedV3")) {
       const creator = launch.args.creator.toLowerCase();
