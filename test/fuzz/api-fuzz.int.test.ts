@@ -40,8 +40,8 @@ import {
   metadataDraftSchema,
   pricingSchema,
   serviceStatusSchema,
+  tokenDetailSchema,
   tokenPageSchema,
-  tokenSchema,
   tradePageSchema,
   traderPageSchema,
   usdChartSchema,
@@ -81,7 +81,7 @@ const SUCCESS: Record<string, z.ZodType | null> = {
   "/api/v1/tokens/newest": tokenPageSchema,
   "/api/v1/tokens/trending": tokenPageSchema,
   "/api/v1/trending": tokenPageSchema,
-  "/api/v1/tokens/{address}": tokenSchema,
+  "/api/v1/tokens/{address}": tokenDetailSchema,
   "/api/v1/tokens/{address}/pricing": pricingSchema,
   // `currency=usd` answers the USD chart, any other currency the wei chart.
   "/api/v1/tokens/{address}/chart": z.union([usdChartSchema, chartSchema]),

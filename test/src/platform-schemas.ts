@@ -145,8 +145,92 @@ export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), next_cursor: z.string().min(1).optional() });
 }
 
-/** Page of Token. */
-export const tokenPageSchema = pageSchema(tokenSchema);
+/** `*_share_bps`: amount × 10,000 / initial_supply, floored. */
+const bpsSchema = z.number().int().min(0).max(10_000);
+
+/** Compact `risk` of the Token objects of lists (addition, issue 28; docs/api.md "Risk and all-time high"). */
+export const compactRiskSchema = z.strictObject({
+  creator_share_bps: bpsSchema,
+  creator_has_sold: z.boolean(),
+  top10_share_bps: bpsSchema,
+  sniper_share_bps: bpsSchema,
+  insider_share_bps: bpsSchema,
+});
+
+const cohortFields = {
+  count: countSchema,
+  holding_count: countSchema,
+  balance: amountSchema,
+  share_bps: bpsSchema,
+};
+
+/** Full `risk` of the token detail (addition, issue 28). */
+export const fullRiskSchema = z
+  .strictObject({
+    creator: z.strictObject({
+      address: addressSchema,
+      balance: amountSchema,
+      share_bps: bpsSchema,
+      bought_tokens: amountSchema,
+      sold_tokens: amountSchema,
+      transferred_out_tokens: amountSchema,
+      has_sold: z.boolean(),
+    }),
+    dev_buy: z.strictObject({ tokens: amountSchema, reserve: amountSchema, count: countSchema }),
+    snipers: z.strictObject({ ...cohortFields, bought_tokens: amountSchema }),
+    launch_block_buyers: z.strictObject({ ...cohortFields, bought_tokens: amountSchema }),
+    insiders: z.strictObject({ ...cohortFields, received_tokens: amountSchema }),
+    top10_share_bps: bpsSchema,
+    distribution_bps: z.strictObject({
+      top_10: bpsSchema,
+      top_11_30: bpsSchema,
+      top_31_50: bpsSchema,
+      rest: bpsSchema,
+    }),
+    platform_share_bps: bpsSchema,
+    sniper_window_blocks: z.literal(2),
+  })
+  .superRefine((risk, ctx) => {
+    if (risk.creator.has_sold !== BigInt(risk.creator.sold_tokens) > 0n)
+      ctx.addIssue({
+        code: "custom",
+        path: ["creator", "has_sold"],
+        message: "has_sold must be sold_tokens > 0",
+      });
+    for (const cohort of ["snipers", "launch_block_buyers", "insiders"] as const)
+      if (risk[cohort].holding_count > risk[cohort].count)
+        ctx.addIssue({ code: "custom", path: [cohort], message: "holding_count must not exceed count" });
+    if (risk.launch_block_buyers.count > risk.snipers.count)
+      ctx.addIssue({
+        code: "custom",
+        path: ["launch_block_buyers"],
+        message: "launch-block buyers are snipers",
+      });
+  });
+
+/** `ath` of the token detail (addition, issue 28): null before the first priced trade. */
+export const athSchema = z.strictObject({
+  price: amountSchema,
+  market_cap: amountSchema,
+  block_number: countSchema,
+  timestamp: countSchema,
+  drawdown_bps: bpsSchema,
+  market_cap_usd: z
+    .string()
+    .regex(/^[0-9]+(\.[0-9]*[1-9])?$/, "exact USD decimal")
+    .nullable(),
+});
+
+/** A Token object of a list: the Token with its compact `risk`. */
+export const listTokenSchema = tokenSchema.and(z.object({ risk: compactRiskSchema }));
+
+/** Token detail: the Token with the full `risk` and `ath`. */
+export const tokenDetailSchema = tokenSchema.and(
+  z.object({ risk: fullRiskSchema, ath: athSchema.nullable() }),
+);
+
+/** Page of Token (list items, with their compact `risk`). */
+export const tokenPageSchema = pageSchema(listTokenSchema);
 
 /** A trade; `source` is `curve` or `uniswap_v3` (the spec's `dex_v3` is a neutral stand-in). */
 export const tradeSchema = z.object({
@@ -253,7 +337,16 @@ export const creatorProfileSchema = z.object({
 });
 
 /** Holder (addition: `/api/v1/tokens/{address}/holders`). */
-export const holderPageSchema = pageSchema(z.object({ address: addressSchema, balance: amountSchema }));
+export const holderPageSchema = pageSchema(
+  z.object({
+    address: addressSchema,
+    balance: amountSchema,
+    // Addition (issue 28): the holder's cohorts, sorted.
+    tags: z
+      .array(z.enum(["creator", "insider", "launch_block_buyer", "sniper"]))
+      .refine((tags) => tags.every((t, i) => i === 0 || tags[i - 1]! < t), "tags sorted, distinct"),
+  }),
+);
 
 /** A signed decimal integer string (PnL). */
 const signedAmountSchema = z.string().regex(/^-?\d+$/, "signed decimal integer string");

@@ -182,6 +182,8 @@ const DUMP_TABLES: Record<string, string> = {
   token_balances: "token_address, holder",
   token_traders: "token_address, trader",
   positions: "token_address, trader",
+  token_cohorts: "token_address, wallet",
+  token_risk: "token_address",
   candles: "token_address, interval, bucket_start",
   candle_traders: "token_address, interval, bucket_start, trader",
   creators: "address",

@@ -9,6 +9,7 @@ import { creatorDelta } from "../model/creators.js";
 import { addBalance, type BalanceChanges, balanceRows } from "../model/holders.js";
 import type { KnownState } from "../model/known-state.js";
 import { addPositionTrade } from "../model/positions.js";
+import { addRiskBalance, addRiskTrade, addRiskTransfer } from "../model/risk.js";
 import { addTokenTrade, tokenDelta } from "../model/tokens.js";
 import { addTokenTrader, setTraderBuckets } from "../model/traders.js";
 
@@ -42,6 +43,7 @@ export async function buildBatch(
     candleTraders: [],
     creators: new Map(),
     ethUsd: [],
+    risk: new Map(),
   };
   const balances: BalanceChanges = new Map();
   let current: DecodedEvent | null = null;
@@ -54,7 +56,13 @@ export async function buildBatch(
     batch,
     token: (address, block) => tokenDelta(batch.tokenDeltas, address, block),
     creator: (address, block) => creatorDelta(batch.creators, address, block),
-    balance: (info, holder, amount) => addBalance(balances, info, state.factory, holder, amount),
+    transfer(info, from, to, value) {
+      addBalance(balances, info, state.factory, from, -value);
+      addBalance(balances, info, state.factory, to, value);
+      addRiskBalance(batch.risk, info, state.factory, from, -value);
+      addRiskBalance(batch.risk, info, state.factory, to, value);
+      addRiskTransfer(batch.risk, info, state.factory, from, to, value);
+    },
     trade(trade) {
       batch.trades.push(trade);
       addTokenTrade(tokenDelta(batch.tokenDeltas, trade.tokenAddress, trade.blockNumber), trade);
@@ -63,6 +71,7 @@ export async function buildBatch(
       addPositionTrade(batch.positions, key, trade);
       const info = state.tokens.get(trade.tokenAddress)!;
       creatorDelta(batch.creators, info.creator, trade.blockNumber).volume += trade.curveValue;
+      addRiskTrade(batch.risk, info, trade);
     },
     activity(token, withTokenArg = false) {
       const e = current!;

@@ -9,6 +9,7 @@ import type { CreatorDelta } from "./creators.js";
 import type { EthUsdRow } from "./eth-usd.js";
 import type { BalanceDelta } from "./holders.js";
 import type { PositionDelta } from "./positions.js";
+import type { RiskChanges } from "./risk.js";
 import type { NewTokenRow, TokenDelta } from "./tokens.js";
 import type { TokenTraderDelta } from "./traders.js";
 import type { TradeRow } from "./trades.js";
@@ -41,6 +42,8 @@ export interface Batch {
   candleTraders: CandleTraderRow[];
   /** creator → change over the range (model/creators). */
   creators: Map<string, CreatorDelta>;
+  /** token → its risk figures' change over the range (model/risk): every token a trade or Transfer touched. */
+  risk: RiskChanges;
   /** ETH/USD answers (model/eth-usd). */
   ethUsd: EthUsdRow[];
 }

@@ -12,6 +12,7 @@ import { creatorsCtes } from "./creators.js";
 import { ethUsdCtes } from "./eth-usd.js";
 import { holdersCtes } from "./holders.js";
 import { positionsCtes } from "./positions.js";
+import { riskCtes, riskRefreshStatement } from "./risk.js";
 import { newTokensStatement, tokensUpdateCtes } from "./tokens.js";
 import { tradersCtes } from "./traders.js";
 import { hiddenTradesCte, TRADES_COPY } from "./trades.js";
@@ -39,6 +40,8 @@ export interface PreparedWrite {
   trades: string[];
   newTokens: { text: string; values: unknown[] } | null;
   readModels: { text: string; values: unknown[] };
+  /** Sent after `readModels` (reads what it wrote): the touched tokens' recomputed risk figures (prepare/risk.ts). */
+  riskRefresh: { text: string; values: unknown[] } | null;
 }
 
 /** True when a range ending at `toBlock` may still be orphaned by a reorg (journal it). */
@@ -49,8 +52,8 @@ export function inReorgWindow(toBlock: number, headBlock: number, keepBlocks: nu
 /**
  * Formats a range for writing (pure CPU work, done while the previous range is being written):
  * COPY text of the activity log and trades, the insert of launched tokens, and one statement for
- * every other read model (each read model's own CTEs: traders, holders, positions, candles, tokens,
- * creators, ETH/USD), the blocks kept for reorg checks, the journal pruning, the checkpoint and the
+ * every other read model (each read model's own CTEs: traders, holders, positions, risk, candles,
+ * tokens, creators, ETH/USD), the risk refresh that follows it, the blocks kept for reorg checks, the journal pruning, the checkpoint and the
  * `tmi_indexed` NOTIFY.
  */
 export async function prepareWrite(
@@ -67,7 +70,14 @@ export async function prepareWrite(
     (options.journal ?? inReorgWindow(batch.toBlock, options.headBlock, options.keepBlocks))
       ? { fromBlock: batch.fromBlock, toBlock: batch.toBlock }
       : null;
-  return { journal, events, trades, newTokens, readModels: readModelStatement(batch, state, options) };
+  return {
+    journal,
+    events,
+    trades,
+    newTokens,
+    readModels: readModelStatement(batch, state, options),
+    riskRefresh: riskRefreshStatement(batch.risk),
+  };
 }
 
 /** `blocks` (headers kept for reorg checks), pruning of blocks and journal, the checkpoint. */
@@ -119,6 +129,7 @@ function readModelStatement(
     ...traders.ctes,
     ...holders.ctes,
     ...positionsCtes(batch.positions, q),
+    ...riskCtes(batch.risk, q),
     ...candlesCtes(batch.candles, batch.candleTraders, traders.countedTraders, q),
     ...tokensUpdateCtes(
       batch.tokenDeltas,
