@@ -5,14 +5,14 @@ import { HOLDER_HISTORY_INTERVALS, type HolderHourChanges } from "../model/holde
 import { type SqlParams, unnestRows } from "../sql/sql-text.js";
 
 /**
- * Holder counts (`holder_counts`): each holder's balance before the range (`token_balances`, the
- * statement's snapshot) plus its per-hour changes in bucket order tells, per hour bucket, whether
+ * Holder counts (`holder_counts`): each holder's balance before the range (`oldBalances`, the
+ * holders' relation (token, holder, delta, old) of the same statement) plus its per-hour changes in bucket order tells, per hour bucket, whether
  * it became or stopped being a holder; the token's count before the range (`tokens.holder_count`)
  * plus the running Σ of those changes is its count at the end of each hour bucket the range
  * touched, and each 1h/4h/1d bucket keeps the count at the end of its last touched hour (upserted:
  * a later range touching the same bucket replaces it).
  */
-export function holderHistoryCtes(changes: HolderHourChanges, q: SqlParams): string[] {
+export function holderHistoryCtes(changes: HolderHourChanges, oldBalances: string, q: SqlParams): string[] {
   if (changes.size === 0) return [];
   const intervals = HOLDER_HISTORY_INTERVALS.map((i) => `('${i}', ${INTERVAL_SECONDS[i]}::int8)`).join(", ");
   return [
@@ -23,9 +23,9 @@ export function holderHistoryCtes(changes: HolderHourChanges, q: SqlParams): str
       delta: ["numeric", (r) => r.delta.toString()],
     })})`,
     `hh_run AS (
-    SELECT h.token, h.bucket, coalesce(tb.balance, 0) + sum(h.delta) OVER w AS after,
-      coalesce(tb.balance, 0) + sum(h.delta) OVER w - h.delta AS before
-    FROM hh_in h LEFT JOIN token_balances tb ON tb.token_address = h.token AND tb.holder = h.holder
+    SELECT h.token, h.bucket, coalesce(o.old, 0) + sum(h.delta) OVER w AS after,
+      coalesce(o.old, 0) + sum(h.delta) OVER w - h.delta AS before
+    FROM hh_in h LEFT JOIN ${oldBalances} o ON o.token = h.token AND o.holder = h.holder
     WINDOW w AS (PARTITION BY h.token, h.holder ORDER BY h.bucket))`,
     `hh_count AS (
     SELECT c.token, c.bucket, t.holder_count + sum(c.n) OVER (PARTITION BY c.token ORDER BY c.bucket) AS holder_count

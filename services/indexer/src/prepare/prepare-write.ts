@@ -115,7 +115,7 @@ function chainPositionCtes(batch: Batch, q: SqlParams, options: WriteOptions): s
  * ones see earlier ones only through what those offer (relations of the range's own rows): each
  * read model names only its own CTEs, and this composer hands the relations one offers to those
  * that read them (the traders' new and already-counted traders to tokens and candles, the
- * holders' count change to tokens).
+ * holders' count change to tokens and their balances before the range to the holder counts).
  */
 function readModelStatement(
   batch: Batch,
@@ -129,7 +129,7 @@ function readModelStatement(
   const ctes = [
     ...traders.ctes,
     ...holders.ctes,
-    ...holderHistoryCtes(batch.holderHours, q),
+    ...holderHistoryCtes(batch.holderHours, holders.oldBalances, q),
     ...positionsCtes(batch.positions, q),
     ...riskCtes(batch.risk, q),
     ...candlesCtes(batch.candles, batch.candleTraders, traders.countedTraders, q),
