@@ -21,6 +21,7 @@ import {
   creatorProfileSchema,
   errorEnvelopeSchema,
   ethUsdSchema,
+  holderHistorySchema,
   holderPageSchema,
   holdingPageSchema,
   indexingStatusSchema,
@@ -816,6 +817,21 @@ ones), as each title says; everything else is as returned.
     expect(snipers.items.length).toBeGreaterThan(0);
     expect(snipers.items).toEqual(holders.items.filter((h) => h.tags.includes("sniper")));
     expectAnswer(await call(`/api/v1/tokens/${alpha.token}/holders?tag=whale`), 400, errorEnvelopeSchema);
+    // Holder count over time (addition, issue 28): the last bucket holds today's holder count.
+    const history = await expectTyped(
+      api(["Token", "Holder count over time (addition)"]).GET("/api/v1/tokens/{address}/holders/history", {
+        params: { path: { address: alpha.token }, query: { interval: "1h", countback: "3" } },
+      }),
+      200,
+      holderHistorySchema,
+    );
+    expect(history.items.at(-1)?.holder_count).toBe(alphaDetail.metrics.holder_count);
+    for (const query of ["interval=1m", "countback=0", "from=2&to=1"])
+      expectAnswer(
+        await call(`/api/v1/tokens/${alpha.token}/holders/history?${query}`),
+        400,
+        errorEnvelopeSchema,
+      );
     await expectTyped(
       api(["Status", "Indexing status (addition)"]).GET("/api/v1/status"),
       200,

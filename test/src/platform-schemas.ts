@@ -348,6 +348,11 @@ export const holderPageSchema = pageSchema(
   }),
 );
 
+/** Holder count over time (addition, issue 28): `{items: [{time, holder_count}]}`, buckets ascending. */
+export const holderHistorySchema = z
+  .strictObject({ items: z.array(z.strictObject({ time: countSchema, holder_count: countSchema })) })
+  .refine((h) => h.items.every((x, i) => i === 0 || h.items[i - 1]!.time < x.time), "buckets ascending");
+
 /** A signed decimal integer string (PnL). */
 const signedAmountSchema = z.string().regex(/^-?\d+$/, "signed decimal integer string");
 

@@ -184,6 +184,7 @@ const DUMP_TABLES: Record<string, string> = {
   positions: "token_address, trader",
   token_cohorts: "token_address, wallet",
   token_risk: "token_address",
+  holder_counts: "token_address, interval, bucket_start",
   candles: "token_address, interval, bucket_start",
   candle_traders: "token_address, interval, bucket_start, trader",
   creators: "address",

@@ -23,6 +23,7 @@ import type { RouteContext } from "./route-context.js";
 import { statusRoutes } from "./status/status-routes.js";
 import { activityRoutes } from "./tokens/activity/activity-routes.js";
 import { chartRoutes } from "./tokens/chart/chart-routes.js";
+import { holderHistoryRoutes } from "./tokens/holders/holder-history.js";
 import { holderRoutes } from "./tokens/holders/holder-routes.js";
 import { tokenRoutes } from "./tokens/token-routes.js";
 import { createStatsCache } from "./tokens/token-stats-cache.js";
@@ -191,6 +192,7 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     activityRoutes,
     creatorRoutes,
     holderRoutes,
+    holderHistoryRoutes,
     walletRoutes,
     traderRoutes,
     statusRoutes,

@@ -88,7 +88,9 @@ interface ChainTrade {
 }
 
 /** The recomputation of one token from the chain as it is now: expected risk, ath, holders with tags. */
-async function recompute(token: `0x${string}`): Promise<{ risk: any; ath: any; holders: any[] }> {
+async function recompute(
+  token: `0x${string}`,
+): Promise<{ risk: any; ath: any; holders: any[]; history: (interval: number) => any[] }> {
   const client = localPublicClient(devnet.rpcUrl, devnet.deployment.chainId);
   const { factory, graduationManager, feeManager, ethUsdFeed } = devnet.deployment.contracts;
   const [launch] = (await client.getLogs({
@@ -225,11 +227,17 @@ async function recompute(token: `0x${string}`): Promise<{ risk: any; ath: any; h
     event: erc20Abi.find((x) => x.type === "event" && x.name === "Transfer")!,
     fromBlock: 0n,
   })) as any[];
+  // Holders after each block with transfers (holder count over time).
+  const counts: { timestamp: bigint; holders: number }[] = [];
   for (const log of transfers) {
     const from = log.args.from.toLowerCase();
     const to = log.args.to.toLowerCase();
     balances.set(from, (balances.get(from) ?? 0n) - log.args.value);
     balances.set(to, (balances.get(to) ?? 0n) + log.args.value);
+    counts.push({
+      timestamp: await timeOf(log.blockNumber),
+      holders: [...balances].filter(([a, b]) => b > 0n && !platform.has(a)).length,
+    });
     if (from === creator && to !== creator && !platform.has(to)) {
       transferredOut += log.args.value;
       received.set(to, (received.get(to) ?? 0n) + log.args.value);
@@ -346,7 +354,19 @@ async function recompute(token: `0x${string}`): Promise<{ risk: any; ath: any; h
     share_bps: bps(balance, supply),
     tags: tagsOf(address),
   }));
-  return { risk, ath: athJson, holders };
+  // Every bucket from the launch's to the latest block's: the count after the last Transfer of a
+  // block before the bucket's end (0 before any).
+  const latest = (await client.getBlock()).timestamp;
+  const history = (step: number) => {
+    const items: { time: number; holder_count: number }[] = [];
+    const launchTime = Number(counts[0]?.timestamp ?? latest);
+    for (let b = launchTime - (launchTime % step); b <= Number(latest); b += step) {
+      const before = counts.filter((c) => Number(c.timestamp) < b + step);
+      items.push({ time: b, holder_count: before.length === 0 ? 0 : before[before.length - 1]!.holders });
+    }
+    return items;
+  };
+  return { risk, ath: athJson, holders, history };
 }
 
 /** The API's answers and the recomputation for every token, in the same shape. */
@@ -371,6 +391,16 @@ async function compare(): Promise<{ api: unknown; expected: unknown }> {
     };
     api[`holders ${token}`] = await all(`/api/v1/tokens/${token}/holders`);
     expected[`holders ${token}`] = want.holders;
+    for (const [interval, step] of [
+      ["1h", 3600],
+      ["4h", 14_400],
+      ["1d", 86_400],
+    ] as const) {
+      api[`holders history ${interval} ${token}`] = (
+        await get(`/api/v1/tokens/${token}/holders/history?interval=${interval}&limit=1000`)
+      ).items;
+      expected[`holders history ${interval} ${token}`] = want.history(step);
+    }
     for (const tag of TAGS) {
       api[`holders ${tag} ${token}`] = await all(`/api/v1/tokens/${token}/holders?tag=${tag}`);
       expected[`holders ${tag} ${token}`] = want.holders.filter((h) => h.tags.includes(tag));
@@ -521,14 +551,16 @@ describe("risk, ath and holder tags = a recomputation from the devnet's logs", (
       3,
     );
     await inOneBlock(() => [s3.buy(alpha, ETH / 9n), x.sell(alpha, WAD * 400_000n)], 2);
-    // After the window: a late buyer, s1 buys again; the creator hands a side wallet tokens (it
+    // Hours later (holder history buckets): a late buyer, s1 buys again; the creator hands a side wallet tokens (it
     // sells part) and sells.
+    await rpc(devnet.rpcUrl, "evm_increaseTime", [2 * 3600]);
     await late.buy(alpha, ETH / 4n);
     await s1.buy(alpha, ETH / 50n);
     await creator.transfer(alpha, side.address, (await creator.balanceOf(alpha)) / 5n);
     await side.sell(alpha, (await side.balanceOf(alpha)) / 2n);
     await creator.sell(alpha, (await creator.balanceOf(alpha)) / 4n);
-    // 40 more insiders in one block: concentration beyond 30 holders.
+    // 40 more insiders in one block, five hours later: concentration beyond 30 holders.
+    await rpc(devnet.rpcUrl, "evm_increaseTime", [5 * 3600]);
     const per = (await creator.balanceOf(alpha)) / 100n;
     const next = await client.getTransactionCount({ address: creator.address });
     await inOneBlock(
@@ -564,7 +596,8 @@ describe("risk, ath and holder tags = a recomputation from the devnet's logs", (
     expect(alphaRisk.distribution_bps.top_31_50).toBeGreaterThan(0);
     expect(before.api[`ath ${alpha}`].market_cap_usd).not.toBeNull();
 
-    // A second token sniped one block after its launch; the reorg orphans that buy.
+    // A day later, a second token sniped one block after its launch; the reorg orphans that buy.
+    await rpc(devnet.rpcUrl, "evm_increaseTime", [26 * 3600]);
     const beta = await creator.createToken("Risk Beta", "RSKB");
     tokens.push({ token: beta.token, curve: beta.curve, pool: null });
     await s3.buy(beta.token, ETH / 7n);

@@ -6,6 +6,7 @@ import { type DecodedEvent, EVENTS } from "../events/index.js";
 import type { Batch } from "../model/batch.js";
 import { aggregateCandles } from "../model/candles.js";
 import { creatorDelta } from "../model/creators.js";
+import { addHolderHourDelta } from "../model/holder-history.js";
 import { addBalance, type BalanceChanges, balanceRows } from "../model/holders.js";
 import type { KnownState } from "../model/known-state.js";
 import { addPositionTrade } from "../model/positions.js";
@@ -44,6 +45,7 @@ export async function buildBatch(
     creators: new Map(),
     ethUsd: [],
     risk: new Map(),
+    holderHours: new Map(),
   };
   const balances: BalanceChanges = new Map();
   let current: DecodedEvent | null = null;
@@ -62,6 +64,9 @@ export async function buildBatch(
       addRiskBalance(batch.risk, info, state.factory, from, -value);
       addRiskBalance(batch.risk, info, state.factory, to, value);
       addRiskTransfer(batch.risk, info, state.factory, from, to, value);
+      const at = currentPosition!.blockTimestamp;
+      addHolderHourDelta(batch.holderHours, info, state.factory, from, -value, at);
+      addHolderHourDelta(batch.holderHours, info, state.factory, to, value, at);
     },
     trade(trade) {
       batch.trades.push(trade);

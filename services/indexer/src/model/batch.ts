@@ -7,6 +7,7 @@ import type { ChainEventRow } from "./activity.js";
 import type { CandleDelta, CandleTraderRow } from "./candles.js";
 import type { CreatorDelta } from "./creators.js";
 import type { EthUsdRow } from "./eth-usd.js";
+import type { HolderHourChanges } from "./holder-history.js";
 import type { BalanceDelta } from "./holders.js";
 import type { PositionDelta } from "./positions.js";
 import type { RiskChanges } from "./risk.js";
@@ -32,6 +33,8 @@ export interface Batch {
   tokenDeltas: Map<string, TokenDelta>;
   /** Net balance changes of holders (model/holders). */
   balances: BalanceDelta[];
+  /** token|holder|hour → the holder's balance change in that hour bucket (model/holder-history). */
+  holderHours: HolderHourChanges;
   /** token|trader → the pair's first trade and long-interval buckets in the range (model/traders). */
   tokenTraders: Map<string, TokenTraderDelta>;
   /** token|trader → the position's change over the range (model/positions). */

@@ -10,6 +10,7 @@ import { CHAIN_EVENTS_COPY } from "./activity.js";
 import { candlesCtes } from "./candles.js";
 import { creatorsCtes } from "./creators.js";
 import { ethUsdCtes } from "./eth-usd.js";
+import { holderHistoryCtes } from "./holder-history.js";
 import { holdersCtes } from "./holders.js";
 import { positionsCtes } from "./positions.js";
 import { riskCtes, riskRefreshStatement } from "./risk.js";
@@ -52,7 +53,7 @@ export function inReorgWindow(toBlock: number, headBlock: number, keepBlocks: nu
 /**
  * Formats a range for writing (pure CPU work, done while the previous range is being written):
  * COPY text of the activity log and trades, the insert of launched tokens, and one statement for
- * every other read model (each read model's own CTEs: traders, holders, positions, risk, candles,
+ * every other read model (each read model's own CTEs: traders, holders, holder counts, positions, risk, candles,
  * tokens, creators, ETH/USD), the risk refresh that follows it, the blocks kept for reorg checks, the journal pruning, the checkpoint and the
  * `tmi_indexed` NOTIFY.
  */
@@ -114,7 +115,7 @@ function chainPositionCtes(batch: Batch, q: SqlParams, options: WriteOptions): s
  * ones see earlier ones only through what those offer (relations of the range's own rows): each
  * read model names only its own CTEs, and this composer hands the relations one offers to those
  * that read them (the traders' new and already-counted traders to tokens and candles, the
- * holders' count change to tokens).
+ * holders' count change to tokens and their balances before the range to the holder counts).
  */
 function readModelStatement(
   batch: Batch,
@@ -128,6 +129,7 @@ function readModelStatement(
   const ctes = [
     ...traders.ctes,
     ...holders.ctes,
+    ...holderHistoryCtes(batch.holderHours, holders.oldBalances, q),
     ...positionsCtes(batch.positions, q),
     ...riskCtes(batch.risk, q),
     ...candlesCtes(batch.candles, batch.candleTraders, traders.countedTraders, q),

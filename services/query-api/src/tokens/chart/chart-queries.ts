@@ -65,6 +65,27 @@ FROM u`;
 const SUPPORTED_INTERVALS_JSON = JSON.stringify(CANDLE_INTERVALS);
 
 /**
+ * The time bounds of a token's charts: its launch timestamp and the latest indexed block's (the
+ * launch's before the first checkpoint), or null when no canonical launch is indexed. Source:
+ * `tokens`, `indexer_checkpoints`.
+ */
+export async function readChartBounds(
+  db: SqlReader,
+  token: string,
+): Promise<{ launch: number; latest: number } | null> {
+  const bounds = await prepared<{ created_at: Int8; latest_timestamp: Int8 | null }>(
+    db,
+    "qapi_chart_bounds",
+    BOUNDS_SQL,
+    [token],
+  );
+  const row = bounds.rows[0];
+  if (!row) return null;
+  const launch = Number(row.created_at);
+  return { launch, latest: row.latest_timestamp === null ? launch : Number(row.latest_timestamp) };
+}
+
+/**
  * The chart response of `token` (docs/api.md "Chart") as JSON text: the buckets of
  * {@link chartWindow} (by default the `limit` most recent up to the bucket of the latest indexed
  * block, `indexer_checkpoints`), oldest first, never before the launch bucket, gap-filled (counts
@@ -79,17 +100,9 @@ export async function getChartJson(
   db: SqlReader,
   options: { token: string; window: ChartWindowRequest; currency: ChartCurrency },
 ): Promise<string | null> {
-  const bounds = await prepared<{ created_at: Int8; latest_timestamp: Int8 | null }>(
-    db,
-    "qapi_chart_bounds",
-    BOUNDS_SQL,
-    [options.token],
-  );
-  const row = bounds.rows[0];
-  if (!row) return null;
-  const launch = Number(row.created_at);
-  const latest = row.latest_timestamp === null ? launch : Number(row.latest_timestamp);
-  const window = chartWindow(launch, latest, options.window);
+  const bounds = await readChartBounds(db, options.token);
+  if (!bounds) return null;
+  const window = chartWindow(bounds.launch, bounds.latest, options.window);
   const usd = options.currency === "usd";
   let candles = "";
   if (window) {
