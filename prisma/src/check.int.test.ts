@@ -18,7 +18,7 @@ describe("checkSchemaDrift", () => {
     expect(report.scratchDatabase).toMatch(/^tmi_test_/);
     // Not vacuous: the comparison covers the whole schema.
     const shape = expected();
-    expect(shape.size).toBe(19); // api_keys (API keys) is the 19th
+    expect(shape.size).toBe(22); // api_keys (API keys) is the 19th; webhooks, webhook_outbox, webhook_deliveries
     expect(shape.get("tokens")?.columns.size).toBe(54);
     expect([...(shape.get("tokens")?.indexes.keys() ?? [])].sort()).toEqual([
       "tokens_address_prefix_idx",
