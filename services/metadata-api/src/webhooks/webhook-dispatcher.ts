@@ -74,24 +74,32 @@ export interface DeliveryNetwork {
 export interface DeliveryQueue {
   /** Adds the job of attempt `attempts + 1` of delivery `id`, after `delayMs`; a repeat is a no-op. */
   enqueue(id: bigint | string, attempts: number, delayMs?: number): Promise<void>;
+  /** The first attempt of each delivery in `ids`, in one round trip (the fan-out). */
+  enqueueFirst(ids: readonly (bigint | string)[]): Promise<void>;
   close(): Promise<void>;
 }
 
 /** The producer side of {@link WEBHOOK_QUEUE} on `connection` with BullMQ `prefix`. */
 export function createDeliveryQueue(connection: Redis, prefix: string): DeliveryQueue {
   const queue = new Queue(WEBHOOK_QUEUE, { connection, prefix });
+  const job = (id: bigint | string, attempts: number, delayMs: number) => ({
+    name: "deliver",
+    data: { delivery: String(id), attempts },
+    opts: {
+      jobId: `d${id}-a${attempts}`,
+      delay: Math.max(0, delayMs),
+      removeOnComplete: true,
+      removeOnFail: true,
+    },
+  });
   return {
     async enqueue(id, attempts, delayMs = 0) {
-      await queue.add(
-        "deliver",
-        { delivery: String(id), attempts },
-        {
-          jobId: `d${id}-a${attempts}`,
-          delay: Math.max(0, delayMs),
-          removeOnComplete: true,
-          removeOnFail: true,
-        },
-      );
+      const { name, data, opts } = job(id, attempts, delayMs);
+      await queue.add(name, data, opts);
+    },
+    async enqueueFirst(ids) {
+      for (let i = 0; i < ids.length; i += 1000)
+        await queue.addBulk(ids.slice(i, i + 1000).map((id) => job(id, 0, 0)));
     },
     close: () => queue.close(),
   };
@@ -392,7 +400,7 @@ export function startWebhookDispatcher(options: {
   const fanTick = () => {
     running = fanOut(pool, 500)
       .then(async ({ events, deliveries }) => {
-        for (const id of deliveries) await queue.enqueue(id, 0);
+        await queue.enqueueFirst(deliveries);
         return events;
       })
       .catch((error) => {

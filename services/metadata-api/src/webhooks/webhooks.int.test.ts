@@ -12,6 +12,13 @@ import { flushPrefix, redisTestPrefix, testRedisUrl, waitFor } from "@tmi/testki
 import { Redis } from "ioredis";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  errorEnvelopeSchema,
+  webhookCreatedSchema,
+  webhookDeliveriesSchema,
+  webhookSchema,
+  webhookTradeEventSchema,
+} from "../../../../test/src/platform-schemas.js";
 import { createHarness, type Harness, testPolicy, testResolver } from "../../test/harness.js";
 import {
   createDeliveryQueue,
@@ -27,6 +34,8 @@ interface Received {
   type: string;
   data: Record<string, unknown>;
   status: number;
+  /** The whole verified body. */
+  event: unknown;
 }
 
 /** The local receiver: per path a secret and an answer rule; every request's signature checked. */
@@ -71,7 +80,7 @@ async function startReceiver(): Promise<Receiver> {
       seen.set(key, n);
       const status = receiver.rules.get(path)?.(n) ?? 200;
       expect(req.headers["webhook-id"]).toBe(event.id);
-      receiver.received.push({ path, id: event.id, type: event.type, data: event.data, status });
+      receiver.received.push({ path, id: event.id, type: event.type, data: event.data, status, event });
       res.writeHead(status).end();
     });
   });
@@ -113,9 +122,17 @@ function startDispatcher(): WebhookDispatcher {
   });
 }
 
+/** Sets the reorg journal's block range of the transaction (as the indexer does inside the reorg window). */
+async function journalBlock(client: Pick<Harness["sql"], "query">, block: number): Promise<void> {
+  await client.query(
+    "SELECT set_config('tmi.journal_block', $1, true), set_config('tmi.journal_to_block', $1, true)",
+    [String(block)],
+  );
+}
+
 /** Runs `work` in one transaction of the harness pool (rolled back when it throws). */
 async function inTransaction(
-  work: (client: Awaited<ReturnType<Harness["sql"]["connect"]>>) => Promise<unknown>,
+  work: (client: Pick<Harness["sql"], "query">) => Promise<unknown>,
 ): Promise<void> {
   const client = await h.sql.connect();
   try {
@@ -139,10 +156,7 @@ async function insertTrades(
   const hash = `0x${block.toString(16).padStart(64, "0")}`;
   await inTransaction(async (client) => {
     if (options.journal) {
-      await client.query(
-        "SELECT set_config('tmi.journal_block', $1, true), set_config('tmi.journal_to_block', $1, true)",
-        [String(block)],
-      );
+      await journalBlock(client, block);
     }
     await client.query(
       `INSERT INTO chain_events (block_number, log_index, block_hash, block_timestamp, transaction_index, transaction_hash,
@@ -179,7 +193,7 @@ async function createWebhook(
     payload: { url: `http://img.test:${receiver.port}${path}`, events: ["trade"], ...body },
   });
   expect(response.statusCode, response.body).toBe(201);
-  const created = response.json() as { id: string; secret: string };
+  const created = webhookCreatedSchema.parse(response.json());
   receiver.secrets.set(path, created.secret);
   return created;
 }
@@ -225,6 +239,7 @@ describe("webhooks", () => {
     const { block, hash } = await insertTrades([{ reserve: 12345n }]);
     await waitFor(() => receivedOn("/plain").length === 1, { timeoutMs: 20_000 });
     const got = receivedOn("/plain")[0]!;
+    webhookTradeEventSchema.parse(got.event);
     expect(got.type).toBe("trade");
     expect(got.id).toMatch(/^evt_[0-9]+$/);
     expect(got.data).toMatchObject({
@@ -266,6 +281,7 @@ describe("webhooks", () => {
       url: `/api/v1/webhooks/${hook.id}/deliveries`,
       headers: auth(),
     });
+    webhookDeliveriesSchema.parse(page.json());
     expect(page.json().items).toEqual([
       expect.objectContaining({
         event_id: got.id,
@@ -354,6 +370,7 @@ describe("webhooks", () => {
     await inTransaction((client) => client.query("SELECT tmi_journal_undo($1)", [block - 1]));
     await waitFor(() => receivedOn("/reorg").some((r) => r.type === "trade.removed"), { timeoutMs: 20_000 });
     const removed = receivedOn("/reorg").find((r) => r.type === "trade.removed")!;
+    webhookTradeEventSchema.parse(removed.event);
     expect(removed.data.retracts).toBe(trade.id);
     expect(removed.data).toMatchObject({
       block_number: block,
@@ -407,6 +424,84 @@ describe("webhooks", () => {
     expect(receiver.badSignatures).toBe(0);
   });
 
+  test("behavior: token.launched, token.graduated and, on a reorg, token.removed retracting the launch", async () => {
+    await createWebhook("/tokens", { events: ["token.launched", "token.graduated"] });
+    const token = `0x${"77".repeat(20)}`;
+    const block = 950_000;
+    const hash = `0x${block.toString(16).padStart(64, "0")}`;
+    await inTransaction(async (client) => {
+      await journalBlock(client, block);
+      await client.query(
+        `INSERT INTO chain_events (block_number, log_index, block_hash, block_timestamp, transaction_index, transaction_hash,
+           contract_address, event_name, token_address, decoded)
+         VALUES ($1, 3, $2, 1700000000, 0, $2, $3, 'TokenCreated', $3, '{}'::jsonb)`,
+        [block, hash, token],
+      );
+      await client.query(
+        `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
+           created_block_number, created_transaction_index, created_transaction_hash, created_log_index, created_at,
+           graduation_threshold, updated_block_number, curve_address, virtual_token_reserve, virtual_eth_reserve)
+         VALUES ($1, 31337, $2, 'Hook', 'HOOK', 'hook', 'hook', 1000, $3, 0, $4, 3, 1700000000, 800, $3, $5, 1, 1)`,
+        [token, W1, block, hash, `0x${"78".repeat(20)}`],
+      );
+    });
+    await inTransaction(async (client) => {
+      await journalBlock(client, block + 1);
+      await client.query(
+        `UPDATE tokens SET lifecycle = 'graduated', graduated_block_number = $2, graduated_log_index = 9,
+           graduated_transaction_hash = $3 WHERE address = $1`,
+        [token, block + 1, hash],
+      );
+    });
+    await waitFor(() => receivedOn("/tokens").length === 2, { timeoutMs: 20_000 });
+    const launched = receivedOn("/tokens").find((r) => r.type === "token.launched")!;
+    expect(launched.data).toMatchObject({
+      token: { address: token, creator: W1, name: "Hook", initial_supply: "1000" },
+      block_number: block,
+      block_hash: hash,
+      log_index: 3,
+    });
+    expect(receivedOn("/tokens").find((r) => r.type === "token.graduated")!.data).toMatchObject({
+      token: { address: token, lifecycle: "graduated" },
+      block_number: block + 1,
+      log_index: 9,
+    });
+    await inTransaction((client) => client.query("SELECT tmi_journal_undo($1)", [block - 1]));
+    await waitFor(() => receivedOn("/tokens").some((r) => r.type === "token.removed"), { timeoutMs: 20_000 });
+    expect(receivedOn("/tokens").find((r) => r.type === "token.removed")!.data).toMatchObject({
+      token: { address: token },
+      retracts: launched.id,
+    });
+  });
+
+  test("behavior: metadata.finalized when a draft is bound, filtered by tokens", async () => {
+    const token = `0x${"99".repeat(20)}`;
+    await createWebhook("/metadata", { events: ["metadata.finalized"], filters: { tokens: [token] } });
+    for (const [id, address] of [
+      ["00000000-0000-4000-8000-000000000001", `0x${"98".repeat(20)}`],
+      ["00000000-0000-4000-8000-000000000002", token],
+    ]) {
+      await h.sql.query(
+        `INSERT INTO metadata_drafts (id, chain_id, name, symbol, initial_supply, image_key, metadata_key, description)
+         VALUES ($1, 31337, 'Meta', 'META', 1000, 'i', 'm', 'about')`,
+        [id],
+      );
+      await h.sql.query(
+        "UPDATE metadata_drafts SET status = 'finalized', token_address = $2, finalized_at = now() WHERE id = $1",
+        [id, address],
+      );
+    }
+    await waitFor(() => receivedOn("/metadata").length === 1, { timeoutMs: 20_000 });
+    expect(receivedOn("/metadata")[0]).toMatchObject({
+      type: "metadata.finalized",
+      data: { token_address: token, name: "Meta", symbol: "META", description: "about" },
+    });
+    const events = await h.sql.query(
+      "SELECT count(*)::int AS n FROM webhook_outbox WHERE type = 'metadata.finalized'",
+    );
+    expect(events.rows[0]?.n).toBe(2);
+  });
+
   test("behavior: POST /{id}/test delivers a signed webhook.test event", async () => {
     const hook = await createWebhook("/ping");
     const response = await h.app.inject({
@@ -437,6 +532,8 @@ describe("webhooks", () => {
     });
     expect(other.statusCode).toBe(404);
     const list = await h.app.inject({ method: "GET", url: "/api/v1/webhooks", headers: auth() });
+    for (const item of list.json().items) webhookSchema.parse(item);
+    errorEnvelopeSchema.parse((await h.app.inject({ method: "GET", url: "/api/v1/webhooks" })).json());
     expect(list.json().items.map((w: { id: string }) => w.id)).toContain(hook.id);
     expect(JSON.stringify(list.json())).not.toContain(hook.secret);
     const patched = await h.app.inject({
