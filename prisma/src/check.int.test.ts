@@ -18,7 +18,7 @@ describe("checkSchemaDrift", () => {
     expect(report.scratchDatabase).toMatch(/^tmi_test_/);
     // Not vacuous: the comparison covers the whole schema.
     const shape = expected();
-    expect(shape.size).toBe(23); // api_keys the 19th; eth_usd_buckets (USD charts), token_cohorts, token_risk and holder_counts (issue 28) the 20th to 23rd
+    expect(shape.size).toBe(26); // api_keys the 19th; eth_usd_buckets, token_cohorts, token_risk, holder_counts the 20th to 23rd; webhooks, webhook_outbox, webhook_deliveries the 24th to 26th
     expect(shape.get("tokens")?.columns.size).toBe(54);
     expect([...(shape.get("tokens")?.indexes.keys() ?? [])].sort()).toEqual([
       "tokens_address_prefix_idx",

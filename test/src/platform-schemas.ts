@@ -430,6 +430,78 @@ export const metadataDraftSchema = z.object({
 /** Finalize success (200): the Token object of the bound token. */
 export const finalizeResponseSchema = tokenSchema;
 
+/** ISO 8601 time (UTC, with milliseconds), as the webhook routes write times. */
+const isoTimeSchema = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, "ISO 8601 time");
+
+const webhookFields = {
+  id: z.string().regex(/^wh_[0-9a-f]{16}$/),
+  url: z.url(),
+  events: z.array(z.enum(["trade", "token.launched", "token.graduated", "metadata.finalized"])).min(1),
+  filters: z.object({
+    tokens: z.array(addressSchema).max(100).optional(),
+    wallets: z.array(addressSchema).max(100).optional(),
+    side: z.enum(["buy", "sell"]).optional(),
+    min_reserve_amount: amountSchema.optional(),
+    min_usd: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .optional(),
+  }),
+  enabled: z.boolean(),
+  disabled_reason: z.string().nullable(),
+  failing_since: isoTimeSchema.nullable(),
+  created_at: isoTimeSchema,
+  updated_at: isoTimeSchema,
+};
+
+/** Webhook (docs/api.md "Webhooks"): never its secret. */
+export const webhookSchema = z
+  .object(webhookFields)
+  .refine((w) => !("secret" in w), "a webhook shows its secret only when created");
+
+/** `POST /api/v1/webhooks` (201): the Webhook and its signing secret (Standard Webhooks `whsec_` + base64). */
+export const webhookCreatedSchema = z.object({
+  ...webhookFields,
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/),
+});
+
+/** `GET /api/v1/webhooks/{id}/deliveries` (200). */
+export const webhookDeliveriesSchema = z.strictObject({
+  items: z.array(
+    z.object({
+      id: z.string().regex(/^\d+$/),
+      event_id: z.string().regex(/^evt_\d+$/),
+      type: z.string().min(1),
+      status: z.enum(["pending", "delivered", "failed"]),
+      attempts: countSchema,
+      last_status: z.number().int().min(100).max(599).nullable(),
+      last_error: z.string().nullable(),
+      next_attempt_at: isoTimeSchema.nullable(),
+      created_at: isoTimeSchema,
+      delivered_at: isoTimeSchema.nullable(),
+    }),
+  ),
+  next_cursor: z.string().regex(/^\d+$/).nullable(),
+});
+
+/** A delivered `trade` / `trade.removed` event body: the Trade fields plus the block. */
+export const webhookTradeEventSchema = z.object({
+  id: z.string().regex(/^evt_\d+$/),
+  type: z.enum(["trade", "trade.removed"]),
+  timestamp: z.string().min(1),
+  data: tradeSchema.extend({
+    block_hash: hashSchema,
+    reserve_amount_usd: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .nullable(),
+    retracts: z
+      .string()
+      .regex(/^evt_\d+$/)
+      .optional(),
+  }),
+});
+
 /** A field problem in `error.details`. */
 export const errorDetailSchema = z.object({ field: z.string(), reason: z.string() });
 
