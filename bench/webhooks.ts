@@ -30,7 +30,7 @@ const percentile = (values: number[], p: number) => {
 const tokenOf = (i: number) => `0x${(i + 1).toString(16).padStart(40, "0")}`;
 
 const db = await createTestDatabase();
-const pool = createPgPool({ url: db.url, max: 6 });
+const pool = createPgPool({ url: db.url, max: 20 });
 const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
 const prefix = redisTestPrefix("bench-webhooks");
 const secrets = new Map<string, string>();

@@ -24,7 +24,12 @@ const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
 const jobs = createJobProducer(connection, env.QUEUE_PREFIX);
 let worker: Worker | null = null;
 let dispatcher: WebhookDispatcher | null = null;
-const pool = createPgPool({ url: env.DATABASE_URL, max: 4, applicationName: "tmi-metadata-worker" });
+// The dispatcher's deliveries each hold a connection for two short statements: sized with WEBHOOK_CONCURRENCY.
+const pool = createPgPool({
+  url: env.DATABASE_URL,
+  max: Math.min(24, Math.ceil(env.WEBHOOK_CONCURRENCY / 2) + 2),
+  applicationName: "tmi-metadata-worker",
+});
 let sweepTimer: NodeJS.Timeout | null = null;
 let sweeping: Promise<unknown> = Promise.resolve();
 let closing = false;

@@ -411,8 +411,12 @@ export function startWebhookDispatcher(options: {
         if (!closing) fanTimer = setTimeout(fanTick, events >= 500 ? 0 : settings.pollMs);
       });
   };
+  let reconciling: Promise<unknown> = Promise.resolve();
   const reconcileTick = () => {
-    reconcile(pool, queue, { graceMs: settings.reconcileMs, retentionDays: settings.retentionDays })
+    reconciling = reconcile(pool, queue, {
+      graceMs: settings.reconcileMs,
+      retentionDays: settings.retentionDays,
+    })
       .then((n) => {
         if (n > 0) logger.info({ action: "webhook_reconcile", requeued: n }, "due deliveries re-enqueued");
       })
@@ -433,6 +437,7 @@ export function startWebhookDispatcher(options: {
       if (fanTimer) clearTimeout(fanTimer);
       if (reconcileTimer) clearTimeout(reconcileTimer);
       await running;
+      await reconciling;
       await worker.close();
       await queue.close();
       await attempter.close();
