@@ -11,7 +11,11 @@ import { TOKEN_ACTIVITY } from "../services/query-api/src/tokens/activity/activi
 import type { ChartWindowRequest } from "../services/query-api/src/tokens/chart/chart-buckets.js";
 import { getChartJson } from "../services/query-api/src/tokens/chart/chart-queries.js";
 import type { ChartCurrency } from "../services/query-api/src/tokens/chart/chart-schemas.js";
-import { readHolderToken, TOKEN_HOLDERS } from "../services/query-api/src/tokens/holders/holder-queries.js";
+import {
+  type HolderTag,
+  holdersSource,
+  readHolderToken,
+} from "../services/query-api/src/tokens/holders/holder-queries.js";
 import {
   listTokensByAddress,
   orderedPage,
@@ -88,9 +92,9 @@ export function apiRoutes(
     route = "bench",
   ) => readKeysetPage(db, source, { filters, order: "desc", limit: 20, cursor, cursors: codec, route });
   /** A token's holders as the route reads them: the token's row, then the page. */
-  const holdersPage = async (db: pg.Pool, token: string) => {
+  const holdersPage = async (db: pg.Pool, token: string, tag?: HolderTag) => {
     const info = await readHolderToken(db, token);
-    return keyset(db, TOKEN_HOLDERS, [token, info?.notHolders]);
+    return keyset(db, holdersSource(tag), [token, info?.notHolders, info?.creator]);
   };
   const tradersByPnl = (db: pg.Pool, cursor?: string) =>
     readTokenTraders(db, {
@@ -405,6 +409,14 @@ export function apiRoutes(
       path: () => `/api/v1/tokens/${hot}/holders`,
       raw: (db) => holdersPage(db, hot),
     },
+    ...(["sniper", "insider"] as const).map(
+      (tag): RouteBench => ({
+        route: `holders_hot_${tag}`,
+        group: "pages",
+        path: () => `/api/v1/tokens/${hot}/holders?tag=${tag}`,
+        raw: (db) => holdersPage(db, hot, tag),
+      }),
+    ),
     ...(["realized_pnl", "bought", "sold"] as const).map(
       (sort): RouteBench => ({
         route: `traders_${sort}`,

@@ -8,6 +8,9 @@
 // it (`--load-state`, never written back) instead of loading the history again; delete it to rebuild.
 // BENCH_INDEXER_SKIP_LIVE=1 skips the live phase; BENCH_INDEXER_CPU_PROF=<dir> runs the indexer with
 // the inspector's CPU profiler (bench/_cpu-prof-preload.mjs) and writes the profile there.
+// BENCH_INDEXER_WEBHOOKS=1 subscribes one enabled webhook to every event type before indexing, so
+// the webhook outbox triggers write their rows (without a subscription they return at once): run
+// with and without, alternating, for the triggers' cost; `outbox_events` counts what they wrote.
 import { existsSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
@@ -20,6 +23,7 @@ import { loadAverage, openCachedHistory, sampleProcess, startBenchIndexer } from
 const LIVE_TRADES =
   process.env.BENCH_INDEXER_SKIP_LIVE === "1" ? 0 : Number(process.env.BENCH_INDEXER_LIVE_TRADES ?? 40);
 const CPU_PROF = process.env.BENCH_INDEXER_CPU_PROF;
+const WEBHOOKS = process.env.BENCH_INDEXER_WEBHOOKS === "1";
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -33,6 +37,17 @@ const db = await createTestDatabase();
 let indexer: ReturnType<typeof startBenchIndexer> | null = null;
 try {
   const head = await chainHead(devnet.rpcUrl);
+  if (WEBHOOKS) {
+    const setup = new pg.Client({ connectionString: db.url });
+    await setup.connect();
+    await setup.query(
+      `INSERT INTO api_keys (id, name, tier, key_hash, key_start) VALUES ('key_bench', 'bench', 'free', 'bench', 'tmi_bench');
+       INSERT INTO webhooks (id, api_key_id, url, events, secret)
+       VALUES ('wh_bench', 'key_bench', 'https://example.com/hook',
+               ARRAY['trade', 'token.launched', 'token.graduated', 'metadata.finalized'], 'whsec_AAAA')`,
+    );
+    await setup.end();
+  }
 
   // ---------------------------------------------------------------- historical
   const started = performance.now();
@@ -69,8 +84,9 @@ try {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   const counts = (
-    await client.query<{ events: string; trades: string; tokens: string }>(
-      "SELECT (SELECT count(*) FROM chain_events) AS events, (SELECT count(*) FROM trades) AS trades, (SELECT count(*) FROM tokens) AS tokens",
+    await client.query<{ events: string; trades: string; tokens: string; outbox: string }>(
+      `SELECT (SELECT count(*) FROM chain_events) AS events, (SELECT count(*) FROM trades) AS trades,
+              (SELECT count(*) FROM tokens) AS tokens, (SELECT count(*) FROM webhook_outbox) AS outbox`,
     )
   ).rows[0]!;
   const events = Number(counts.events);
@@ -82,6 +98,8 @@ try {
     events,
     trades: Number(counts.trades),
     tokens: Number(counts.tokens),
+    webhooks: WEBHOOKS,
+    outbox_events: Number(counts.outbox),
     blocks: head - devnet.deployment.startBlock + 1,
     sync_seconds: Number(syncSeconds.toFixed(2)),
     wall_seconds_with_process_start: Number(wallSeconds.toFixed(2)),

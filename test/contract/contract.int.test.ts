@@ -22,6 +22,7 @@ import {
   creatorProfileSchema,
   errorEnvelopeSchema,
   ethUsdSchema,
+  holderHistorySchema,
   holderPageSchema,
   holdingPageSchema,
   indexingStatusSchema,
@@ -30,6 +31,7 @@ import {
   pricingSchema,
   schemaProblems,
   serviceStatusSchema,
+  tokenDetailSchema,
   tokenFeesSchema,
   tokenPageSchema,
   tokenSchema,
@@ -638,7 +640,7 @@ ones), as each title says; everything else is as returned.
         example: ["Token", "Detail of a graduated token with metadata"],
       }),
       200,
-      tokenSchema,
+      tokenDetailSchema,
     );
     expect(alphaDetail.graduation).toMatchObject({
       phase: "graduated",
@@ -647,12 +649,12 @@ ones), as each title says; everything else is as returned.
     const betaDetail = expectAnswer(
       await call(`/api/v1/tokens/${beta.token}`, { example: ["Token", "Detail of a token on its curve"] }),
       200,
-      tokenSchema,
+      tokenDetailSchema,
     );
     expect(betaDetail.curve.progress_bps).toBeGreaterThan(0);
     expect(betaDetail.curve.progress_bps).toBeLessThan(10_000);
     // Upper-case path addresses are accepted.
-    expectAnswer(await call(`/api/v1/tokens/0x${beta.token.slice(2).toUpperCase()}`), 200, tokenSchema);
+    expectAnswer(await call(`/api/v1/tokens/0x${beta.token.slice(2).toUpperCase()}`), 200, tokenDetailSchema);
 
     const alphaPricing = await expectTyped(
       api(["Token", "Pricing after pool swaps"]).GET("/api/v1/tokens/{address}/pricing", {
@@ -806,6 +808,32 @@ ones), as each title says; everything else is as returned.
       holderPageSchema,
     );
     expect(holders.items.length).toBe(alphaDetail.metrics.holder_count);
+    // Holders by tag (addition, issue 28): one cohort in the same order; a bad tag is a 400.
+    const snipers = await expectTyped(
+      api(["Token", "Holders with a tag (addition)"]).GET("/api/v1/tokens/{address}/holders", {
+        params: { path: { address: alpha.token }, query: { tag: "sniper" } },
+      }),
+      200,
+      holderPageSchema,
+    );
+    expect(snipers.items.length).toBeGreaterThan(0);
+    expect(snipers.items).toEqual(holders.items.filter((h) => h.tags.includes("sniper")));
+    expectAnswer(await call(`/api/v1/tokens/${alpha.token}/holders?tag=whale`), 400, errorEnvelopeSchema);
+    // Holder count over time (addition, issue 28): the last bucket holds today's holder count.
+    const history = await expectTyped(
+      api(["Token", "Holder count over time (addition)"]).GET("/api/v1/tokens/{address}/holders/history", {
+        params: { path: { address: alpha.token }, query: { interval: "1h", countback: "3" } },
+      }),
+      200,
+      holderHistorySchema,
+    );
+    expect(history.items.at(-1)?.holder_count).toBe(alphaDetail.metrics.holder_count);
+    for (const query of ["interval=1m", "countback=0", "from=2&to=1"])
+      expectAnswer(
+        await call(`/api/v1/tokens/${alpha.token}/holders/history?${query}`),
+        400,
+        errorEnvelopeSchema,
+      );
     await expectTyped(
       api(["Status", "Indexing status (addition)"]).GET("/api/v1/status"),
       200,

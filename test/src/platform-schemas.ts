@@ -145,8 +145,92 @@ export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), next_cursor: z.string().min(1).optional() });
 }
 
-/** Page of Token. */
-export const tokenPageSchema = pageSchema(tokenSchema);
+/** `*_share_bps`: amount × 10,000 / initial_supply, floored. */
+const bpsSchema = z.number().int().min(0).max(10_000);
+
+/** Compact `risk` of the Token objects of lists (addition, issue 28; docs/api.md "Risk and all-time high"). */
+export const compactRiskSchema = z.strictObject({
+  creator_share_bps: bpsSchema,
+  creator_has_sold: z.boolean(),
+  top10_share_bps: bpsSchema,
+  sniper_share_bps: bpsSchema,
+  insider_share_bps: bpsSchema,
+});
+
+const cohortFields = {
+  count: countSchema,
+  holding_count: countSchema,
+  balance: amountSchema,
+  share_bps: bpsSchema,
+};
+
+/** Full `risk` of the token detail (addition, issue 28). */
+export const fullRiskSchema = z
+  .strictObject({
+    creator: z.strictObject({
+      address: addressSchema,
+      balance: amountSchema,
+      share_bps: bpsSchema,
+      bought_tokens: amountSchema,
+      sold_tokens: amountSchema,
+      transferred_out_tokens: amountSchema,
+      has_sold: z.boolean(),
+    }),
+    dev_buy: z.strictObject({ tokens: amountSchema, reserve: amountSchema, count: countSchema }),
+    snipers: z.strictObject({ ...cohortFields, bought_tokens: amountSchema }),
+    launch_block_buyers: z.strictObject({ ...cohortFields, bought_tokens: amountSchema }),
+    insiders: z.strictObject({ ...cohortFields, received_tokens: amountSchema }),
+    top10_share_bps: bpsSchema,
+    distribution_bps: z.strictObject({
+      top_10: bpsSchema,
+      top_11_30: bpsSchema,
+      top_31_50: bpsSchema,
+      rest: bpsSchema,
+    }),
+    platform_share_bps: bpsSchema,
+    sniper_window_blocks: z.literal(2),
+  })
+  .superRefine((risk, ctx) => {
+    if (risk.creator.has_sold !== BigInt(risk.creator.sold_tokens) > 0n)
+      ctx.addIssue({
+        code: "custom",
+        path: ["creator", "has_sold"],
+        message: "has_sold must be sold_tokens > 0",
+      });
+    for (const cohort of ["snipers", "launch_block_buyers", "insiders"] as const)
+      if (risk[cohort].holding_count > risk[cohort].count)
+        ctx.addIssue({ code: "custom", path: [cohort], message: "holding_count must not exceed count" });
+    if (risk.launch_block_buyers.count > risk.snipers.count)
+      ctx.addIssue({
+        code: "custom",
+        path: ["launch_block_buyers"],
+        message: "launch-block buyers are snipers",
+      });
+  });
+
+/** `ath` of the token detail (addition, issue 28): null before the first priced trade. */
+export const athSchema = z.strictObject({
+  price: amountSchema,
+  market_cap: amountSchema,
+  block_number: countSchema,
+  timestamp: countSchema,
+  drawdown_bps: bpsSchema,
+  market_cap_usd: z
+    .string()
+    .regex(/^[0-9]+(\.[0-9]*[1-9])?$/, "exact USD decimal")
+    .nullable(),
+});
+
+/** A Token object of a list: the Token with its compact `risk`. */
+export const listTokenSchema = tokenSchema.and(z.object({ risk: compactRiskSchema }));
+
+/** Token detail: the Token with the full `risk` and `ath`. */
+export const tokenDetailSchema = tokenSchema.and(
+  z.object({ risk: fullRiskSchema, ath: athSchema.nullable() }),
+);
+
+/** Page of Token (list items, with their compact `risk`). */
+export const tokenPageSchema = pageSchema(listTokenSchema);
 
 /** A trade; `source` is `curve` or `uniswap_v3` (the spec's `dex_v3` is a neutral stand-in). */
 export const tradeSchema = z.object({
@@ -310,7 +394,21 @@ export const creatorEarningsSchema = z.strictObject({
 });
 
 /** Holder (addition: `/api/v1/tokens/{address}/holders`). */
-export const holderPageSchema = pageSchema(z.object({ address: addressSchema, balance: amountSchema }));
+export const holderPageSchema = pageSchema(
+  z.object({
+    address: addressSchema,
+    balance: amountSchema,
+    // Addition (issue 28): the holder's cohorts, sorted.
+    tags: z
+      .array(z.enum(["creator", "insider", "launch_block_buyer", "sniper"]))
+      .refine((tags) => tags.every((t, i) => i === 0 || tags[i - 1]! < t), "tags sorted, distinct"),
+  }),
+);
+
+/** Holder count over time (addition, issue 28): `{items: [{time, holder_count}]}`, buckets ascending. */
+export const holderHistorySchema = z
+  .strictObject({ items: z.array(z.strictObject({ time: countSchema, holder_count: countSchema })) })
+  .refine((h) => h.items.every((x, i) => i === 0 || h.items[i - 1]!.time < x.time), "buckets ascending");
 
 /** A signed decimal integer string (PnL). */
 const signedAmountSchema = z.string().regex(/^-?\d+$/, "signed decimal integer string");
@@ -388,6 +486,78 @@ export const metadataDraftSchema = z.object({
 
 /** Finalize success (200): the Token object of the bound token. */
 export const finalizeResponseSchema = tokenSchema;
+
+/** ISO 8601 time (UTC, with milliseconds), as the webhook routes write times. */
+const isoTimeSchema = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, "ISO 8601 time");
+
+const webhookFields = {
+  id: z.string().regex(/^wh_[0-9a-f]{16}$/),
+  url: z.url(),
+  events: z.array(z.enum(["trade", "token.launched", "token.graduated", "metadata.finalized"])).min(1),
+  filters: z.object({
+    tokens: z.array(addressSchema).max(100).optional(),
+    wallets: z.array(addressSchema).max(100).optional(),
+    side: z.enum(["buy", "sell"]).optional(),
+    min_reserve_amount: amountSchema.optional(),
+    min_usd: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .optional(),
+  }),
+  enabled: z.boolean(),
+  disabled_reason: z.string().nullable(),
+  failing_since: isoTimeSchema.nullable(),
+  created_at: isoTimeSchema,
+  updated_at: isoTimeSchema,
+};
+
+/** Webhook (docs/api.md "Webhooks"): never its secret. */
+export const webhookSchema = z
+  .object(webhookFields)
+  .refine((w) => !("secret" in w), "a webhook shows its secret only when created");
+
+/** `POST /api/v1/webhooks` (201): the Webhook and its signing secret (Standard Webhooks `whsec_` + base64). */
+export const webhookCreatedSchema = z.object({
+  ...webhookFields,
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/),
+});
+
+/** `GET /api/v1/webhooks/{id}/deliveries` (200). */
+export const webhookDeliveriesSchema = z.strictObject({
+  items: z.array(
+    z.object({
+      id: z.string().regex(/^\d+$/),
+      event_id: z.string().regex(/^evt_\d+$/),
+      type: z.string().min(1),
+      status: z.enum(["pending", "delivered", "failed"]),
+      attempts: countSchema,
+      last_status: z.number().int().min(100).max(599).nullable(),
+      last_error: z.string().nullable(),
+      next_attempt_at: isoTimeSchema.nullable(),
+      created_at: isoTimeSchema,
+      delivered_at: isoTimeSchema.nullable(),
+    }),
+  ),
+  next_cursor: z.string().regex(/^\d+$/).nullable(),
+});
+
+/** A delivered `trade` / `trade.removed` event body: the Trade fields plus the block. */
+export const webhookTradeEventSchema = z.object({
+  id: z.string().regex(/^evt_\d+$/),
+  type: z.enum(["trade", "trade.removed"]),
+  timestamp: z.string().min(1),
+  data: tradeSchema.extend({
+    block_hash: hashSchema,
+    reserve_amount_usd: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .nullable(),
+    retracts: z
+      .string()
+      .regex(/^evt_\d+$/)
+      .optional(),
+  }),
+});
 
 /** A field problem in `error.details`. */
 export const errorDetailSchema = z.object({ field: z.string(), reason: z.string() });

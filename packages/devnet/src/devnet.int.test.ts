@@ -32,6 +32,7 @@ import {
   parseEther,
   parseEventLogs,
 } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEVNET_CHAIN_ID, devnetAccounts } from "./accounts.js";
 import {
@@ -45,7 +46,7 @@ import { BASE_QUOTER_V2, BASE_SWAP_ROUTER02 } from "./deploy.js";
 import { type Devnet, startDevnet } from "./devnet.js";
 import { setEthUsdRound, setSequencerStatus } from "./feeds.js";
 import { loadHistory } from "./history-loader.js";
-import { runSimulator } from "./simulator.js";
+import { runSimulator, simulatorKeys } from "./simulator.js";
 import { createTrader, POOL_FEE } from "./trader.js";
 
 /** Uniswap V3 periphery's `PoolAddress.POOL_INIT_CODE_HASH` (keccak256 of the pool's creation code). */
@@ -577,6 +578,85 @@ describe("devnet", () => {
     expect(seen.graduated).toBe(stats.graduations);
     expect(seen.swaps).toBe(stats.swaps);
     expect(stats.feedUpdates).toBeGreaterThan(0);
+  });
+
+  it("behavior: the simulator produces every risk cohort: dev buys, snipers, side wallets funded by creators, creator sells", async () => {
+    // Blocks at an interval, as `pnpm start` mines them: the snipers' buys share the next block.
+    const devnet = await boot({ blockTime: 1 });
+    const seed = 11;
+    const wallets = new Set(simulatorKeys(seed, 6).map((k) => privateKeyToAccount(k).address.toLowerCase()));
+    await runSimulator({
+      rpcUrl: devnet.rpcUrl,
+      deployment: devnet.deployment,
+      seed,
+      tps: 6,
+      traders: 6,
+      tokens: 3,
+      durationSeconds: 240,
+      until: (s) => s.launches >= 5 && s.sells >= 8 && s.transfers >= 3,
+      graduateEvery: 0,
+      economyShare: 0,
+      feedIntervalSeconds: 0,
+    });
+    // The cohorts as docs/api.md defines them, read from the raw logs.
+    const logs = await rpc<never[]>(devnet.rpcUrl, "eth_getLogs", [
+      { fromBlock: `0x${devnet.deployment.startBlock.toString(16)}` },
+    ]);
+    /** The parsed logs of three ABIs, read by event name. */
+    type AnyLog = {
+      eventName: string;
+      address: string;
+      blockNumber: bigint;
+      // Each event carries its own: launch (creator, curve, token), trade (buyer | seller), Transfer (from, to).
+      args: {
+        creator: string;
+        curve: string;
+        token: string;
+        buyer: string;
+        seller: string;
+        from: string;
+        to: string;
+      };
+    };
+    const events = parseEventLogs({
+      abi: [...zonkFactoryV3Abi, ...zonkCurveV3Abi, ...erc20Abi],
+      logs,
+    }) as unknown as AnyLog[];
+    const seen = { devBuy: 0, sniper: 0, insider: 0, creatorSell: 0 };
+    for (const launch of events.filter((e) => e.eventName === "TokenLaunchedV3")) {
+      const creator = launch.args.creator.toLowerCase();
+      const curve = launch.args.curve.toLowerCase();
+      const trades = events
+        .filter(
+          (e) =>
+            e.address.toLowerCase() === curve &&
+            (e.eventName === "TokensBought" || e.eventName === "TokensSold"),
+        )
+        .map((e) => ({
+          trader: (e.eventName === "TokensBought" ? e.args.buyer : e.args.seller).toLowerCase(),
+          buy: e.eventName === "TokensBought",
+          block: BigInt(e.blockNumber),
+        }));
+      if (trades[0]?.trader === creator && trades[0].buy) seen.devBuy += 1;
+      if (trades.some((t) => t.trader === creator && !t.buy)) seen.creatorSell += 1;
+      const first = new Map<string, (typeof trades)[number]>();
+      for (const t of trades) if (!first.has(t.trader)) first.set(t.trader, t);
+      seen.sniper += [...first.values()].filter(
+        (t) => t.trader !== creator && t.buy && t.block <= BigInt(launch.blockNumber) + 2n,
+      ).length;
+      seen.insider += events.filter(
+        (e) =>
+          e.eventName === "Transfer" &&
+          e.address.toLowerCase() === launch.args.token.toLowerCase() &&
+          e.args.from.toLowerCase() === creator &&
+          wallets.has(e.args.to.toLowerCase()) &&
+          e.args.to.toLowerCase() !== creator,
+      ).length;
+    }
+    expect(seen.devBuy).toBeGreaterThan(0);
+    expect(seen.sniper).toBeGreaterThan(0);
+    expect(seen.insider).toBeGreaterThan(0);
+    expect(seen.creatorSell).toBeGreaterThan(0);
   });
 
   it("behavior: the history loader mines exactly the requested trades in large blocks", async () => {

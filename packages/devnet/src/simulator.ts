@@ -106,7 +106,8 @@ export function simulatorKeys(seed: number, count: number): `0x${string}`[] {
 
 /**
  * Traffic simulator: funded wallets (derived from `seed`) launch tokens through the factory's
- * `createToken(name, symbol, userSalt)` (half of them followed by the creator's first buy), buy
+ * `createToken(name, symbol, userSalt)` (half of them followed by the creator's first buy, raced
+ * by sniping bots that buy at once; a creator sometimes hands part of its buy to side wallets), buy
  * and sell on each token's curve with log-normal sizes at Poisson-distributed times (`tps` actions
  * per second on average), transfer tokens, push tokens through graduation every `graduateEvery`
  * actions (3 ETH net, as on Base) and then swap on their canonical Uniswap V3 pools (SwapRouter
@@ -205,15 +206,30 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
         stringToHex(`tmi-simulator:${options.seed ?? 1}:${trader.address}:${tokens.length}`),
       );
       const value = random.chance(0.5) ? random.ethAmount(0.05, 0.8, 0.001, 0.5) : 0n;
-      // With a value, the creator's first buy follows (a second transaction: createToken is not payable).
-      const result = await trader.createToken(name, symbol, { userSalt, value });
+      const result = await trader.createToken(name, symbol, { userSalt });
       tokens.push({ address: result.token, curve: result.curve, graduated: false, creator: index });
       stats.launches += 1;
       noteReceipt(result);
-      if (result.firstBuy) {
-        noteReceipt(result.firstBuy);
+      // With a value, the creator's first buy (a second transaction: createToken is not payable),
+      // sent together with the buys of sniping bots, which race it into the next block.
+      const devBuy = value > 0n ? trader.buy(result.token, value) : undefined;
+      if (random.chance(0.6)) snipe(result.token, index);
+      if (devBuy) {
+        noteReceipt(await devBuy);
         holdings[index]!.add(result.token);
         stats.buys += 1;
+        // A creator that funds side wallets: part of its buy handed to one or two other wallets.
+        if (traders.length > 1 && random.chance(0.4)) {
+          const balance = await trader.balanceOf(result.token);
+          for (let n = 1 + random.int(2); n > 0 && balance > 0n; n--) {
+            const to = (index + 1 + random.int(traders.length - 1)) % traders.length;
+            noteReceipt(
+              await trader.transfer(result.token, traders[to]!.address, random.fraction(balance, 0.05, 0.2)),
+            );
+            holdings[to]!.add(result.token);
+            stats.transfers += 1;
+          }
+        }
       }
       return;
     }
@@ -255,6 +271,17 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
       return;
     }
     const heldCurve = held.filter((a) => curveTokens.some((t) => t.address === a));
+    // A creator that dumps: now and then sells part of its own token.
+    const own = curveTokens.filter((t) => t.creator === index && holdings[index]!.has(t.address));
+    if (own.length > 0 && random.chance(0.15)) {
+      const token = random.pick(own).address;
+      const amount = random.fraction(await trader.balanceOf(token), 0.1, 0.5);
+      if (amount > 0n) {
+        noteReceipt(await trader.sell(token, amount));
+        stats.sells += 1;
+        return;
+      }
+    }
     if (heldCurve.length > 0 && roll < 0.55) {
       const token = random.pick(heldCurve);
       const balance = await trader.balanceOf(token);
@@ -286,6 +313,28 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
     noteReceipt(await trader.buy(token, random.ethAmount(0.04, 1, 0.001, 1)));
     holdings[index]!.add(token);
     stats.buys += 1;
+  }
+
+  /**
+   * Sniping bots: one or two wallets other than the creator buy a token just launched at once
+   * (with blocks mined at an interval, their first trade lands within two blocks of the launch:
+   * snipers, docs/api.md "Risk and all-time high"). Busy or not: a wallet's transactions are
+   * serialized, and a buy never makes a concurrent sell of the same wallet exceed its balance.
+   */
+  function snipe(token: Address, creator: number): void {
+    const others = traders.map((_, i) => i).filter((i) => i !== creator);
+    for (let n = 1 + random.int(2); n > 0 && others.length > 0; n--) {
+      const i = others.splice(random.int(others.length), 1)[0]!;
+      track(
+        traders[i]!.buy(token, random.ethAmount(0.05, 0.5, 0.001, 0.5))
+          .then((result) => {
+            noteReceipt(result);
+            holdings[i]!.add(token);
+            stats.buys += 1;
+          })
+          .catch(fail),
+      );
+    }
   }
 
   const { feeManager, lpFeeVault, traderRewardsVault, rewardsDistributor, weth } = deployment.contracts;

@@ -182,6 +182,9 @@ const DUMP_TABLES: Record<string, string> = {
   token_balances: "token_address, holder",
   token_traders: "token_address, trader",
   positions: "token_address, trader",
+  token_cohorts: "token_address, wallet",
+  token_risk: "token_address",
+  holder_counts: "token_address, interval, bucket_start",
   candles: "token_address, interval, bucket_start",
   candle_traders: "token_address, interval, bucket_start, trader",
   creators: "address",
@@ -189,6 +192,7 @@ const DUMP_TABLES: Record<string, string> = {
   token_fees: "token_address",
   token_asset_fees: "token_address, asset",
   creator_lp_fees: "recipient, asset",
+  eth_usd_buckets: "interval, bucket_start",
 };
 
 /**

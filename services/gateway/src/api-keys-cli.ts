@@ -1,8 +1,7 @@
 // `pnpm api-keys create --name <name> [--tier free|pro]` | `pnpm api-keys list` | `pnpm api-keys revoke <id>`
 // Operator CLI over `api_keys` (docs/api.md "API keys", docs/operations.md "API keys"), on
 // DATABASE_URL (the primary). `create` prints the key once: only its SHA-256 is stored.
-import { parseArgs } from "node:util";
-import { databaseUrl } from "@tmi/shared/env";
+import { type CliFail, operatorCli } from "@tmi/shared/cli";
 import pg from "pg";
 import {
   API_KEY_TIERS,
@@ -18,32 +17,16 @@ const USAGE = `usage:
   pnpm api-keys revoke <id>
 env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/tmi)`;
 
-function fail(message: string, status = 2): never {
-  process.stderr.write(`${message}\n${status === 2 ? `${USAGE}\n` : ""}`);
-  process.exit(status);
-}
-
-let parsed: ReturnType<typeof parseArgs>;
-try {
-  parsed = parseArgs({
-    args: process.argv.slice(2).filter((arg) => arg !== "--"),
-    allowPositionals: true,
-    options: { name: { type: "string" }, tier: { type: "string" }, help: { type: "boolean", short: "h" } },
-  });
-} catch (error) {
-  fail(String((error as Error).message));
-}
-const { values, positionals } = parsed;
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const cli = operatorCli(USAGE, {
+  name: { type: "string" },
+  tier: { type: "string" },
+});
+const { values, positionals, databaseUrl } = cli;
+const fail: CliFail = cli.fail;
 const [command, id, ...rest] = positionals;
 if (rest.length > 0) fail(`unexpected arguments: ${rest.join(" ")}`);
 
-const url = databaseUrl.safeParse(process.env.DATABASE_URL || undefined);
-if (!url.success) fail("DATABASE_URL must be a postgres:// or postgresql:// URL", 1);
-const db = new pg.Pool({ connectionString: url.data, max: 1, application_name: "tmi-api-keys-cli" });
+const db = new pg.Pool({ connectionString: databaseUrl(), max: 1, application_name: "tmi-api-keys-cli" });
 
 try {
   switch (command) {

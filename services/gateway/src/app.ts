@@ -259,7 +259,7 @@ export function buildApp(deps: GatewayDeps): HttpApp {
       maxBufferedBytes: config.GATEWAY_MAX_BUFFERED_BYTES,
     }),
   };
-  // Only metadata-api's creation routes take bodies; every other upstream route is GET/HEAD.
+  // Only metadata-api's creation and webhook routes take bodies; every other upstream route is GET/HEAD.
   const routes = [
     {
       service: "oracle-price",
@@ -270,6 +270,15 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     {
       service: "metadata-api",
       prefix: "/api/v1/token-metadata",
+      upstreams: config.METADATA_API_URL,
+      takesBody: true,
+    },
+    // Webhooks (docs/api.md "Webhooks"): metadata-api resolves the API key itself (the
+    // `Authorization` / `X-API-Key` header is forwarded as sent); the gateway's 401 and tier limits
+    // apply first, as on every route.
+    {
+      service: "metadata-api",
+      prefix: "/api/v1/webhooks",
       upstreams: config.METADATA_API_URL,
       takesBody: true,
     },

@@ -213,6 +213,8 @@ describe("gateway", () => {
       ["/api/v1/prices/eth-usd", "oracle-price"],
       ["/api/v1/token-metadata", "metadata-api"],
       ["/api/v1/token-metadata/abc/finalize", "metadata-api"],
+      ["/api/v1/webhooks", "metadata-api"],
+      ["/api/v1/webhooks/wh_0123456789abcdef/deliveries?limit=2", "metadata-api"],
       ["/objects/images/abc.png", "metadata-api"],
       ["/api/v1/tokens?limit=5&search=a%20b", "query-api"],
       ["/api/v1/trending", "query-api"],
@@ -228,6 +230,18 @@ describe("gateway", () => {
       expect(body.upstream, path).toBe(upstream);
       expect(body.url, path).toBe(path);
     }
+    // Webhook writes reach metadata-api with their JSON body and the client's X-API-Key (metadata-api
+    // resolves the key itself; a gateway without key resolution passes it through).
+    const hookBody = JSON.stringify({ url: "https://example.com/hook", events: ["trade"] });
+    const posted = await fetch(`${url}/api/v1/webhooks`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "tmi_webhooks_key" },
+      body: hookBody,
+    });
+    expect(posted.status).toBe(200);
+    const postSeen = metadata.seen.find((s) => s.method === "POST" && s.url === "/api/v1/webhooks")!;
+    expect(postSeen.bodyBytes).toBe(Buffer.byteLength(hookBody));
+    expect(postSeen.headers["x-api-key"]).toBe("tmi_webhooks_key");
     // HEAD keeps the upstream's Content-Length (no body); GET bodies match their length.
     const head = await fetch(`${url}/api/v1/tokens`, { method: "HEAD" });
     const headDirect = await fetch(`${query.url}/api/v1/tokens`, { method: "HEAD" });

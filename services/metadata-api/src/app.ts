@@ -10,6 +10,7 @@ import type { JobProducer } from "./jobs/job-catalog.js";
 import { registerObjectRoutes } from "./routes/object-routes.js";
 import { registerTokenMetadataRoutes } from "./routes/token-metadata-routes.js";
 import type { ObjectStorage } from "./storage/object-storage.js";
+import { registerWebhookRoutes, type WebhookRoutesDeps } from "./webhooks/webhook-routes.js";
 
 /** Everything the metadata-api HTTP app needs, built by `main.ts` (or a test). */
 export interface MetadataAppDeps {
@@ -27,12 +28,14 @@ export interface MetadataAppDeps {
   imageMaxBytes: number;
   imageMaxPixels: number;
   trustProxy?: boolean | string | string[];
+  /** The webhook routes (docs/api.md "Webhooks"); absent: not served. */
+  webhooks?: WebhookRoutesDeps;
 }
 
 /**
  * Builds the metadata-api Fastify app (no side effects; tests call `app.inject()`):
  * `POST /api/v1/token-metadata`, `POST /api/v1/token-metadata/:draft/finalize`, `GET /objects/*`,
- * `/health` and `/readyz` (database ping). While the database is unreachable, every route that
+ * `/api/v1/webhooks` (when `webhooks` is given), `/health` and `/readyz` (database ping). While the database is unreachable, every route that
  * needs it answers 503 `service_unavailable` with `Retry-After` (see `database-errors.ts`).
  */
 export async function buildApp(deps: MetadataAppDeps): Promise<HttpApp> {
@@ -69,4 +72,5 @@ async function registerRoutes(app: HttpApp, deps: MetadataAppDeps): Promise<void
   });
   registerTokenMetadataRoutes(app, { ...deps });
   registerObjectRoutes(app, deps.storage);
+  if (deps.webhooks) registerWebhookRoutes(app, deps.webhooks);
 }

@@ -70,6 +70,26 @@ export const metadataEnvSchema = baseEnvSchema.extend({
   REDIS_REQUIRE_AOF: booleanFlag(true),
   /** Period of the worker's sweep of `pending` drafts whose finalize job is gone (0 disables it). */
   PENDING_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+  /** Webhook targets may be private or loopback addresses (local use and tests only; docs/api.md "Webhooks"). */
+  WEBHOOK_ALLOW_PRIVATE: booleanFlag(false),
+  /** Whole-request timeout of a webhook delivery. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Delay before a delivery's 2nd attempt; doubles per attempt (the 3rd comes 3× this after the 1st). */
+  WEBHOOK_BACKOFF_BASE_MS: z.coerce.number().int().min(10).default(2_000),
+  /** Longest delay between two attempts of a delivery. */
+  WEBHOOK_BACKOFF_MAX_MS: z.coerce.number().int().min(10).default(7_200_000),
+  /** A webhook failing without a success for this long is disabled (with the reason). */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(1_000).default(86_400_000),
+  /** Concurrent deliveries per worker process. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  /** Pause between polls of the webhook outbox while it is empty. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(200),
+  /** Period of the re-enqueue of due deliveries from PostgreSQL (after a Redis wipe or a crash). */
+  WEBHOOK_RECONCILE_MS: z.coerce.number().int().min(100).default(5_000),
+  /** Dispatched webhook events (and their deliveries) are kept this many days. */
+  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).default(7),
+  /** The worker process runs the webhook dispatcher (`false`: another process does). */
+  WEBHOOK_DISPATCHER: booleanFlag(true),
 });
 
 /** Parsed settings of {@link metadataEnvSchema}. */

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { createPgPool } from "@tmi/db";
 import { erc20Abi } from "@tmi/shared/chain";
 import { loadEnv } from "@tmi/shared/env";
 import { serve } from "@tmi/shared/http";
@@ -14,6 +15,8 @@ import { createImageFetcher } from "./images/image-fetcher.js";
 import { createJobProducer } from "./jobs/job-catalog.js";
 import { checkRedisPersistence } from "./jobs/redis-persistence.js";
 import { createStorage } from "./storage/create-storage.js";
+import { createDeliveryQueue } from "./webhooks/webhook-dispatcher.js";
+import { webhookAddressPolicy } from "./webhooks/webhook-url.js";
 
 // Process entry of the metadata-api server: config, logger, dependencies, listen, shutdown.
 const env = loadEnv(metadataEnvSchema);
@@ -43,8 +46,15 @@ async function start() {
     timeoutMs: env.IMAGE_FETCH_TIMEOUT_MS,
     maxBytes: env.IMAGE_MAX_BYTES,
   });
+  const pool = createPgPool({ url: env.DATABASE_URL, max: 4, applicationName: "tmi-metadata-api" });
+  const webhookQueue = createDeliveryQueue(redis, env.QUEUE_PREFIX);
   const app = await buildApp({
     logger,
+    webhooks: {
+      pool,
+      queue: webhookQueue,
+      urlPolicy: { policy: webhookAddressPolicy(env.WEBHOOK_ALLOW_PRIVATE) },
+    },
     db,
     storage,
     fetcher,
@@ -86,7 +96,9 @@ async function start() {
     onClose: async () => {
       await fetcher.close();
       await jobs.close();
+      await webhookQueue.close();
       redis.disconnect();
+      await pool.end();
       await storage.close();
       await db.$disconnect();
     },

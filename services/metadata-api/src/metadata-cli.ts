@@ -5,10 +5,10 @@
 // `show` prints who holds the token, for which launch transaction, and whether that binding is
 // current (its launch is the indexed one) or was made for a launch a reorg removed (shown nowhere).
 // Exit 0 done, 1 failure, 2 usage.
-import { parseArgs } from "node:util";
+
 import { createDb } from "@tmi/db";
+import { type CliFail, operatorCli } from "@tmi/shared/cli";
 import { parseAddress } from "@tmi/shared/codec";
-import { databaseUrl } from "@tmi/shared/env";
 import { isAppError } from "@tmi/shared/errors";
 import { findDraftByToken, isBindingCurrent, unbindToken } from "./drafts/draft-queries.js";
 
@@ -18,26 +18,9 @@ const USAGE = `usage:
                                  whether the binding is current (not: its launch was reorged out)
 env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/tmi)`;
 
-function fail(message: string, status = 2): never {
-  process.stderr.write(`${message}\n${status === 2 ? `${USAGE}\n` : ""}`);
-  process.exit(status);
-}
-
-let positionals: string[];
-try {
-  const parsed = parseArgs({
-    args: process.argv.slice(2).filter((arg) => arg !== "--"),
-    allowPositionals: true,
-    options: { help: { type: "boolean", short: "h" } },
-  });
-  if (parsed.values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  positionals = parsed.positionals;
-} catch (error) {
-  fail((error as Error).message);
-}
+const cli = operatorCli(USAGE, {});
+const { positionals, databaseUrl, cause } = cli;
+const fail: CliFail = cli.fail;
 const [command, tokenArg, ...rest] = positionals;
 if (command !== "unbind" && command !== "show")
   fail(command === undefined ? "missing command" : `unknown command "${command}"`);
@@ -49,10 +32,7 @@ try {
 } catch (error) {
   fail(isAppError(error) ? error.message : String(error));
 }
-const url = databaseUrl.safeParse(process.env.DATABASE_URL || undefined);
-if (!url.success) fail("DATABASE_URL must be a postgres:// or postgresql:// URL", 1);
-
-const db = createDb({ url: url.data, max: 1, applicationName: "tmi-metadata-cli" });
+const db = createDb({ url: databaseUrl(), max: 1, applicationName: "tmi-metadata-cli" });
 try {
   if (command === "unbind") {
     const released = await unbindToken(db, token);
@@ -76,9 +56,7 @@ try {
     }
   }
 } catch (error) {
-  // Prisma's messages start with the call site; the cause is the last line.
-  const lines = (error as Error).message.trim().split("\n");
-  process.stderr.write(`metadata: ${lines[lines.length - 1]}\n`);
+  process.stderr.write(`metadata: ${cause(error)}\n`);
   process.exitCode = 1;
 } finally {
   await db.$disconnect().catch(() => {});

@@ -1,3 +1,4 @@
+import { createPgPool } from "@tmi/db";
 import { loadEnv } from "@tmi/shared/env";
 import { createLogger } from "@tmi/shared/logger";
 import { Worker } from "bullmq";
@@ -8,9 +9,12 @@ import { createFinalizeProcessor } from "./jobs/finalize.worker.js";
 import { createJobProducer } from "./jobs/job-catalog.js";
 import { createPendingSweep } from "./jobs/pending-sweep.js";
 import { checkRedisPersistence } from "./jobs/redis-persistence.js";
+import { startWebhookDispatcher, type WebhookDispatcher } from "./webhooks/webhook-dispatcher.js";
+import { webhookAddressPolicy } from "./webhooks/webhook-url.js";
 
 // Process entry of the metadata-api finalize worker (its own process; scales separately): the
-// BullMQ worker of `metadata-finalize` and the periodic sweep of pending drafts without a job.
+// BullMQ worker of `metadata-finalize`, the periodic sweep of pending drafts without a job, and
+// the webhook dispatcher (WEBHOOK_DISPATCHER; docs/operations.md "Webhook dispatcher").
 const env = loadEnv(metadataEnvSchema);
 const logger = createLogger({ service: "metadata-worker", level: env.LOG_LEVEL });
 
@@ -19,6 +23,13 @@ const db = createMetadataDb(env.DATABASE_URL, "tmi-metadata-worker", logger);
 const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
 const jobs = createJobProducer(connection, env.QUEUE_PREFIX);
 let worker: Worker | null = null;
+let dispatcher: WebhookDispatcher | null = null;
+// The dispatcher's deliveries each hold a connection for two short statements: sized with WEBHOOK_CONCURRENCY.
+const pool = createPgPool({
+  url: env.DATABASE_URL,
+  max: Math.min(24, Math.ceil(env.WEBHOOK_CONCURRENCY / 2) + 2),
+  applicationName: "tmi-metadata-worker",
+});
 let sweepTimer: NodeJS.Timeout | null = null;
 let sweeping: Promise<unknown> = Promise.resolve();
 let closing = false;
@@ -45,14 +56,40 @@ async function start() {
   worker.on("ready", () =>
     logger.info({ queue: "metadata-finalize", prefix: env.QUEUE_PREFIX }, "metadata worker ready"),
   );
+  if (env.WEBHOOK_DISPATCHER) {
+    dispatcher = startWebhookDispatcher({
+      pool,
+      connection,
+      prefix: env.QUEUE_PREFIX,
+      network: { policy: webhookAddressPolicy(env.WEBHOOK_ALLOW_PRIVATE) },
+      settings: {
+        timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+        backoffBaseMs: env.WEBHOOK_BACKOFF_BASE_MS,
+        backoffMaxMs: env.WEBHOOK_BACKOFF_MAX_MS,
+        disableAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
+        concurrency: env.WEBHOOK_CONCURRENCY,
+        pollMs: env.WEBHOOK_POLL_MS,
+        reconcileMs: env.WEBHOOK_RECONCILE_MS,
+        retentionDays: env.WEBHOOK_RETENTION_DAYS,
+      },
+      logger,
+    });
+    await dispatcher.ready();
+    logger.info({ queue: "webhook-deliveries", prefix: env.QUEUE_PREFIX }, "webhook dispatcher ready");
+  }
   if (env.PENDING_SWEEP_INTERVAL_MS > 0) {
     const sweep = createPendingSweep({ db, jobs, logger });
     const tick = () => {
       sweeping = sweep()
         .then((result) => {
-          if (result.requeued.length > 0)
+          if (result.requeued.length > 0 || result.promoted.length > 0)
             logger.info(
-              { action: "sweep_pending", ...result, requeued: result.requeued.length },
+              {
+                action: "sweep_pending",
+                ...result,
+                requeued: result.requeued.length,
+                promoted: result.promoted.length,
+              },
               "sweep done",
             );
         })
@@ -74,7 +111,9 @@ async function shutdown(signal: string) {
   if (sweepTimer) clearTimeout(sweepTimer);
   await sweeping;
   await worker?.close();
+  await dispatcher?.close();
   await jobs.close();
+  await pool.end();
   connection.disconnect();
   await db.$disconnect();
   process.exit(0);

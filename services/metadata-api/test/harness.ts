@@ -26,6 +26,7 @@ import { isPublicAddress } from "../src/net/address-policy.js";
 import { createFsStorage } from "../src/storage/fs-storage.js";
 import type { ObjectStorage } from "../src/storage/object-storage.js";
 import { createS3Storage } from "../src/storage/s3-storage.js";
+import type { WebhookRoutesDeps } from "../src/webhooks/webhook-routes.js";
 
 export const FACTORY = "0x00000000000000000000000000000000000000aa" as const;
 
@@ -163,6 +164,8 @@ export async function createHarness(options: {
   fetchTimeoutMs?: number;
   backoffDelayMs?: number;
   database?: TestDatabase;
+  /** Serve the webhook routes with these dependencies (the harness's `sql` pool is theirs). */
+  webhooks?: Omit<WebhookRoutesDeps, "pool">;
 }): Promise<Harness> {
   const database = options.database ?? (await createTestDatabase());
   const sql = createPgPool({ url: database.url, max: 3 });
@@ -202,6 +205,7 @@ export async function createHarness(options: {
     spoolDir: join(storageDir, "spool"),
     imageMaxBytes: options.imageMaxBytes ?? 5 * 1024 * 1024,
     imageMaxPixels: 40_000_000,
+    ...(options.webhooks ? { webhooks: { ...options.webhooks, pool: sql } } : {}),
   });
   return {
     database,

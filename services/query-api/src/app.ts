@@ -24,6 +24,7 @@ import { statusRoutes } from "./status/status-routes.js";
 import { activityRoutes } from "./tokens/activity/activity-routes.js";
 import { chartRoutes } from "./tokens/chart/chart-routes.js";
 import { feeRoutes } from "./tokens/fees/fee-routes.js";
+import { holderHistoryRoutes } from "./tokens/holders/holder-history.js";
 import { holderRoutes } from "./tokens/holders/holder-routes.js";
 import { tokenRoutes } from "./tokens/token-routes.js";
 import { createStatsCache } from "./tokens/token-stats-cache.js";
@@ -193,6 +194,7 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     creatorRoutes,
     holderRoutes,
     feeRoutes,
+    holderHistoryRoutes,
     walletRoutes,
     traderRoutes,
     statusRoutes,

@@ -2,9 +2,9 @@
 // Operator CLI over `excluded_addresses` (docs/operations.md "Exclusions"), on DATABASE_URL (the
 // primary: this is the one write path of query-api's package, separate from the server's
 // read-only pool), through the read-write Prisma client.
-import { parseArgs } from "node:util";
+
 import { createDb } from "@tmi/db";
-import { databaseUrl } from "@tmi/shared/env";
+import { type CliFail, operatorCli } from "@tmi/shared/cli";
 import { isAppError } from "@tmi/shared/errors";
 import { addExclusion, type ExclusionKind, listExclusions, removeExclusion } from "./exclusions.js";
 
@@ -14,26 +14,12 @@ const USAGE = `usage:
   pnpm exclusions list [<address>] [--kind token|creator]
 env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/tmi)`;
 
-function fail(message: string, status = 2): never {
-  process.stderr.write(`${message}\n${status === 2 ? `${USAGE}\n` : ""}`);
-  process.exit(status);
-}
-
-let parsed: ReturnType<typeof parseArgs>;
-try {
-  parsed = parseArgs({
-    args: process.argv.slice(2).filter((arg) => arg !== "--"),
-    allowPositionals: true,
-    options: { kind: { type: "string" }, reason: { type: "string" }, help: { type: "boolean", short: "h" } },
-  });
-} catch (error) {
-  fail(String((error as Error).message));
-}
-const { values, positionals } = parsed;
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const cli = operatorCli(USAGE, {
+  kind: { type: "string" },
+  reason: { type: "string" },
+});
+const { values, positionals, databaseUrl, cause } = cli;
+const fail: CliFail = cli.fail;
 const [command, address, ...rest] = positionals;
 if (rest.length > 0) fail(`unexpected arguments: ${rest.join(" ")}`);
 const kindValue = values.kind;
@@ -41,9 +27,7 @@ if (kindValue !== undefined && kindValue !== "token" && kindValue !== "creator")
   fail("--kind must be token or creator");
 const kind = kindValue as ExclusionKind | undefined;
 
-const url = databaseUrl.safeParse(process.env.DATABASE_URL || undefined);
-if (!url.success) fail("DATABASE_URL must be a postgres:// or postgresql:// URL", 1);
-const client = createDb({ url: url.data, max: 1, applicationName: "tmi-exclusions-cli" });
+const client = createDb({ url: databaseUrl(), max: 1, applicationName: "tmi-exclusions-cli" });
 
 try {
   switch (command) {
@@ -78,9 +62,7 @@ try {
   }
 } catch (error) {
   if (isAppError(error)) fail(error.message);
-  // Prisma's messages start with the call site; the cause is the last line.
-  const lines = (error as Error).message.trim().split("\n");
-  fail(`exclusions: ${lines[lines.length - 1]}`, 1);
+  fail(`exclusions: ${cause(error)}`, 1);
 } finally {
   await client.$disconnect().catch(() => {});
 }

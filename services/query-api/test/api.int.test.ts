@@ -212,6 +212,14 @@ describe("token list", () => {
         lifecycle: "active",
       },
       usd: null, // no ETH/USD answer indexed in these fixtures
+      // No `token_risk` row in these fixtures: zeros.
+      risk: {
+        creator_share_bps: 0,
+        creator_has_sold: false,
+        top10_share_bps: 0,
+        sniper_share_bps: 0,
+        insider_share_bps: 0,
+      },
     });
     // Metadata fields at the top level of list items, only when set; never null keys.
     const withMetadata = res.body.items.find((t: any) => t.address === tokenAddress(2));
@@ -428,16 +436,27 @@ describe("token detail", () => {
         "metrics",
         "curve",
         "usd",
+        "risk",
+        "ath",
         "stats",
       ].sort(),
     );
-    // The detail is the list item plus `stats`.
+    // The detail is the list item with the full `risk`, plus `ath` and `stats`.
     const item = (await h.get("/api/v1/tokens?search=alpha%20beta")).body.items[0];
-    const { stats, ...detail } = res.body;
-    expect(detail).toEqual(item);
-    // The shared statement metadata-api's finalize answers with: the same object without `usd`.
+    const { stats, risk, ath, ...detail } = res.body;
+    const { risk: compact, ...listed } = item;
+    expect(detail).toEqual(listed);
+    expect(ath).toBeNull();
+    expect(compact).toEqual({
+      creator_share_bps: risk.creator.share_bps,
+      creator_has_sold: risk.creator.has_sold,
+      top10_share_bps: risk.top10_share_bps,
+      sniper_share_bps: risk.snipers.share_bps,
+      insider_share_bps: risk.insiders.share_bps,
+    });
+    // The shared statement metadata-api's finalize answers with: the same object without `usd` and `risk`.
     const shared = await h.pool.query<{ token: string }>(TOKEN_BY_ADDRESS_SQL, [tokenAddress(2)]);
-    const { usd, ...token } = item;
+    const { usd, risk: _risk, ...token } = item;
     expect(JSON.parse(shared.rows[0]!.token)).toEqual(token);
   });
 
@@ -714,6 +733,21 @@ describe("chart", () => {
         expect(eth.body.candles[3]).toMatchObject({ volume: "10000000000000000", open_price: "210" });
         expect(eth.body.candles[3].eth_usd).toBeUndefined();
         expect((await chart(`to=${H(5)}&countback=6&currency=eth`)).body).toEqual(eth.body);
+        // Removing the answer at H(3)'s end (as a reorg's undo does): H(4) and H(5) fall back to 3000.
+        await admin.query("DELETE FROM eth_usd_answers WHERE block_number = 302");
+        const without = (await chart(`to=${H(5)}&countback=6&currency=usd`)).body.candles;
+        expect(without.map((c: { eth_usd: string | null }) => c.eth_usd)).toEqual([
+          null,
+          "2000",
+          "2000",
+          "3000",
+          "3000",
+          "3000",
+        ]);
+        // Removing them all: no answer in force anywhere.
+        await admin.query("DELETE FROM eth_usd_answers WHERE block_number IN (50, 300, 303)");
+        const none = (await chart(`to=${H(5)}&countback=6&currency=usd`)).body.candles;
+        expect(none.every((c: { eth_usd: string | null }) => c.eth_usd === null)).toBe(true);
       } finally {
         await admin.query("DELETE FROM eth_usd_answers WHERE block_number IN (50, 300, 302, 303)");
       }

@@ -1,6 +1,10 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { apiKeyOf, hashApiKey } from "@tmi/shared/http";
 import { LRUCache } from "lru-cache";
 import type pg from "pg";
+
+/** Where a request's key is read and how it is hashed: shared with metadata-api (webhooks). */
+export { apiKeyOf, hashApiKey };
 
 /** Rate-limit tiers of API keys (docs/api.md "API keys"). */
 export const API_KEY_TIERS = ["free", "pro"] as const;
@@ -28,11 +32,6 @@ export interface ApiKeyRow extends ApiKeyInfo {
 /** Database access the key functions need (a `pg.Pool` or client). */
 export type Queryable = Pick<pg.Pool, "query">;
 
-/** SHA-256 of `key`, hex: what `api_keys.key_hash` stores. */
-export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
-}
-
 /** A new key: {@link API_KEY_PREFIX} + 32 random bytes in base64url (256 bits of entropy). */
 export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBytes(32).toString("base64url");
@@ -40,22 +39,6 @@ export function generateApiKey(): string {
 
 /** Shape of a key as sent: the prefix then 43 base64url characters. */
 const KEY_SHAPE = /^tmi_[A-Za-z0-9_-]{43}$/;
-
-/**
- * The API key a request carries: `Authorization: Bearer <key>`, else `X-API-Key: <key>`;
- * undefined when it sends neither (an anonymous request). A value that is present but not shaped
- * like a key is returned as is (it resolves to no key: 401 `invalid_api_key`).
- */
-export function apiKeyOf(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const authorization = headers.authorization;
-  if (typeof authorization === "string") {
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-    if (match) return match[1];
-  }
-  const header = headers["x-api-key"];
-  if (typeof header === "string" && header.trim() !== "") return header.trim();
-  return undefined;
-}
 
 /**
  * Creates a key named `name` with `tier`: stores its SHA-256 and first 8 characters in `api_keys`

@@ -326,3 +326,52 @@ describe("positions", () => {
 });
 
 type TradeRowT = Batch["trades"][number];
+
+describe("risk", () => {
+  test("behavior: dev buy until another trader, sniper candidates by first trade in the window, insiders, holders' and platform sums, first trade reaching the all-time high", async () => {
+    const CAROL = addr(0xca);
+    const DAVE = addr(0xd0);
+    const chain = new SyntheticChain(PLATFORM)
+      .block(10)
+      .launch(CREATOR, TOKEN, CURVE, POOL)
+      .buy(TOKEN, CREATOR, WAD / 10n)
+      .buy(TOKEN, ALICE, WAD / 10n)
+      .buy(TOKEN, CREATOR, WAD / 10n) // after Alice: not a dev buy
+      .block(11)
+      .transfer(TOKEN, ALICE, BOB, 10n * WAD)
+      .sell(TOKEN, BOB, WAD) // Bob's first trade is a sell: no sniper
+      .buy(TOKEN, BOB, WAD / 10n)
+      .block(12)
+      .buy(TOKEN, CAROL, WAD / 10n) // last block of the window
+      .transfer(TOKEN, CREATOR, DAVE, 1_000n * WAD)
+      .transfer(TOKEN, CREATOR, DAVE, 5n * WAD)
+      .block(13)
+      .buy(TOKEN, DAVE, WAD / 10n); // after the window
+    const state = new KnownState(PLATFORM.factory, PLATFORM.weth, null);
+    const batch = await build(chain, state, 10, 13);
+    const d = batch.risk.get(TOKEN)!;
+    const buys = chain.events(10, 10).filter((e) => e.name === "TokensBought");
+    expect(d.devBuyCount).toBe(1);
+    expect(d.devBuyTokens).toBe(buys[0]!.args.tokensOut);
+    expect(d.devBuyReserve).toBe(buys[0]!.args.acceptedGross);
+    expect(d.otherTraded).toBe(true);
+    expect(d.snipers).toEqual([
+      { wallet: ALICE, launchBlock: true },
+      { wallet: CAROL, launchBlock: false },
+    ]);
+    expect(d.creatorTransferredOut).toBe(1_005n * WAD);
+    expect([...d.insiders]).toEqual([[DAVE, 1_005n * WAD]]);
+    // Every token is minted to platform contracts or holders: the two sums add up to the supply.
+    expect(d.holdersDelta + d.platformDelta).toBe(TOTAL_SUPPLY);
+    const holders = batch.balances.reduce((s, b) => s + b.delta, 0n);
+    expect(d.holdersDelta).toBe(holders);
+    // Buys only raise the curve price: the all-time high is the last buy's.
+    const last = batch.trades[batch.trades.length - 1]!;
+    expect(d.ath).toEqual({
+      price: last.price,
+      blockNumber: 13,
+      logIndex: last.logIndex,
+      timestamp: last.blockTimestamp,
+    });
+  });
+});

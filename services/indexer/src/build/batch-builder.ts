@@ -7,9 +7,11 @@ import type { Batch } from "../model/batch.js";
 import { aggregateCandles } from "../model/candles.js";
 import { creatorDelta } from "../model/creators.js";
 import { assetFeeDelta, creatorLpDelta, emptyFeeDeltas, tokenFeeDelta } from "../model/fees.js";
+import { addHolderHourDelta } from "../model/holder-history.js";
 import { addBalance, type BalanceChanges, balanceRows } from "../model/holders.js";
 import type { KnownState } from "../model/known-state.js";
 import { addPositionTrade } from "../model/positions.js";
+import { addRiskBalance, addRiskTrade, addRiskTransfer } from "../model/risk.js";
 import { addTokenTrade, tokenDelta } from "../model/tokens.js";
 import { addTokenTrader, setTraderBuckets } from "../model/traders.js";
 
@@ -44,6 +46,8 @@ export async function buildBatch(
     creators: new Map(),
     ethUsd: [],
     fees: emptyFeeDeltas(),
+    risk: new Map(),
+    holderHours: new Map(),
   };
   const balances: BalanceChanges = new Map();
   let current: DecodedEvent | null = null;
@@ -59,7 +63,16 @@ export async function buildBatch(
     tokenFees: (token, block) => tokenFeeDelta(batch.fees, token, block),
     assetFees: (token, asset, block) => assetFeeDelta(batch.fees, token, asset, block),
     creatorLp: (recipient, asset, block) => creatorLpDelta(batch.fees, recipient, asset, block),
-    balance: (info, holder, amount) => addBalance(balances, info, state.factory, holder, amount),
+    transfer(info, from, to, value) {
+      addBalance(balances, info, state.factory, from, -value);
+      addBalance(balances, info, state.factory, to, value);
+      addRiskBalance(batch.risk, info, state.factory, from, -value);
+      addRiskBalance(batch.risk, info, state.factory, to, value);
+      addRiskTransfer(batch.risk, info, state.factory, from, to, value);
+      const at = currentPosition!.blockTimestamp;
+      addHolderHourDelta(batch.holderHours, info, state.factory, from, -value, at);
+      addHolderHourDelta(batch.holderHours, info, state.factory, to, value, at);
+    },
     trade(trade) {
       batch.trades.push(trade);
       addTokenTrade(tokenDelta(batch.tokenDeltas, trade.tokenAddress, trade.blockNumber), trade);
@@ -68,6 +81,7 @@ export async function buildBatch(
       addPositionTrade(batch.positions, key, trade);
       const info = state.tokens.get(trade.tokenAddress)!;
       creatorDelta(batch.creators, info.creator, trade.blockNumber).volume += trade.curveValue;
+      addRiskTrade(batch.risk, info, trade);
     },
     activity(token, withTokenArg = false) {
       const e = current!;

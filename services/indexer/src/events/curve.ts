@@ -7,7 +7,7 @@ import { declareEvents, type EventHandler, type KeySink, knownEmitter } from "./
 /**
  * Records one curve trade of the event's token: the curve state moves by the trade's token amount
  * and curve value (a buy adds both, a sell takes both back: `applyBuy`/`applySell`), then the
- * trade row priced with the curve's spotPrice() after the trade, the token's new curve state, and
+ * trade row priced with the curve's spotPrice() after the trade and carrying that state, the token's new curve state, and
  * the activity entry.
  * @dev positional arguments, no intermediate objects: this runs once per curve event (hot path).
  */
@@ -41,6 +41,8 @@ function recordCurveTrade(
       e.args.protocolFee,
       e.args.creatorFee,
       curveSpotPrice(soldSupply, reserveCoordinate),
+      soldSupply,
+      reserveCoordinate,
     ),
   );
   b.token(token, p.blockNumber).curve = { soldSupply, reserveCoordinate };

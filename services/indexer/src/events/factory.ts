@@ -67,6 +67,7 @@ export const FACTORY_EVENTS = declareEvents({
         state.addToken({
           address: token,
           creator: e.args.creator,
+          launchBlock: e.blockNumber,
           curve,
           pool,
           tokenIsToken0: isToken0(token, state.weth),

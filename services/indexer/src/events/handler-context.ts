@@ -57,8 +57,12 @@ export interface RangeBuilder {
   assetFees(token: string, asset: string, block: number): AssetFeeDelta;
   /** The (LP creator recipient, asset)'s `creator_lp_fees` delta of this range (model/fees). */
   creatorLp(recipient: string, asset: string, block: number): CreatorLpDelta;
-  /** A balance change of a holder; platform contracts of the token are not holders and are skipped. */
-  balance(info: TokenInfo, holder: string, amount: bigint): void;
+  /**
+   * A `Transfer` of the token with `info`: the balance changes of both sides (platform contracts of
+   * the token are not holders and are skipped) and the risk figures (holders' and platform
+   * contracts' sums, the creator's transfers out and insiders).
+   */
+  transfer(info: TokenInfo, from: string, to: string, value: bigint): void;
   /** A trade: the trades row, token metrics (counts, volume = Σ curve_value, fees, latest trade), traders, creator volume. */
   trade(trade: TradeRow): void;
   /** The activity row of the event being handled, under its on-chain name; `token` is added to the arguments when given. */

@@ -22,7 +22,7 @@ const onSwap: EventHandler<"Swap"> = (e, p, b) => {
   const side = tokenDelta < 0n ? "buy" : "sell";
   const tokenAmount = tokenDelta < 0n ? -tokenDelta : tokenDelta;
   const price = poolPriceFromSqrtPriceX96(e.args.sqrtPriceX96, info.tokenIsToken0);
-  b.trade(tradeRow(p, token, trader, side, "uniswap_v3", tokenAmount, weth, weth, 0n, 0n, price));
+  b.trade(tradeRow(p, token, trader, side, "uniswap_v3", tokenAmount, weth, weth, 0n, 0n, price, null, null));
   b.activity(token, true);
 };
 

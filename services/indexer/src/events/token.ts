@@ -3,7 +3,7 @@ import { declareEvents, type EventHandler, knownEmitter } from "./declaration.js
 
 /**
  * `Transfer` (a launched token): balances of holders (the token's platform contracts are not
- * holders: `isExcludedHolder` of `@tmi/shared/market`).
+ * holders: `isExcludedHolder` of `@tmi/shared/market`) and the risk figures it moves.
  */
 const onTransfer: EventHandler<"Transfer"> = (e, p, b) => {
   const token = e.address;
@@ -12,8 +12,7 @@ const onTransfer: EventHandler<"Transfer"> = (e, p, b) => {
   const to = e.args.to;
   const value = e.args.value;
   b.token(token, p.blockNumber);
-  b.balance(info, from, -value);
-  b.balance(info, to, value);
+  b.transfer(info, from, to, value);
   b.activity(token, true);
 };
 

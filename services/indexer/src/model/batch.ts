@@ -8,8 +8,10 @@ import type { CandleDelta, CandleTraderRow } from "./candles.js";
 import type { CreatorDelta } from "./creators.js";
 import type { EthUsdRow } from "./eth-usd.js";
 import type { FeeDeltas } from "./fees.js";
+import type { HolderHourChanges } from "./holder-history.js";
 import type { BalanceDelta } from "./holders.js";
 import type { PositionDelta } from "./positions.js";
+import type { RiskChanges } from "./risk.js";
 import type { NewTokenRow, TokenDelta } from "./tokens.js";
 import type { TokenTraderDelta } from "./traders.js";
 import type { TradeRow } from "./trades.js";
@@ -32,6 +34,8 @@ export interface Batch {
   tokenDeltas: Map<string, TokenDelta>;
   /** Net balance changes of holders (model/holders). */
   balances: BalanceDelta[];
+  /** token|holder|hour → the holder's balance change in that hour bucket (model/holder-history). */
+  holderHours: HolderHourChanges;
   /** token|trader → the pair's first trade and long-interval buckets in the range (model/traders). */
   tokenTraders: Map<string, TokenTraderDelta>;
   /** token|trader → the position's change over the range (model/positions). */
@@ -42,6 +46,8 @@ export interface Batch {
   candleTraders: CandleTraderRow[];
   /** creator → change over the range (model/creators). */
   creators: Map<string, CreatorDelta>;
+  /** token → its risk figures' change over the range (model/risk): every token a trade or Transfer touched. */
+  risk: RiskChanges;
   /** ETH/USD answers (model/eth-usd). */
   ethUsd: EthUsdRow[];
   /** The fee economy's sums (model/fees). */

@@ -16,6 +16,8 @@ export interface LogPosition {
 export interface TokenInfo extends TokenPlatformContracts {
   address: string;
   creator: string;
+  /** Block of the token's `TokenLaunchedV3` (the launch block of the sniper window). */
+  launchBlock: number;
   /** The token's own curve (TokenLaunchedV3.curve). */
   curve: string;
   /** Canonical Uniswap V3 pool (TokenLaunchedV3.canonicalPool). */

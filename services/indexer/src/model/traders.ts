@@ -2,7 +2,7 @@
 // names its trader with {@link addTokenTrader}; the candles of the range give each trader's first
 // and last bucket of the long intervals. Offers the count of new traders per token (for
 // `tokens.unique_trader_count`) and of traders already counted in a long bucket (for candles). Its CTEs: prepare/traders.ts.
-import { LONG_INTERVALS, type TraderBuckets } from "./candles.js";
+import type { TraderBuckets } from "./candles.js";
 import type { TradeRow } from "./trades.js";
 
 /** A trader of a token within a range. */

@@ -21,6 +21,10 @@ export interface TradeRow {
   creatorFee: bigint;
   /** Post-trade price (curve: spotPrice() after the trade; pool: the swap's sqrtPriceX96 price). */
   price: bigint | null;
+  /** Curve trades: the curve's soldSupply after the trade (base units); null for pool trades. */
+  curveSoldSupply: bigint | null;
+  /** Curve trades: the curve's reserveCoordinate after the trade (wei); null for pool trades. */
+  curveReserve: bigint | null;
 }
 
 /** Where a trade stands in the chain: its event's position (the first five fields of {@link TradeRow}). */
@@ -45,6 +49,8 @@ export function tradeRow(
   protocolFee: bigint,
   creatorFee: bigint,
   price: bigint | null,
+  curveSoldSupply: bigint | null,
+  curveReserve: bigint | null,
 ): TradeRow {
   return {
     blockNumber: p.blockNumber,
@@ -62,5 +68,7 @@ export function tradeRow(
     protocolFee,
     creatorFee,
     price,
+    curveSoldSupply,
+    curveReserve,
   };
 }

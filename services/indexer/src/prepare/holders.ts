@@ -7,9 +7,14 @@ import { type SqlParams, unnestRows } from "../sql/sql-text.js";
 /**
  * Balances of holders (`token_balances`): net deltas of the range; a row reaching 0 is deleted.
  * Offers `holderChange`, the name of a relation (token_address, n): the change of each token's
- * holder count (addresses whose balance became positive minus those that left).
+ * holder count (addresses whose balance became positive minus those that left), and
+ * `oldBalances`, a relation (token, holder, delta, old): each changed holder's stored balance
+ * before the range (`old`, 0 when none).
  */
-export function holdersCtes(b: BalanceDelta[], q: SqlParams): { ctes: string[]; holderChange: string } {
+export function holdersCtes(
+  b: BalanceDelta[],
+  q: SqlParams,
+): { ctes: string[]; holderChange: string; oldBalances: string } {
   const ctes = [
     `holders_in AS (
     SELECT * FROM ${unnestRows(q, b, "d", {
@@ -32,5 +37,5 @@ export function holdersCtes(b: BalanceDelta[], q: SqlParams): { ctes: string[]; 
                                             WHEN old > 0 AND old + delta <= 0 THEN -1 ELSE 0 END)::int AS n
     FROM holders_old GROUP BY token)`,
   ];
-  return { ctes, holderChange: "holders_change" };
+  return { ctes, holderChange: "holders_change", oldBalances: "holders_old" };
 }

@@ -11,8 +11,10 @@ import { candlesCtes } from "./candles.js";
 import { creatorsCtes } from "./creators.js";
 import { ethUsdCtes } from "./eth-usd.js";
 import { feesCtes } from "./fees.js";
+import { holderHistoryCtes } from "./holder-history.js";
 import { holdersCtes } from "./holders.js";
 import { positionsCtes } from "./positions.js";
+import { riskCtes, riskRefreshStatement } from "./risk.js";
 import { newTokensStatement, tokensUpdateCtes } from "./tokens.js";
 import { tradersCtes } from "./traders.js";
 import { hiddenTradesCte, TRADES_COPY } from "./trades.js";
@@ -40,6 +42,8 @@ export interface PreparedWrite {
   trades: string[];
   newTokens: { text: string; values: unknown[] } | null;
   readModels: { text: string; values: unknown[] };
+  /** Sent after `readModels` (reads what it wrote): the touched tokens' recomputed risk figures (prepare/risk.ts). */
+  riskRefresh: { text: string; values: unknown[] } | null;
 }
 
 /** True when a range ending at `toBlock` may still be orphaned by a reorg (journal it). */
@@ -50,8 +54,8 @@ export function inReorgWindow(toBlock: number, headBlock: number, keepBlocks: nu
 /**
  * Formats a range for writing (pure CPU work, done while the previous range is being written):
  * COPY text of the activity log and trades, the insert of launched tokens, and one statement for
- * every other read model (each read model's own CTEs: traders, holders, positions, candles, tokens,
- * creators, ETH/USD), the blocks kept for reorg checks, the journal pruning, the checkpoint and the
+ * every other read model (each read model's own CTEs: traders, holders, holder counts, positions, risk, candles,
+ * tokens, creators, ETH/USD), the risk refresh that follows it, the blocks kept for reorg checks, the journal pruning, the checkpoint and the
  * `tmi_indexed` NOTIFY.
  */
 export async function prepareWrite(
@@ -68,7 +72,14 @@ export async function prepareWrite(
     (options.journal ?? inReorgWindow(batch.toBlock, options.headBlock, options.keepBlocks))
       ? { fromBlock: batch.fromBlock, toBlock: batch.toBlock }
       : null;
-  return { journal, events, trades, newTokens, readModels: readModelStatement(batch, state, options) };
+  return {
+    journal,
+    events,
+    trades,
+    newTokens,
+    readModels: readModelStatement(batch, state, options),
+    riskRefresh: riskRefreshStatement(batch.risk),
+  };
 }
 
 /** `blocks` (headers kept for reorg checks), pruning of blocks and journal, the checkpoint. */
@@ -105,7 +116,7 @@ function chainPositionCtes(batch: Batch, q: SqlParams, options: WriteOptions): s
  * ones see earlier ones only through what those offer (relations of the range's own rows): each
  * read model names only its own CTEs, and this composer hands the relations one offers to those
  * that read them (the traders' new and already-counted traders to tokens and candles, the
- * holders' count change to tokens).
+ * holders' count change to tokens and their balances before the range to the holder counts).
  */
 function readModelStatement(
   batch: Batch,
@@ -119,7 +130,9 @@ function readModelStatement(
   const ctes = [
     ...traders.ctes,
     ...holders.ctes,
+    ...holderHistoryCtes(batch.holderHours, holders.oldBalances, q),
     ...positionsCtes(batch.positions, q),
+    ...riskCtes(batch.risk, q),
     ...candlesCtes(batch.candles, batch.candleTraders, traders.countedTraders, q),
     ...tokensUpdateCtes(
       batch.tokenDeltas,

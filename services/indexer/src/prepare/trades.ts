@@ -6,9 +6,9 @@ import { type CopyTable, copyValue, type SqlParams, str } from "../sql/sql-text.
 
 /** `trades` by COPY (append-only; a reorg removes the rows through the journal). */
 export const TRADES_COPY: CopyTable<TradeRow> = {
-  sql: "COPY trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address, trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price) FROM STDIN",
+  sql: "COPY trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address, trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price, curve_sold_supply, curve_reserve) FROM STDIN",
   line: (t) =>
-    `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\n`,
+    `${t.blockNumber}\t${t.logIndex}\t${t.transactionIndex}\t${t.transactionHash}\t${t.blockTimestamp}\t${t.tokenAddress}\t${t.trader}\t${t.side}\t${t.source}\t${t.tokenAmount}\t${t.reserveAmount}\t${t.curveValue}\t${t.protocolFee}\t${t.creatorFee}\t${copyValue(str(t.price))}\t${t.curveSoldSupply ?? "\\N"}\t${t.curveReserve ?? "\\N"}\n`,
 };
 
 /**

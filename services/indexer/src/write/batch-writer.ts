@@ -7,7 +7,7 @@ import { TRADES_COPY } from "../prepare/trades.js";
 import { copyIn, timed } from "../sql/sql-text.js";
 
 /**
- * Sends a `prepareWrite` result in the caller's open transaction (five round trips at most).
+ * Sends a `prepareWrite` result in the caller's open transaction (six round trips at most).
  * With a journal, the transaction's changes to the read models are recorded first-block/last-block
  * tagged (row triggers; `tmi.journal_block`/`tmi.journal_to_block`, local to the transaction).
  */
@@ -25,4 +25,8 @@ export async function executeWrite(client: PoolClient, prepared: PreparedWrite):
     await timed("new_tokens", () => client.query(q.text, q.values));
   }
   await timed("read_models", () => client.query(prepared.readModels.text, prepared.readModels.values));
+  if (prepared.riskRefresh) {
+    const q = prepared.riskRefresh;
+    await timed("risk_refresh", () => client.query(q.text, q.values));
+  }
 }

@@ -3,7 +3,7 @@ import type { Pool, PoolClient } from "pg";
 import { type FeedContracts, KnownState, type TokenInfo } from "../model/known-state.js";
 
 /** Columns of `tokens` that make a {@link TokenInfo}. */
-const TOKEN_INFO_COLUMNS = `address, creator, curve_address, pool_address, pool_token_is_token0, initial_supply::text,
+const TOKEN_INFO_COLUMNS = `address, creator, created_block_number::text, curve_address, pool_address, pool_token_is_token0, initial_supply::text,
   graduation_threshold::text, fee_manager_address, graduation_manager_address, lp_custodian_address,
   residual_escrow_address, lp_fee_vault_address, community_vault_address, trader_rewards_vault_address,
   graduated_block_number::text, graduated_log_index,
@@ -12,6 +12,7 @@ const TOKEN_INFO_COLUMNS = `address, creator, curve_address, pool_address, pool_
 interface TokenInfoRow {
   address: string;
   creator: string;
+  created_block_number: string;
   curve_address: string;
   pool_address: string;
   pool_token_is_token0: boolean;
@@ -35,6 +36,7 @@ function tokenInfo(t: TokenInfoRow): TokenInfo {
   return {
     address: t.address,
     creator: t.creator,
+    launchBlock: Number(t.created_block_number),
     curve: t.curve_address,
     pool: t.pool_address,
     tokenIsToken0: t.pool_token_is_token0,

@@ -251,7 +251,13 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     worker = startServiceProcess({
       service: "metadata-api",
       entry: "worker",
-      env: { DATABASE_URL: h.database.url, QUEUE_PREFIX: h.prefix.slice(0, -1), LOG_LEVEL: "info" },
+      // A short sweep: a pending draft's job waiting out a back-off runs once its launch is indexed.
+      env: {
+        DATABASE_URL: h.database.url,
+        QUEUE_PREFIX: h.prefix.slice(0, -1),
+        LOG_LEVEL: "info",
+        PENDING_SWEEP_INTERVAL_MS: "500",
+      },
     });
     await waitFor(() => worker!.output().includes("metadata worker ready"), {
       timeoutMs: 60_000,
@@ -621,14 +627,14 @@ describe("finalize signatures: who may bind metadata", () => {
     }
     await index();
     await waitFor(async () => (await verifiedRow(draft)).status === "finalized", {
-      // The worker's retries back off exponentially (doubling): on a loaded machine the indexer may take
-      // long enough that the next attempt is minutes away.
+      // The worker's retries back off exponentially (doubling), but its sweep runs a waiting job as soon
+      // as the launch is indexed (PENDING_SWEEP_INTERVAL_MS 500 here).
       timeoutMs: 240_000,
       message: `the pending signed draft was not bound (first answer ${first.status}; worker output:\n${worker?.output().slice(-2000) ?? "no worker"})`,
     });
     expect(await verifiedRow(draft)).toMatchObject({ verified: true, signer: trader.address.toLowerCase() });
     expect(await finalize(draft, body)).toMatchObject({ status: 200, body: { metadata_verified: true } });
-  }, 300_000); // waits for the indexer and for the worker's next back-off step
+  }, 300_000); // waits for the indexer and for the worker's sweep
 
   test("behavior: the operator command unbinds a token (even a verified binding), which can then be bound again", async () => {
     const launch = await trader.createToken("Unbind", "UNB");

@@ -1,11 +1,9 @@
-import { lookup as dnsLookup } from "node:dns/promises";
-import { isIP, type LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
-import { Agent, buildConnector, request } from "undici";
+import { request } from "undici";
 import { type AddressPolicy, classifyHost, publicAddressPolicy, rawHostOf } from "../net/address-policy.js";
+import { BlockedAddressError, createGuardedAgent, type Resolver } from "../net/guarded-agent.js";
 
-/** Resolves a host name to every address it has (DNS by default; tests inject their own). */
-export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
+export type { Resolver };
 
 /** Why an `image_url` could not be fetched; its message is safe to show the client. */
 export class ImageFetchError extends Error {
@@ -50,54 +48,18 @@ export interface ImageFetcher {
   close(): Promise<void>;
 }
 
-const defaultResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
-
-class BlockedAddressError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "BlockedAddressError";
-  }
-}
-
 /** Creates an {@link ImageFetcher} (one undici Agent whose connector checks every address). */
 export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
   const policy = options.policy ?? publicAddressPolicy;
-  const resolver = options.resolver ?? defaultResolver;
+  const resolver = options.resolver;
   const maxRedirects = options.maxRedirects ?? 3;
 
-  // Called by net.connect at connect time: resolves, checks every address, and hands back only
-  // checked addresses, so the socket cannot go anywhere the policy did not see.
-  const checkedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    resolver(hostname)
-      .then((addresses) => {
-        if (addresses.length === 0) throw new BlockedAddressError(`${hostname} has no address`);
-        for (const { address } of addresses) {
-          if (!policy(address, hostname))
-            throw new BlockedAddressError(`${hostname} resolves to a non-public address`);
-        }
-        const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0;
-        const usable = wanted ? addresses.filter((a) => a.family === wanted) : addresses;
-        if (usable.length === 0) throw new BlockedAddressError(`${hostname} has no usable address`);
-        if (lookupOptions.all) (callback as (e: null, a: typeof usable) => void)(null, usable);
-        else callback(null, usable[0]!.address, usable[0]!.family);
-      })
-      .catch((error: Error) => callback(error as NodeJS.ErrnoException, "", 0));
-  };
-  const baseConnect = buildConnector({
-    timeout: options.timeoutMs,
-    maxCachedSessions: 0,
-    lookup: checkedLookup,
+  const agent = createGuardedAgent({
+    policy,
+    resolver,
+    timeoutMs: options.timeoutMs,
     ...(options.ca ? { ca: options.ca } : {}),
-  } as buildConnector.BuildOptions);
-  const connect: buildConnector.connector = (connectOptions, callback) => {
-    const host = connectOptions.hostname.replace(/^\[|\]$/g, "");
-    if (isIP(host) && !policy(host, host)) {
-      callback(new BlockedAddressError(`${host} is not a public address`), null);
-      return;
-    }
-    baseConnect(connectOptions, callback);
-  };
-  const agent = new Agent({ connect, pipelining: 1, keepAliveTimeout: 1000, connections: 32 });
+  });
 
   function checkUrl(text: string): URL {
     let url: URL;

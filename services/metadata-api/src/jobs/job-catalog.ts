@@ -59,6 +59,12 @@ export interface JobProducer {
    * `waiting-children`, `completed`, `failed`), or null when Redis has no such job.
    */
   finalizeJobState(draftId: string): Promise<string | null>;
+  /**
+   * Runs the finalize job of draft `draftId` now when it waits out a back-off (`delayed`): BullMQ
+   * `promote`. True when it was promoted; false when Redis has no such job or it is in another
+   * state (it runs anyway, or has ended).
+   */
+  promoteFinalize(draftId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -90,6 +96,16 @@ export function createJobProducer(
       if (!job) return null;
       const state = await job.getState();
       return state === "unknown" ? null : state;
+    },
+    async promoteFinalize(draftId) {
+      const job = await finalizeQueue.getJob(draftId);
+      if (!job || (await job.getState()) !== "delayed") return false;
+      try {
+        await job.promote();
+        return true;
+      } catch {
+        return false; // it left `delayed` between the two reads: it runs or has ended
+      }
     },
     close: () => finalizeQueue.close(),
   };

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "@tmi/shared/logger";
 import { flushPrefix, freeTcpPort, startServiceProcess, testRedisUrl, waitFor } from "@tmi/testkit";
+import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { BASE_FIELDS, createHarness, type Harness, multipart } from "../../test/harness.js";
 import { markPending } from "../drafts/draft-queries.js";
@@ -27,6 +28,32 @@ async function pendingDraft(): Promise<{ id: string; token: string; tx: string }
     status: "pending",
   });
   return { id, token, tx };
+}
+
+/** A `tokens` row as the indexer writes it for a launch of `token` in transaction `tx` (the columns a draft's binding reads). */
+async function indexLaunch(token: string, tx: string): Promise<void> {
+  await h.db.token.create({
+    data: {
+      address: token,
+      chainId: 31337,
+      creator: `0x${"11".repeat(20)}`,
+      name: "Swept",
+      symbol: "SWEPT",
+      searchName: "swept",
+      searchSymbol: "swept",
+      initialSupply: "1000000000000000000000000000",
+      createdBlockNumber: 1n,
+      createdTransactionIndex: 0,
+      createdTransactionHash: tx,
+      createdLogIndex: 0,
+      createdAt: 1n,
+      curveAddress: `0x${token.slice(4)}cc`,
+      virtualTokenReserve: "1",
+      virtualEthReserve: "1",
+      graduationThreshold: "1",
+      updatedBlockNumber: 1n,
+    },
+  });
 }
 
 const jobKey = (id: string) => `${h.prefix}metadata-finalize:${id}`;
@@ -57,9 +84,9 @@ describe("sweep of pending drafts", () => {
       });
     }
     // Two have their job; the third lost it before it was ever queued.
-    expect(await sweep()).toEqual({ checked: 3, requeued: [drafts[2]!.id] });
+    expect(await sweep()).toEqual({ checked: 3, requeued: [drafts[2]!.id], promoted: [] });
     expect(await h.jobs.finalizeJobState(drafts[2]!.id)).toBe("waiting");
-    expect(await sweep()).toEqual({ checked: 3, requeued: [] });
+    expect(await sweep()).toEqual({ checked: 3, requeued: [], promoted: [] });
 
     // Redis loses every job (deleted from Redis): all three are queued again.
     await flushPrefix(h.redis, h.prefix);
@@ -69,6 +96,40 @@ describe("sweep of pending drafts", () => {
     expect([...result.requeued].sort()).toEqual(drafts.map((d) => d.id).sort());
     for (const d of drafts) expect(await h.jobs.finalizeJobState(d.id)).toBe("waiting");
     await flushPrefix(h.redis, h.prefix);
+  });
+
+  test("behavior: a job waiting out a back-off runs now once its draft's launch is indexed", async () => {
+    const sweep = createPendingSweep({
+      db: h.db,
+      jobs: h.jobs,
+      logger: createLogger({ service: "test", level: "silent" }),
+    });
+    const draft = await pendingDraft();
+    // The job as the worker leaves it after a failed attempt: delayed by its back-off (an hour here).
+    const queue = new Queue("metadata-finalize", { connection: h.redis, prefix: h.prefix.slice(0, -1) });
+    try {
+      await queue.add(
+        "finalize",
+        { draft_id: draft.id, chain_id: 31337, token_address: draft.token, transaction_hash: draft.tx },
+        { jobId: draft.id, delay: 3_600_000 },
+      );
+      expect(await h.jobs.finalizeJobState(draft.id)).toBe("delayed");
+      // Not indexed yet: the job keeps its back-off (earlier drafts of this database may be re-queued).
+      expect(await sweep()).toMatchObject({ promoted: [] });
+      expect(await h.jobs.finalizeJobState(draft.id)).toBe("delayed");
+      // Another launch of the token indexed (another transaction): still not this draft's launch.
+      await indexLaunch(draft.token, `0x${"ab".repeat(32)}`);
+      expect(await sweep()).toMatchObject({ promoted: [] });
+      await h.db.$executeRaw`DELETE FROM tokens WHERE address = ${draft.token}`;
+      // Its launch indexed: the job runs now.
+      await indexLaunch(draft.token, draft.tx);
+      expect(await sweep()).toMatchObject({ promoted: [draft.id] });
+      expect(await h.jobs.finalizeJobState(draft.id)).toBe("waiting");
+    } finally {
+      await h.db.$executeRaw`DELETE FROM tokens WHERE address = ${draft.token}`;
+      await queue.close();
+      await flushPrefix(h.redis, h.prefix);
+    }
   });
 
   test("behavior: the worker process re-queues a pending draft whose job was deleted from Redis", async () => {

@@ -43,14 +43,14 @@ describe("keysetSql", () => {
   });
 
   it("behavior: mixed directions expand lexicographically; no parent, no lateral join", () => {
-    const sql = keysetSql(holders, "desc", true, 2);
+    const sql = keysetSql(holders, "desc", true, 3);
     expect(sql).toContain(
-      "AND b.balance <= $3::numeric AND (b.balance < $3::numeric OR (b.balance = $3::numeric AND b.holder > $4::text))",
+      "AND b.balance <= $4::numeric AND (b.balance < $4::numeric OR (b.balance = $4::numeric AND b.holder > $5::text))",
     );
-    expect(sql).toContain("ORDER BY b.balance DESC, b.holder ASC\n  LIMIT $5");
+    expect(sql).toContain("ORDER BY b.balance DESC, b.holder ASC\n  LIMIT $6");
     expect(sql.startsWith("SELECT b.holder")).toBe(true);
-    expect(keysetSql(holders, "asc", true, 2)).toContain(
-      "AND b.balance >= $3::numeric AND (b.balance > $3::numeric OR (b.balance = $3::numeric AND b.holder < $4::text))",
+    expect(keysetSql(holders, "asc", true, 3)).toContain(
+      "AND b.balance >= $4::numeric AND (b.balance > $4::numeric OR (b.balance = $4::numeric AND b.holder < $5::text))",
     );
   });
 });

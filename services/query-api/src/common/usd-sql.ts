@@ -44,3 +44,13 @@ export function tradeReserveUsdSql(r = "r", decimals = DEFAULT_ETH_USD_DECIMALS)
      ORDER BY a.block_number DESC, a.log_index DESC LIMIT 1)`;
   return usdAmountSql(`${r}.reserve_amount`, answer, decimals);
 }
+
+/**
+ * The ETH/USD answer in force before `bound` (a Unix-seconds SQL expression): a `SELECT` of the
+ * latest positive answer whose round `updated_at` is before it (one backward probe of
+ * `eth_usd_answers_updated_at_idx`), no row when none. For a scalar subquery or a LATERAL join.
+ */
+export function ethUsdAnswerBeforeSql(bound: string): string {
+  return `SELECT a.answer FROM eth_usd_answers a WHERE a.updated_at < ${bound} AND a.answer > 0
+  ORDER BY a.updated_at DESC, a.block_number DESC, a.log_index DESC LIMIT 1`;
+}

@@ -75,39 +75,25 @@ export interface DexTradeRow {
   token_amount: string;
   reserve_amount: string;
   price: string | null;
-  /** Tokens held by the curve after the trade: curve allocation − soldSupply. */
-  reserve_token: string;
-  /** ETH held by the curve after the trade: reserveCoordinate. */
-  reserve_eth: string;
+  /** Tokens held by the curve after the trade: curve allocation − soldSupply; null when unknown. */
+  reserve_token: string | null;
+  /** ETH held by the curve after the trade: reserveCoordinate; null when unknown. */
+  reserve_eth: string | null;
 }
 
 /**
  * The curve trades of blocks `from`..`to` (inclusive; the `trades` primary key's range), in chain
- * order, each with the curve's real reserves after it: soldSupply and reserveCoordinate are the
- * running sums of the token's curve trades (a buy adds token_amount and curve_value, a sell takes
- * them back, as the indexer moves the curve state), the sums before `from` read per token touched
- * (`trades_token_position_idx`). Tokens held = `graduation_threshold` (the curve allocation) −
- * soldSupply. Pool trades (after graduation) are left out.
+ * order, each with the curve's real reserves after it as the indexer stored them on the row
+ * (`curve_sold_supply`, `curve_reserve`: the curve state after the trade), so the work is bounded
+ * by the range, not by the tokens' histories. Tokens held = `graduation_threshold` (the curve
+ * allocation) − soldSupply. Pool trades (after graduation) are left out. A row written without
+ * the state (never by the indexer) has null reserves.
  */
-const EVENTS_SQL = `WITH r AS (
-  SELECT block_number, block_timestamp, transaction_hash, transaction_index, log_index, trader, side,
-         token_address, token_amount, reserve_amount, curve_value, price
-    FROM trades WHERE block_number BETWEEN $1::int8 AND $2::int8 AND source = 'curve'
-), base AS (
-  SELECT k.token_address,
-         coalesce(sum(CASE WHEN p.side = 'buy' THEN p.token_amount ELSE -p.token_amount END), 0) AS sold,
-         coalesce(sum(CASE WHEN p.side = 'buy' THEN p.curve_value ELSE -p.curve_value END), 0) AS eth
-    FROM (SELECT DISTINCT token_address FROM r) k
-    LEFT JOIN trades p ON p.token_address = k.token_address AND p.block_number < $1::int8 AND p.source = 'curve'
-   GROUP BY k.token_address
-)
-SELECT r.block_number::text, r.block_timestamp::text, r.transaction_hash, r.transaction_index, r.log_index,
-       r.trader, r.side, t.curve_address, r.token_amount::text, r.reserve_amount::text, r.price::text,
-       (t.graduation_threshold - b.sold
-         - sum(CASE WHEN r.side = 'buy' THEN r.token_amount ELSE -r.token_amount END) OVER w)::text AS reserve_token,
-       (b.eth + sum(CASE WHEN r.side = 'buy' THEN r.curve_value ELSE -r.curve_value END) OVER w)::text AS reserve_eth
-  FROM r JOIN base b ON b.token_address = r.token_address JOIN tokens t ON t.address = r.token_address
-WINDOW w AS (PARTITION BY r.token_address ORDER BY r.block_number, r.log_index ROWS UNBOUNDED PRECEDING)
+const EVENTS_SQL = `SELECT r.block_number::text, r.block_timestamp::text, r.transaction_hash, r.transaction_index,
+       r.log_index, r.trader, r.side, t.curve_address, r.token_amount::text, r.reserve_amount::text, r.price::text,
+       (t.graduation_threshold - r.curve_sold_supply)::text AS reserve_token, r.curve_reserve::text AS reserve_eth
+  FROM trades r JOIN tokens t ON t.address = r.token_address
+ WHERE r.block_number BETWEEN $1::int8 AND $2::int8 AND r.source = 'curve'
  ORDER BY r.block_number, r.transaction_index, r.log_index`;
 
 /** The curve trades of blocks `from`..`to` with reserves after each (see the statement above). */

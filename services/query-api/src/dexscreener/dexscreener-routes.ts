@@ -64,7 +64,14 @@ function swapEvent(row: DexTradeRow): SwapEvent {
     pairId: row.curve_address,
     ...(row.side === "buy" ? { asset1In: eth, asset0Out: tokens } : { asset0In: tokens, asset1Out: eth }),
     priceNative: wholeUnits(price),
-    reserves: { asset0: wholeUnits(BigInt(row.reserve_token)), asset1: wholeUnits(BigInt(row.reserve_eth)) },
+    ...(row.reserve_token !== null && row.reserve_eth !== null
+      ? {
+          reserves: {
+            asset0: wholeUnits(BigInt(row.reserve_token)),
+            asset1: wholeUnits(BigInt(row.reserve_eth)),
+          },
+        }
+      : {}),
   };
 }
 

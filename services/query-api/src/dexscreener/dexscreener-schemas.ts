@@ -81,7 +81,11 @@ export const swapEventSchema = z
         asset0: unitsSchema.meta({ description: "tokens held by the curve after the trade" }),
         asset1: unitsSchema.meta({ description: "net ETH held by the curve after the trade" }),
       })
-      .meta({ description: "the curve's real reserves after the trade (not its virtual reserves)" }),
+      .optional()
+      .meta({
+        description:
+          "the curve's real reserves after the trade (not its virtual reserves), as the indexer stored them with the trade; omitted for a trade stored without them",
+      }),
   })
   .meta({ id: "DexScreenerSwapEvent" });
 

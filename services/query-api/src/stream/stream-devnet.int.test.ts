@@ -108,9 +108,11 @@ describe("stream, holders and status on the devnet with the real indexer", () =>
     await indexer.waitForBlock(await chainHead(devnet.rpcUrl));
     const holders = await app.inject({ url: `/api/v1/tokens/${token}/holders` });
     expect(holders.statusCode).toBe(200);
+    // Tags (automine, one transaction per block): the launch, the creator's buy, then the buyer's
+    // first buy two blocks after the launch — a sniper.
     const expected = [
-      { address: creator.address, balance: await creator.balanceOf(token) },
-      { address: buyer.address, balance: await buyer.balanceOf(token) },
+      { address: creator.address, balance: await creator.balanceOf(token), tags: ["creator"] },
+      { address: buyer.address, balance: await buyer.balanceOf(token), tags: ["sniper"] },
     ]
       .filter((h) => h.balance > 0n)
       .sort((a, b) =>
@@ -121,6 +123,7 @@ describe("stream, holders and status on the devnet with the real indexer", () =>
         address: h.address,
         balance: h.balance.toString(),
         share_bps: Number((h.balance * 10_000n) / 10n ** 27n),
+        tags: h.tags,
       })),
     );
 

@@ -3,6 +3,7 @@ import { TOKEN_FROM_SQL, tokenJsonSql } from "@tmi/shared/token";
 import { tokenUsdJsonSql } from "../common/usd-sql.js";
 import { type Int8, prepared, type SqlReader } from "../db.js";
 import type { CheckpointCache } from "../freshness/checkpoint-cache.js";
+import { ATH_JSON_SQL, COMPACT_RISK_JSON_SQL, FULL_RISK_JSON_SQL } from "./risk/risk-sql.js";
 import type { Pricing } from "./token-schemas.js";
 import { type StatsCache, statsCacheKey } from "./token-stats-cache.js";
 import { tokenStatsJsonSql } from "./token-stats-queries.js";
@@ -15,15 +16,33 @@ import { tokenStatsJsonSql } from "./token-stats-queries.js";
 export const VISIBLE_TOKEN = `NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'token' AND x.address = t.address)
   AND NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'creator' AND x.address = t.creator)`;
 
+/** The `usd` member of the Token objects ({@link tokenUsdJsonSql}) as JSON text. */
+const USD_JSON = `coalesce((${tokenUsdJsonSql("t")})::text, 'null')`;
+
 /**
  * SQL expression (over `TOKEN_FROM_SQL`: `tokens t` and the finalized draft `m`) of the Token
  * object as JSON text (`tokenJsonSql` of `@tmi/shared/token`, the one definition metadata-api's
  * finalize response uses too), plus query-api's addition `usd`: the wei values × the latest
  * indexed ETH/USD answer ({@link tokenUsdJsonSql}; an uncorrelated subquery, evaluated once per
  * statement, not per row). Pages of tokens are served from these texts without parsing dozens
- * of columns per row in Node.
+ * of columns per row in Node. Its `risk` is the compact one (`risk/risk-sql.ts`, a primary-key read
+ * of `token_risk` per row).
  */
-export const TOKEN_ITEM_JSON = tokenJsonSql([["usd", `coalesce((${tokenUsdJsonSql("t")})::text, 'null')`]]);
+export const TOKEN_ITEM_JSON = tokenJsonSql([
+  ["usd", USD_JSON],
+  ["risk", COMPACT_RISK_JSON_SQL],
+]);
+
+/**
+ * The token detail's object as JSON text: {@link TOKEN_ITEM_JSON} with the full `risk` instead of
+ * the compact one, and `ath` (`risk/risk-sql.ts`: primary-key reads of `token_risk` and one probe of
+ * `eth_usd_answers`).
+ */
+const TOKEN_DETAIL_JSON = tokenJsonSql([
+  ["usd", USD_JSON],
+  ["risk", FULL_RISK_JSON_SQL],
+  ["ath", ATH_JSON_SQL],
+]);
 
 /** A token of a page: its newest-first position and its wire JSON ({@link TOKEN_ITEM_JSON}). */
 export interface TokenJsonRow {
@@ -128,13 +147,13 @@ export async function listTokens(
 }
 
 /** Detail without `stats` (the stats come from the cache). */
-const DETAIL_SQL = `SELECT ${TOKEN_ITEM_JSON} AS detail FROM ${TOKEN_FROM_SQL} WHERE t.address = $1`;
+const DETAIL_SQL = `SELECT ${TOKEN_DETAIL_JSON} AS detail FROM ${TOKEN_FROM_SQL} WHERE t.address = $1`;
 
 /**
  * Detail, its `stats` and the checkpoint they were computed at (`<block>:<hash>`, null before the
  * first commit), in one statement: the checkpoint row read here gives the windows' "now".
  */
-const DETAIL_WITH_STATS_SQL = `SELECT ${TOKEN_ITEM_JSON} AS detail,
+const DETAIL_WITH_STATS_SQL = `SELECT ${TOKEN_DETAIL_JSON} AS detail,
   ${tokenStatsJsonSql("t.address", "COALESCE(cp.block_timestamp, 0)")}::text AS stats,
   cp.block_number::text || ':' || cp.block_hash AS stats_key
   FROM ${TOKEN_FROM_SQL}
@@ -150,12 +169,13 @@ export interface DetailStatsSource {
 
 /**
  * Token detail (docs/api.md "Token detail") of `address` (lowercase) as wire JSON text, or `null`
- * when no canonical launch is indexed: the Token object of the lists ({@link TOKEN_ITEM_JSON})
- * plus `stats`. Detail is not filtered by exclusions (they hide tokens from discovery only).
+ * when no canonical launch is indexed: the Token object of the lists ({@link TOKEN_ITEM_JSON}) with
+ * the full `risk` and `ath` ({@link TOKEN_DETAIL_JSON}) plus `stats`. Detail is not filtered by exclusions (they hide tokens from discovery only).
  * `stats` (window figures from the candle rollups, {@link tokenStatsJsonSql}), in the same
  * statement; with `statsSource`, the stats of the current checkpoint block are taken from its
  * cache when present (they are exact for that block), else computed and cached.
- * Source: `tokens`, `metadata_drafts`, `eth_usd_answers`, `candles`, `candle_traders`, `indexer_checkpoints`.
+ * Source: `tokens`, `metadata_drafts`, `eth_usd_answers`, `candles`, `candle_traders`, `indexer_checkpoints`,
+ * `token_risk`.
  */
 export async function getTokenDetail(
   db: SqlReader,

@@ -9,6 +9,7 @@ import {
   pageSchema,
   priceSchema,
 } from "../common/wire-schemas.js";
+import { athSchema, compactRiskSchema, fullRiskSchema } from "./risk/risk-schemas.js";
 import { tokenStatsSchema } from "./token-stats-schemas.js";
 
 // Wire schemas of tokens (docs/api.md "Token (list item)", "Token detail", "Pricing").
@@ -112,12 +113,13 @@ export const tokenItemSchema = z
     metrics: tokenMetricsSchema,
     curve: curveSchema,
     usd: tokenUsdSchema,
+    risk: compactRiskSchema,
   })
   .meta({ id: "Token" });
 
-/** Token detail: the Token object plus `stats`. */
+/** Token detail: the Token object with the full `risk` and `ath`, plus `stats`. */
 export const tokenDetailSchema = tokenItemSchema
-  .extend({ stats: tokenStatsSchema })
+  .extend({ risk: fullRiskSchema, ath: athSchema.nullable(), stats: tokenStatsSchema })
   .meta({ id: "TokenDetail" });
 
 /** Pricing (docs/api.md "Pricing"). */

@@ -25,29 +25,65 @@ FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
 LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) c
   ON c.bucket_start = g.b`;
 
-// The same in USD: one more LATERAL per bucket, the ETH/USD answer in force at the bucket's end
-// (the latest positive answer whose round `updated_at` is before it: one backward probe of
-// `eth_usd_answers_updated_at_idx`), multiplied in numeric like the other `usd` fields.
+// The same in USD, with the ETH/USD answer in force at each bucket's end (the latest positive
+// answer whose round `updated_at` is before it) read from `eth_usd_buckets`: its rows of the
+// range (one `eth_usd_buckets_pkey` range scan, at most one per bucket) carried forward over the
+// buckets without one (a running count groups each bucket with the last one holding a row), and
+// the row before the range for the buckets ahead of the range's first row (one backward probe,
+// evaluated once). Multiplied in numeric like the other `usd` fields. Before: one LATERAL probe
+// of `eth_usd_answers` per bucket (docs/benchmarks.md).
 const USD = (wei: string) => usdAmountSql(wei, "u.answer");
-const USD_CANDLES_JSON_SQL = `SELECT coalesce(string_agg(json_build_object(
-    'bucket_start', g.b,
-    'trade_count', coalesce(c.trade_count, 0), 'buy_count', coalesce(c.buy_count, 0),
-    'sell_count', coalesce(c.sell_count, 0),
-    'volume', CASE WHEN c.volume IS NULL OR c.volume = 0 THEN '0' ELSE ${USD("c.volume")} END,
-    'buy_volume', CASE WHEN c.buy_volume IS NULL OR c.buy_volume = 0 THEN '0' ELSE ${USD("c.buy_volume")} END,
-    'sell_volume', CASE WHEN c.sell_volume IS NULL OR c.sell_volume = 0 THEN '0' ELSE ${USD("c.sell_volume")} END,
-    'unique_trader_count', coalesce(c.unique_trader_count, 0),
-    'open_price', ${USD("c.open_price")}, 'high_price', ${USD("c.high_price")},
-    'low_price', ${USD("c.low_price")}, 'close_price', ${USD("c.close_price")},
+const USD_CANDLES_JSON_SQL = `WITH s AS (
+  SELECT g.b, c.trade_count, c.buy_count, c.sell_count, c.volume, c.buy_volume, c.sell_volume,
+         c.unique_trader_count, c.open_price, c.high_price, c.low_price, c.close_price, e.answer AS own,
+         count(e.answer) OVER (ORDER BY g.b) AS grp
+  FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
+  LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) c
+    ON c.bucket_start = g.b
+  LEFT JOIN (SELECT bucket_start, answer FROM eth_usd_buckets WHERE interval = $2 AND bucket_start BETWEEN $3 AND $4) e
+    ON e.bucket_start = g.b
+), u AS (
+  SELECT s.*, coalesce(first_value(s.own) OVER (PARTITION BY s.grp ORDER BY s.b),
+    (SELECT p.answer FROM eth_usd_buckets p WHERE p.interval = $2 AND p.bucket_start < $3
+      ORDER BY p.bucket_start DESC LIMIT 1)) AS answer
+  FROM s
+)
+SELECT coalesce(string_agg(json_build_object(
+    'bucket_start', u.b,
+    'trade_count', coalesce(u.trade_count, 0), 'buy_count', coalesce(u.buy_count, 0),
+    'sell_count', coalesce(u.sell_count, 0),
+    'volume', CASE WHEN u.volume IS NULL OR u.volume = 0 THEN '0' ELSE ${USD("u.volume")} END,
+    'buy_volume', CASE WHEN u.buy_volume IS NULL OR u.buy_volume = 0 THEN '0' ELSE ${USD("u.buy_volume")} END,
+    'sell_volume', CASE WHEN u.sell_volume IS NULL OR u.sell_volume = 0 THEN '0' ELSE ${USD("u.sell_volume")} END,
+    'unique_trader_count', coalesce(u.unique_trader_count, 0),
+    'open_price', ${USD("u.open_price")}, 'high_price', ${USD("u.high_price")},
+    'low_price', ${USD("u.low_price")}, 'close_price', ${USD("u.close_price")},
     'eth_usd', trim_scale(u.answer * '1e-${DEFAULT_ETH_USD_DECIMALS}'::numeric)::text)::text,
-  ',' ORDER BY g.b), '') AS candles
-FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
-LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) c
-  ON c.bucket_start = g.b
-LEFT JOIN LATERAL (SELECT a.answer FROM eth_usd_answers a WHERE a.updated_at < g.b + $5 AND a.answer > 0
-  ORDER BY a.updated_at DESC, a.block_number DESC, a.log_index DESC LIMIT 1) u ON true`;
+  ',' ORDER BY u.b), '') AS candles
+FROM u`;
 
 const SUPPORTED_INTERVALS_JSON = JSON.stringify(CANDLE_INTERVALS);
+
+/**
+ * The time bounds of a token's charts: its launch timestamp and the latest indexed block's (the
+ * launch's before the first checkpoint), or null when no canonical launch is indexed. Source:
+ * `tokens`, `indexer_checkpoints`.
+ */
+export async function readChartBounds(
+  db: SqlReader,
+  token: string,
+): Promise<{ launch: number; latest: number } | null> {
+  const bounds = await prepared<{ created_at: Int8; latest_timestamp: Int8 | null }>(
+    db,
+    "qapi_chart_bounds",
+    BOUNDS_SQL,
+    [token],
+  );
+  const row = bounds.rows[0];
+  if (!row) return null;
+  const launch = Number(row.created_at);
+  return { launch, latest: row.latest_timestamp === null ? launch : Number(row.latest_timestamp) };
+}
 
 /**
  * The chart response of `token` (docs/api.md "Chart") as JSON text: the buckets of
@@ -57,24 +93,16 @@ const SUPPORTED_INTERVALS_JSON = JSON.stringify(CANDLE_INTERVALS);
  * `"currency":"usd"` and gives prices and volume in USD with the ETH/USD answer in force at each
  * bucket's end (`eth_usd` per candle). `null` when the token has no canonical launch.
  * Source: `tokens`, `indexer_checkpoints`, `candles` (maintained by the indexer for every
- * interval, with exact distinct trader counts), `eth_usd_answers` for USD.
+ * interval, with exact distinct trader counts), `eth_usd_buckets` for USD.
  * @throws AppError `invalid_request` for a bad range (see {@link chartWindow}).
  */
 export async function getChartJson(
   db: SqlReader,
   options: { token: string; window: ChartWindowRequest; currency: ChartCurrency },
 ): Promise<string | null> {
-  const bounds = await prepared<{ created_at: Int8; latest_timestamp: Int8 | null }>(
-    db,
-    "qapi_chart_bounds",
-    BOUNDS_SQL,
-    [options.token],
-  );
-  const row = bounds.rows[0];
-  if (!row) return null;
-  const launch = Number(row.created_at);
-  const latest = row.latest_timestamp === null ? launch : Number(row.latest_timestamp);
-  const window = chartWindow(launch, latest, options.window);
+  const bounds = await readChartBounds(db, options.token);
+  if (!bounds) return null;
+  const window = chartWindow(bounds.launch, bounds.latest, options.window);
   const usd = options.currency === "usd";
   let candles = "";
   if (window) {

@@ -8,14 +8,10 @@ export interface HolderTokenInfo {
   address: string;
   /** Fixed supply in token base units (the denominator of `share_bps`). */
   initialSupply: bigint;
+  /** The token's creator (lowercase): the holder tagged `creator`. */
+  creator: string;
   /** Addresses whose balances are not holders (docs/api.md "GET /api/v1/tokens/{address}/holders"), lowercase. */
   notHolders: string[];
-}
-
-/** A row of a holders page ({@link TOKEN_HOLDERS}): lowercase address and balance in token base units (decimal string). */
-export interface HolderRow extends Record<string, unknown> {
-  holder: string;
-  balance: string;
 }
 
 /** The factory of the `tokens` row `t`: the emitter of its launch event (`chain_events`). */
@@ -28,35 +24,76 @@ const LAUNCH_EMITTER_SQL = `(SELECT ce.contract_address FROM chain_events ce
  * itself and its platform contracts). Returns null when the token has no canonical record.
  */
 export async function readHolderToken(db: SqlReader, token: string): Promise<HolderTokenInfo | null> {
-  const { rows } = await db.query<{ initial_supply: string; not_holders: string[] }>(
-    `SELECT t.initial_supply::text AS initial_supply, ${excludedHoldersSql("t", LAUNCH_EMITTER_SQL)} AS not_holders
+  const { rows } = await db.query<{ initial_supply: string; creator: string; not_holders: string[] }>(
+    `SELECT t.initial_supply::text AS initial_supply, t.creator, ${excludedHoldersSql("t", LAUNCH_EMITTER_SQL)} AS not_holders
        FROM tokens t WHERE t.address = $1`,
     [token],
   );
   const row = rows[0];
   if (!row) return null;
-  return { address: token, initialSupply: toBigInt(row.initial_supply), notHolders: row.not_holders };
+  return {
+    address: token,
+    initialSupply: toBigInt(row.initial_supply),
+    creator: row.creator,
+    notHolders: row.not_holders,
+  };
 }
 
+/** Tags of a holder (docs/api.md "Risk and all-time high"), in their sorted order. */
+export const HOLDER_TAGS = ["creator", "insider", "launch_block_buyer", "sniper"] as const;
+
+/** A holder tag. */
+export type HolderTag = (typeof HOLDER_TAGS)[number];
+
 /**
- * The holders of one token (`$1`, lowercase) from `token_balances`: positive balances only, the
- * addresses of `$2` (text[], {@link HolderTokenInfo.notHolders}) left out, ordered by balance
- * descending then holder ascending, keyset-paged over `token_balances_rank_idx`.
- * Rows: `{holder, balance}` (balance a decimal string in token base units).
+ * A row of a holders page ({@link holdersSource}): lowercase address, balance in token base units
+ * (decimal string) and the holder's tags, sorted.
  */
-export const TOKEN_HOLDERS: KeysetSource = {
-  name: "holders",
-  select: "b.holder, b.balance::text AS balance",
-  from: "token_balances b",
-  where: "b.token_address = $1 AND b.balance > 0 AND b.holder <> ALL($2::text[])",
-  key: [
-    { sql: "b.balance", column: "balance", type: "numeric", descending: true },
-    { sql: "b.holder", column: "holder", type: "text", descending: false },
-  ],
+export interface HolderRow extends Record<string, unknown> {
+  holder: string;
+  balance: string;
+  tags: HolderTag[];
+}
+
+/** The holder's tags (sorted as {@link HOLDER_TAGS}): the creator is `$3`, cohorts from `token_cohorts c`. */
+const TAGS_SQL = `array_remove(ARRAY[CASE WHEN b.holder = $3 THEN 'creator' END,
+    CASE WHEN c.insider THEN 'insider' END, CASE WHEN c.launch_block_buyer THEN 'launch_block_buyer' END,
+    CASE WHEN c.sniper THEN 'sniper' END], NULL)::text[] AS tags`;
+
+/** The condition of one tag (over `token_balances b`, `token_cohorts c`, the creator `$3`). */
+const TAG_WHERE: Record<HolderTag, string> = {
+  creator: "b.holder = $3",
+  insider: "c.insider",
+  launch_block_buyer: "c.launch_block_buyer",
+  sniper: "c.sniper",
 };
+
+/**
+ * The holders of one token (`$1`, lowercase) from `token_balances`, with their cohorts
+ * (`token_cohorts`, primary key) and the creator (`$3`): positive balances only, the addresses of
+ * `$2` (text[], {@link HolderTokenInfo.notHolders}) left out, ordered by balance descending then
+ * holder ascending, keyset-paged over `token_balances_rank_idx`; with `tag`, only the holders
+ * with that tag (same order). Rows: {@link HolderRow}.
+ */
+export function holdersSource(tag: HolderTag | undefined): KeysetSource {
+  const where = "b.token_address = $1 AND b.balance > 0 AND b.holder <> ALL($2::text[])";
+  return {
+    name: tag === undefined ? "holders" : `holders_${tag}`,
+    select: `b.holder, b.balance::text AS balance, ${TAGS_SQL}`,
+    from: "token_balances b LEFT JOIN token_cohorts c ON c.token_address = b.token_address AND c.wallet = b.holder",
+    where: tag === undefined ? where : `${where} AND ${TAG_WHERE[tag]}`,
+    key: [
+      { sql: "b.balance", column: "balance", type: "numeric", descending: true },
+      { sql: "b.holder", column: "holder", type: "text", descending: false },
+    ],
+  };
+}
 
 /** `balance` × 10,000 / `supply`, floored (basis points of the supply); 0 when `supply` is 0. */
 export function shareBps(balance: bigint, supply: bigint): number {
   if (supply <= 0n) return 0;
   return Number((balance * 10_000n) / supply);
 }
+
+/** The holders of one token, all tags ({@link holdersSource} without a tag; filters `[token, notHolders, creator]`). */
+export const TOKEN_HOLDERS: KeysetSource = holdersSource(undefined);

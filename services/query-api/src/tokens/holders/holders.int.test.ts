@@ -33,10 +33,21 @@ beforeAll(async () => {
   writer.on("error", () => {});
   reader = createReadPool({ url: db.url, max: 2 });
   await insertToken(writer, { address: token, block: 10n, timestamp: 1_700_000_000n });
-  await writer.query("UPDATE tokens SET pool_address = $2, lifecycle = 'graduated' WHERE address = $1", [
-    token,
-    pool,
-  ]);
+  await writer.query(
+    "UPDATE tokens SET pool_address = $2, lifecycle = 'graduated', creator = $3 WHERE address = $1",
+    [token, pool, testAddress(5, "e")],
+  );
+  // Cohorts (docs/api.md "Risk and all-time high"); the creator's tag comes from `tokens.creator`.
+  for (const [wallet, sniper, launch, insider] of [
+    [testAddress(3, "e"), true, true, false],
+    [testAddress(4, "e"), false, false, true],
+    [testAddress(1, "e"), true, false, false],
+    [testAddress(6, "e"), true, false, true], // no balance: in no page
+  ] as const)
+    await writer.query(
+      "INSERT INTO token_cohorts (token_address, wallet, sniper, launch_block_buyer, insider) VALUES ($1, $2, $3, $4, $5)",
+      [token, wallet, sniper, launch, insider],
+    );
   const rows: [string, bigint][] = [
     ...holders,
     ["0x0000000000000000000000000000000000000000", 5n * 10n ** 26n], // not holders:
@@ -78,14 +89,67 @@ describe("GET /api/v1/tokens/:address/holders", () => {
     expect(response.headers["cache-control"]).toBe("public, max-age=2");
     expect(response.json()).toEqual({
       items: [
-        { address: testAddress(5, "e"), balance: (3n * 10n ** 26n).toString(), share_bps: 3000 },
-        { address: testAddress(3, "e"), balance: (10n ** 26n).toString(), share_bps: 1000 },
-        { address: testAddress(4, "e"), balance: (10n ** 26n).toString(), share_bps: 1000 },
-        { address: testAddress(2, "e"), balance: (10n ** 23n + 99_999n).toString(), share_bps: 1 },
-        { address: testAddress(1, "e"), balance: "12345", share_bps: 0 },
+        {
+          address: testAddress(5, "e"),
+          balance: (3n * 10n ** 26n).toString(),
+          share_bps: 3000,
+          tags: ["creator"],
+        },
+        {
+          address: testAddress(3, "e"),
+          balance: (10n ** 26n).toString(),
+          share_bps: 1000,
+          tags: ["launch_block_buyer", "sniper"],
+        },
+        {
+          address: testAddress(4, "e"),
+          balance: (10n ** 26n).toString(),
+          share_bps: 1000,
+          tags: ["insider"],
+        },
+        { address: testAddress(2, "e"), balance: (10n ** 23n + 99_999n).toString(), share_bps: 1, tags: [] },
+        { address: testAddress(1, "e"), balance: "12345", share_bps: 0, tags: ["sniper"] },
       ],
     });
     expect(SUPPLY).toBe(10n ** 27n);
+  });
+
+  it("behavior: ?tag= lists one cohort in the same order, pages bound to the tag", async () => {
+    const walk = async (tag: string) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const response = await app.inject({
+          url: `/api/v1/tokens/${token}/holders?tag=${tag}&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        });
+        expect(response.statusCode).toBe(200);
+        const body = response.json() as {
+          items: { address: string; tags: string[] }[];
+          next_cursor?: string;
+        };
+        for (const item of body.items) expect(item.tags).toContain(tag);
+        seen.push(...body.items.map((i) => i.address));
+        cursor = body.next_cursor;
+      } while (cursor);
+      return seen;
+    };
+    expect(await walk("sniper")).toEqual([testAddress(3, "e"), testAddress(1, "e")]);
+    expect(await walk("launch_block_buyer")).toEqual([testAddress(3, "e")]);
+    expect(await walk("insider")).toEqual([testAddress(4, "e")]);
+    expect(await walk("creator")).toEqual([testAddress(5, "e")]);
+    // A cursor of the sniper pages is refused without the tag and with another tag, and the reverse.
+    const first = await app.inject({ url: `/api/v1/tokens/${token}/holders?tag=sniper&limit=1` });
+    const cursor = encodeURIComponent(first.json().next_cursor);
+    const untagged = await app.inject({ url: `/api/v1/tokens/${token}/holders?limit=1` });
+    for (const url of [
+      `/api/v1/tokens/${token}/holders?cursor=${cursor}`,
+      `/api/v1/tokens/${token}/holders?tag=insider&cursor=${cursor}`,
+      `/api/v1/tokens/${token}/holders?tag=sniper&cursor=${encodeURIComponent(untagged.json().next_cursor)}`,
+    ]) {
+      const response = await app.inject({ url });
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json()).toMatchObject({ error: { code: "invalid_request" } });
+    }
   });
 
   it("behavior: pages with limit and cursor, ties ordered by address", async () => {
@@ -117,7 +181,15 @@ describe("GET /api/v1/tokens/:address/holders", () => {
     const bad = await app.inject({ url: "/api/v1/tokens/0x123/holders" });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ error: { code: "invalid_address" } });
-    for (const query of ["limit=0", "limit=101", "limit=abc", "cursor=nope"]) {
+    for (const query of [
+      "limit=0",
+      "limit=101",
+      "limit=abc",
+      "cursor=nope",
+      "tag=whale",
+      "tag=",
+      "tag=Sniper",
+    ]) {
       const response = await app.inject({ url: `/api/v1/tokens/${token}/holders?${query}` });
       expect(response.statusCode, query).toBe(400);
       expect(response.json()).toMatchObject({ error: { code: "invalid_request" } });
