@@ -57,7 +57,16 @@ function curveToken(): Record<string, unknown> {
 describe("contract schemas", () => {
   it("default: a curve token, a page of it and a graduated token parse", () => {
     expect(tokenSchema.safeParse(curveToken()).success).toBe(true);
-    expect(tokenPageSchema.safeParse({ items: [curveToken()] }).success).toBe(true);
+    // A list page's Token carries the compact `risk` (issue 28); without it the page does not parse.
+    const risk = {
+      creator_share_bps: 120,
+      creator_has_sold: false,
+      top10_share_bps: 4100,
+      sniper_share_bps: 0,
+      insider_share_bps: 35,
+    };
+    expect(tokenPageSchema.safeParse({ items: [{ ...curveToken(), risk }] }).success).toBe(true);
+    expect(tokenPageSchema.safeParse({ items: [curveToken()] }).success).toBe(false);
     const graduated = curveToken();
     graduated.curve = {
       ...(graduated.curve as object),

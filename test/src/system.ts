@@ -13,6 +13,7 @@ import {
   createTestDatabase,
   devnetIndexerOptions,
   flushPrefix,
+  freeTcpPort,
   type IndexerProcess,
   redisTestPrefix,
   type ServiceProcess,
@@ -24,17 +25,8 @@ import {
 } from "@tmi/testkit";
 import { Redis } from "ioredis";
 
-/** A free TCP port on 127.0.0.1 (bound then released: a small race, acceptable in tests). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen({ host: "127.0.0.1", port: 0 }, () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
+/** A free TCP port on 127.0.0.1 for a server started later (testkit's `freeTcpPort`). */
+export const freePort = freeTcpPort;
 
 /** A response read through {@link System.request}: status, headers and the parsed JSON body. */
 export interface JsonResponse {

@@ -17,8 +17,31 @@ export function pgBouncerBin(): string {
   return process.env.PGBOUNCER_BIN || "/usr/sbin/pgbouncer";
 }
 
-/** A TCP port nothing listens on right now (bound to 127.0.0.1, then released). */
+/** Ports tests hand out: below Linux's default ephemeral range (32768–60999). */
+const TEST_PORT_LOW = 20_000;
+const TEST_PORT_HIGH = 32_000;
+
+/** True when `port` on 127.0.0.1 can be bound now (bound, then released). */
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen({ host: "127.0.0.1", port, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A TCP port nothing listens on right now, for a server a test starts later. Drawn at random below
+ * the kernel's ephemeral range, so the outgoing connections of the other tests running in parallel
+ * (which take their local ports from that range) cannot take it between this call and the server's
+ * `listen` — the race a kernel-chosen port (`listen(0)`) had under load (`EADDRINUSE` in `pnpm start`).
+ * Falls back to a kernel-chosen port after 50 taken draws.
+ */
 export async function freeTcpPort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = TEST_PORT_LOW + Math.floor(Math.random() * (TEST_PORT_HIGH - TEST_PORT_LOW));
+    if (await canBind(port)) return port;
+  }
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
