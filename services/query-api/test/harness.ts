@@ -103,6 +103,34 @@ export async function openApiValidator(
   };
 }
 
+/**
+ * JSON GETs of the app `app()` returns (read at each call: tests assign it in `beforeAll`): `get`
+ * answers the parsed body and throws unless the status is 200; `all` follows `next_cursor` over
+ * every page of a paged route (2 items a page) and answers the items in order.
+ */
+export function jsonReader(app: () => Pick<QueryApiApp, "inject">): {
+  get(url: string): Promise<any>;
+  all(url: string): Promise<any[]>;
+} {
+  const get = async (url: string) => {
+    const res = await app().inject({ url });
+    if (res.statusCode !== 200) throw new Error(`${url}: expected 200, got ${res.statusCode}: ${res.body}`);
+    return res.json();
+  };
+  const all = async (url: string) => {
+    const items: any[] = [];
+    let cursor: string | undefined;
+    do {
+      const sep = url.includes("?") ? "&" : "?";
+      const page = await get(`${url}${sep}limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      items.push(...page.items);
+      cursor = page.next_cursor;
+    } while (cursor);
+    return items;
+  };
+  return { get, all };
+}
+
 /** The query-api app of {@link createHarness} and the devnet tests (`buildApp`). */
 export type QueryApiApp = Awaited<ReturnType<typeof buildApp>>;
 

@@ -33,7 +33,7 @@ import {
 } from "@tmi/shared/chain";
 import { waitFor } from "@tmi/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type IndexedDevnetApp, type QueryApiApp, startIndexedDevnetApp } from "./harness.js";
+import { type IndexedDevnetApp, jsonReader, type QueryApiApp, startIndexedDevnetApp } from "./harness.js";
 
 const ETH = 10n ** 18n;
 const WAD = 10n ** 18n;
@@ -47,24 +47,7 @@ let app: QueryApiApp;
 let wallets: Trader[];
 const tokens: { token: `0x${string}`; curve: `0x${string}`; pool: `0x${string}` | null }[] = [];
 
-async function get(url: string): Promise<any> {
-  const res = await app.inject({ url });
-  expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
-  return res.json();
-}
-
-/** Every page of a paged route (following `next_cursor`). */
-async function all(url: string): Promise<any[]> {
-  const items: any[] = [];
-  let cursor: string | undefined;
-  do {
-    const sep = url.includes("?") ? "&" : "?";
-    const page = await get(`${url}${sep}limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
-    items.push(...page.items);
-    cursor = page.next_cursor;
-  } while (cursor);
-  return items;
-}
+const { get, all } = jsonReader(() => app);
 
 const bps = (amount: bigint, supply: bigint) => Number((amount * 10_000n) / supply);
 
