@@ -137,6 +137,21 @@ describe("response cache", () => {
     }
     expect(responses.filter((res) => res.headers["x-cache"] === "miss")).toHaveLength(1);
     expect(responses.filter((res) => res.headers["x-cache"] === "hit")).toHaveLength(19);
+
+    // A hit revalidates against the kept ETag: 304 without a body when it matches, the kept bytes otherwise.
+    const conditional = await app.inject({
+      url: "/api/v1/tokens?sort=newest&limit=3",
+      headers: { "if-none-match": String(alone.headers.etag) },
+    });
+    expect(conditional.headers["x-cache"]).toBe("hit");
+    expect(conditional.statusCode).toBe(304);
+    expect(conditional.body).toBe("");
+    const stale = await app.inject({
+      url: "/api/v1/tokens?sort=newest&limit=3",
+      headers: { "if-none-match": '"another"' },
+    });
+    expect(stale.statusCode).toBe(200);
+    expect(stale.rawPayload.equals(alone.rawPayload)).toBe(true);
   });
 
   test("behavior: a new indexed block, a reorg of the same block number and an exclusion each give a fresh answer", async () => {
@@ -251,5 +266,27 @@ describe("response cache", () => {
       expect(missing.statusCode).toBe(404);
       expect(missing.headers["x-cache"]).toBe("miss");
     }
+  });
+
+  test("behavior: a body with non-ASCII text is answered byte for byte from the cache", async () => {
+    await insertToken(admin, {
+      address: addr(9, "a"),
+      creator: addr(109, "b"),
+      name: "Crème brûlée 🚀",
+      symbol: "CRÈME",
+      block: 19,
+      createdAt: T + 9,
+    });
+    const uncached = await makeApp(false);
+    const url = `/api/v1/tokens/${addr(9, "a")}`;
+    const alone = await uncached.inject({ url });
+    expect(alone.json().name).toBe("Crème brûlée 🚀");
+    const app = await makeApp(true);
+    expect((await app.inject({ url })).headers["x-cache"]).toBe("miss");
+    const hit = await app.inject({ url });
+    expect(hit.headers["x-cache"]).toBe("hit");
+    expect(hit.rawPayload.equals(alone.rawPayload)).toBe(true);
+    expect(hit.headers["content-length"]).toBe(String(alone.rawPayload.length));
+    expect(hit.headers.etag).toBe(alone.headers.etag);
   });
 });

@@ -40,11 +40,15 @@ export interface ResponseCacheDeps {
 /** Paths under the prefix never cached: the live stream, the status (it reports lag and time) and the OpenAPI document. */
 const UNCACHED = ["/api/v1/stream", "/api/v1/status", "/api/v1/openapi.json"];
 
-/** Response headers kept with a cached body (freshness headers come from the key, `ETag` is recomputed from the body). */
-const KEPT_HEADERS = ["content-type", "cache-control"];
+/**
+ * Response headers kept with a cached body (freshness headers come from the key). `ETag` is kept
+ * too: set on a hit, the ETag plugin neither hashes the body again nor differs from the miss's.
+ */
+const KEPT_HEADERS = ["content-type", "cache-control", "etag"];
 
 interface Answer {
-  body: string;
+  /** The body encoded once (UTF-8): a hit writes these bytes, no string is encoded again per request. */
+  body: Buffer;
   headers: Record<string, string>;
   /** `performance.now()` when the position of the key was asked for (before the computation). */
   startedAt: number;
@@ -86,7 +90,7 @@ function compare(a: string, b: string): number {
  *   and hash, exclusions digest). A kept answer of that key younger than `maxAgeMs` is sent
  *   (`X-Cache: hit`); else one request computes it (`X-Cache: miss`) while identical ones wait
  *   for it (single flight), then take it or, when it was not kept, compute their own.
- * - Kept: 200 answers with a string body whose position, read again after the body was built,
+ * - Kept: 200 answers with a string body (stored UTF-8 encoded, with its `ETag`) whose position, read again after the body was built,
  *   is still the key's (no commit, reorg or exclusion change happened while the statements
  *   ran, so every statement read the key's block). Bodies are held in an LRU bounded by `maxBytes`.
  * - `X-Indexed-Block`/`X-Indexed-At`/`X-Indexed-Hash` of these answers are the key's block.
@@ -98,7 +102,7 @@ export function responseCachePlugin(deps: ResponseCacheDeps): FastifyPluginAsync
   const { maxBytes, maxAgeMs } = deps.settings;
   const answers = new LRUCache<string, Answer>({
     maxSize: maxBytes,
-    sizeCalculation: (answer, key) => Math.max(1, answer.body.length * 2 + key.length * 2 + 200),
+    sizeCalculation: (answer, key) => Math.max(1, answer.body.length + key.length * 2 + 200),
     ttl: maxAgeMs,
   });
   const flights = new Map<string, Promise<void>>();
@@ -190,7 +194,7 @@ export function responseCachePlugin(deps: ResponseCacheDeps): FastifyPluginAsync
               const value = reply.getHeader(name);
               if (value !== undefined) headers[name] = String(value);
             }
-            answers.set(state.key, { body: payload, headers, startedAt: state.startedAt });
+            answers.set(state.key, { body: Buffer.from(payload), headers, startedAt: state.startedAt });
           }
         }
       } finally {
