@@ -32,7 +32,7 @@ const creatorAddressSql = (i: string) => `('0x' || substr(md5('c' || ${i}) || md
 const traderAddressSql = (i: string) => `('0x' || substr(md5('w' || ${i}) || md5('v' || ${i}), 1, 40))`;
 const hashSql = (seed: string) => `('0x' || md5('h' || ${seed}) || md5('k' || ${seed}))`;
 
-const VERSION = "qapi-bench-v5-bulk";
+const VERSION = "qapi-bench-v6-risk";
 
 /** The tables filled in bulk (largest first): loaded without indexes (built after), unlogged (no WAL). */
 const BULK_TABLES = ["candles", "trades", "chain_events", "positions", "token_balances", "tokens"];
@@ -386,6 +386,68 @@ export async function ensureBenchDatabase(options: {
       "token balances (the open quantities)",
       `INSERT INTO token_balances (token_address, holder, balance)
        SELECT token_address, trader, open_quantity FROM positions WHERE open_quantity > 0`,
+      log,
+    );
+    // Issue 28's read models, in the indexer's shape, so detail's `risk`/`ath`, the compact risk
+    // of list Tokens, `?tag=` and the screener's risk bounds read populated rows: per token the
+    // first three traders (by first trade) are snipers, the first of them a launch-block buyer,
+    // the next two insiders (received 1,000 tokens from the creator); concentration from the
+    // balances; ATH the highest trade price (its least trade number on ties).
+    await step(
+      client,
+      "token cohorts",
+      `INSERT INTO token_cohorts (token_address, wallet, sniper, launch_block_buyer, insider, received_tokens)
+       SELECT ${tokenAddressSql("tok")}, ${traderAddressSql("trader")}, r <= 3, r = 1, r > 3,
+         CASE WHEN r > 3 THEN 1000000000000000000000 ELSE 0 END
+       FROM (SELECT tok, trader, row_number() OVER (PARTITION BY tok ORDER BY min(n)) AS r
+             FROM bench_trade_keys GROUP BY tok, trader) f
+       WHERE r <= 5`,
+      log,
+    );
+    await step(
+      client,
+      "token risk",
+      `INSERT INTO token_risk (token_address, sniper_count, sniper_holding_count, sniper_balance, sniper_bought,
+         launch_buyer_count, launch_buyer_holding_count, launch_buyer_balance, launch_buyer_bought, insider_count,
+         insider_holding_count, insider_balance, insider_received, top10_balance, top11_30_balance, top31_50_balance,
+         holders_balance, platform_balance, ath_price, ath_block_number, ath_log_index, ath_timestamp)
+       SELECT t.address, coalesce(c.sc, 0), coalesce(c.shc, 0), coalesce(c.sb, 0), coalesce(c.sbt, 0),
+         coalesce(c.lc, 0), coalesce(c.lhc, 0), coalesce(c.lb, 0), coalesce(c.lbt, 0), coalesce(c.ic, 0),
+         coalesce(c.ihc, 0), coalesce(c.ib, 0), coalesce(c.ir, 0), coalesce(k.t10, 0), coalesce(k.t30, 0),
+         coalesce(k.t50, 0), coalesce(k.hb, 0), t.initial_supply - t.sold_supply, a.price, a.blk, a.li, a.ts
+       FROM tokens t
+       LEFT JOIN (SELECT token_address, sum(balance) FILTER (WHERE r <= 10) AS t10,
+                    sum(balance) FILTER (WHERE r BETWEEN 11 AND 30) AS t30,
+                    sum(balance) FILTER (WHERE r BETWEEN 31 AND 50) AS t50, sum(balance) AS hb
+                  FROM (SELECT token_address, balance,
+                          row_number() OVER (PARTITION BY token_address ORDER BY balance DESC, holder) AS r
+                        FROM token_balances) b
+                  GROUP BY token_address) k ON k.token_address = t.address
+       LEFT JOIN (SELECT c.token_address,
+                    count(*) FILTER (WHERE c.sniper) AS sc, count(*) FILTER (WHERE c.sniper AND b.balance > 0) AS shc,
+                    sum(coalesce(b.balance, 0)) FILTER (WHERE c.sniper) AS sb, sum(p.bought_tokens) FILTER (WHERE c.sniper) AS sbt,
+                    count(*) FILTER (WHERE c.launch_block_buyer) AS lc,
+                    count(*) FILTER (WHERE c.launch_block_buyer AND b.balance > 0) AS lhc,
+                    sum(coalesce(b.balance, 0)) FILTER (WHERE c.launch_block_buyer) AS lb,
+                    sum(p.bought_tokens) FILTER (WHERE c.launch_block_buyer) AS lbt,
+                    count(*) FILTER (WHERE c.insider) AS ic, count(*) FILTER (WHERE c.insider AND b.balance > 0) AS ihc,
+                    sum(coalesce(b.balance, 0)) FILTER (WHERE c.insider) AS ib, sum(c.received_tokens) AS ir
+                  FROM token_cohorts c
+                  JOIN positions p ON p.token_address = c.token_address AND p.trader = c.wallet
+                  LEFT JOIN token_balances b ON b.token_address = c.token_address AND b.holder = c.wallet
+                  GROUP BY c.token_address) c ON c.token_address = t.address
+       LEFT JOIN (SELECT DISTINCT ON (tok) ${tokenAddressSql("tok")} AS token_address, price, blk, (n % 2) * 3 AS li, ts
+                  FROM bench_trade_keys ORDER BY tok, price DESC, n) a ON a.token_address = t.address`,
+      log,
+    );
+    // Holder counts per 1h/4h/1d bucket (`holders/history`): the running Σ of the buckets' distinct traders.
+    await step(
+      client,
+      "holder counts",
+      `INSERT INTO holder_counts (token_address, interval, bucket_start, holder_count)
+       SELECT token_address, interval, bucket_start,
+         (sum(unique_trader_count) OVER (PARTITION BY token_address, interval ORDER BY bucket_start))::int
+       FROM candles WHERE interval IN ('1h', '4h', '1d')`,
       log,
     );
     await step(
