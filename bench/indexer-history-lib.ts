@@ -174,18 +174,33 @@ export async function sampleProcess(pids: () => number[], databaseUrl: string) {
 }
 
 /**
+ * Whether the benches run the built indexer (`services/indexer/dist`, as deployed; the default)
+ * or its TypeScript sources through tsx (`BENCH_INDEXER_FROM=source`). The CPU per event is counted
+ * from the process' start: from sources it includes tsx transpiling every module (about 1 s of
+ * CPU on this host, ≈ 9 % of a 60,000-event run's indexer CPU in a profile).
+ */
+export function benchIndexerCompiled(): boolean {
+  const from = process.env.BENCH_INDEXER_FROM ?? "dist";
+  if (from !== "dist" && from !== "source")
+    throw new Error(`BENCH_INDEXER_FROM must be dist or source, not ${from}`);
+  return from === "dist";
+}
+
+/**
  * Starts the indexer process on `devnet` into the database of `databaseUrl`, as `pnpm --filter
  * @tmi/indexer start` runs it: 256 MB old space, 64 MB semi-spaces (a batch's objects die young
  * instead of being promoted; docs/benchmarks.md, Indexer), info logs, 250 ms head polls.
  * @param nodeOptions extra Node options (a CPU profiler preload)
  * @param env extra settings
+ * @param compiled built or from sources (default {@link benchIndexerCompiled})
  */
 export function startBenchIndexer(
   devnet: HistoryDevnet,
   databaseUrl: string,
-  options: { nodeOptions?: string[]; env?: Record<string, string> } = {},
+  options: { nodeOptions?: string[]; env?: Record<string, string>; compiled?: boolean } = {},
 ) {
   return startIndexer({
+    compiled: options.compiled ?? benchIndexerCompiled(),
     databaseUrl,
     rpcUrl: devnet.rpcUrl,
     chainId: devnet.chainId,

@@ -8,6 +8,8 @@
 // it (`--load-state`, never written back) instead of loading the history again; delete it to rebuild.
 // BENCH_INDEXER_SKIP_LIVE=1 skips the live phase; BENCH_INDEXER_CPU_PROF=<dir> runs the indexer with
 // the inspector's CPU profiler (bench/_cpu-prof-preload.mjs) and writes the profile there.
+// BENCH_INDEXER_FROM=dist|source: the built indexer as deployed (default; `pnpm build` first) or its
+// TypeScript sources through tsx (whose module transpiling at start counts in the CPU per event).
 // BENCH_INDEXER_WEBHOOKS=1 subscribes one enabled webhook to every event type before indexing, so
 // the webhook outbox triggers write their rows (without a subscription they return at once): run
 // with and without, alternating, for the triggers' cost; `outbox_events` counts what they wrote.
@@ -18,7 +20,13 @@ import { createTrader, rpc } from "@tmi/devnet";
 import { chainHead, createTestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { parseEther } from "viem";
-import { loadAverage, openCachedHistory, sampleProcess, startBenchIndexer } from "./indexer-history-lib.js";
+import {
+  benchIndexerCompiled,
+  loadAverage,
+  openCachedHistory,
+  sampleProcess,
+  startBenchIndexer,
+} from "./indexer-history-lib.js";
 
 const LIVE_TRADES =
   process.env.BENCH_INDEXER_SKIP_LIVE === "1" ? 0 : Number(process.env.BENCH_INDEXER_LIVE_TRADES ?? 40);
@@ -95,6 +103,7 @@ try {
   const historical = {
     bench: "indexer",
     phase: "historical",
+    from: benchIndexerCompiled() ? "dist" : "source",
     events,
     trades: Number(counts.trades),
     tokens: Number(counts.tokens),

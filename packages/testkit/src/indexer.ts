@@ -17,6 +17,8 @@ export interface StartIndexerOptions {
   env?: Record<string, string | undefined>;
   /** Mirror the indexer's output to stderr. */
   echo?: boolean;
+  /** Run the built indexer (`services/indexer/dist`, as deployed) instead of its sources. */
+  compiled?: boolean;
 }
 
 /**
@@ -63,6 +65,7 @@ export function startIndexer(options: StartIndexerOptions): IndexerProcess {
   const proc = startServiceProcess({
     service: "indexer",
     echo: options.echo,
+    compiled: options.compiled,
     env: {
       PORT: "0",
       DATABASE_URL: options.databaseUrl,
