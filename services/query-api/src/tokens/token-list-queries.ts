@@ -17,7 +17,8 @@ import { type NewestPosition, newestPositionOf, type TokenJsonRow } from "./toke
 
 export { listTokensByAddress, TOKEN_LIST_STATEMENT_BOUND } from "./token-list-statements.js";
 export * from "./token-orders.js";
-export { SEARCH_BUDGET, type SearchBudget } from "./token-page-sql.js";
+export { SCREENER_WINDOW, SEARCH_BUDGET, type SearchBudget } from "./token-page-sql.js";
+export * from "./token-screener.js";
 
 // Discovery over every token (docs/api.md "Discovery: sorts, phase and batch"): the sorts of
 // `GET /api/v1/tokens`, the `phase` filter, `search` combined with any sort, and the batch
@@ -79,8 +80,11 @@ export async function twoPartPage(
       inRest = true;
     }
   }
-  const rows: { row: TokenPageRow; key: readonly KeysetColumn[] }[] = [];
+  type Keyed = { row: TokenPageRow; key: readonly KeysetColumn[] };
+  const rows: Keyed[] = [];
+  let stop: Keyed | undefined;
   let snapshotId = snapshot ?? 0n;
+  const window = options.window !== undefined ? { window: options.window } : {};
   if (!inRest) {
     const ranked = await listRankedTokens(db, {
       ranked: sort.ranked,
@@ -88,14 +92,18 @@ export async function twoPartPage(
       snapshot,
       after: rankedAfter,
       take: limit + 1,
+      ...window,
     });
     if (snapshot !== null && snapshot !== 0n && ranked.snapshotId === null) throw expiredSnapshot();
     snapshotId = ranked.snapshotId ?? 0n;
     for (const row of ranked.rows) rows.push({ row, key: sort.ranked });
+    if (ranked.stop !== undefined) stop = { row: ranked.stop, key: sort.ranked };
   } else if (snapshotId !== 0n && !(await snapshotExists(db, snapshotId))) {
     throw expiredSnapshot();
   }
-  if (rows.length <= limit) {
+  // The rest part starts once the snapshot part is done (a screened walk that stopped at its
+  // bound resumes in the snapshot part).
+  if (rows.length <= limit && stop === undefined) {
     const rest = await listOrderedTokens(db, {
       order: sort.rest,
       filters,
@@ -103,14 +111,17 @@ export async function twoPartPage(
       // Always a page's worth (the boundary page builds a few more items than it shows).
       take: limit + 1,
       notInSnapshot: snapshotId,
+      ...window,
     });
-    for (const row of rest) rows.push({ row, key: sort.rest.key });
+    for (const row of rest.rows) rows.push({ row, key: sort.rest.key });
+    if (rest.stop !== undefined) stop = { row: rest.stop, key: sort.rest.key };
   }
   return tokenPage(
     rows,
     options,
     (r) => r.row.item,
     (r) => [snapshotId, ...keysetPositionOf(r, r.row)],
+    stop,
   );
 }
 
@@ -125,18 +136,20 @@ export async function orderedPage(
 ): Promise<TokenJsonPage> {
   const { order, filters, limit, cursors, route } = options;
   const after = decodeKeyset(cursors, route, order, options.cursor);
-  const rows = await listOrderedTokens(db, {
+  const { rows, stop } = await listOrderedTokens(db, {
     order,
     filters,
     after,
     take: limit + 1,
     ...(options.budget !== undefined ? { budget: options.budget } : {}),
+    ...(options.window !== undefined ? { window: options.window } : {}),
   });
   return tokenPage(
     rows,
     options,
     (r) => r.item,
     (r) => keysetPositionOf(order, r),
+    stop,
   );
 }
 
@@ -155,29 +168,36 @@ export async function newestTokenPage(
   return jsonPage(rows, limit, (row) => row.item, newestPositionOf, cursors, route);
 }
 
-/** What a page of the token list is asked: filters, size, the cursor and the route it is bound to. */
+/**
+ * What a page of the token list is asked: filters, size, the cursor and the route it is bound to;
+ * `window`: the rows a screened page examines per part of its order (default `SCREENER_WINDOW`).
+ */
 interface TokenPageOptions {
   filters: TokenFilters;
   limit: number;
   cursor: string | undefined;
   cursors: CursorCodec;
   route: string;
+  window?: number;
 }
 
 /**
  * The first `limit` of `rows` (read with `take = limit + 1`) as a page, with a cursor (bound to
- * `route`) at the last item shown when a further row exists.
+ * `route`) at the last item shown when a further row exists, else at `stop` (the last row a
+ * screened walk examined before its bound: the page may be short, even empty, and go on).
  */
 function tokenPage<R>(
   rows: readonly R[],
   options: Pick<TokenPageOptions, "limit" | "cursors" | "route">,
   item: (row: R) => string,
   position: (row: R) => CursorValue[],
+  stop?: R,
 ): TokenJsonPage {
   const shown = rows.slice(0, options.limit);
   const page: TokenJsonPage = { items: shown.map(item) };
   const last = shown[shown.length - 1];
   if (rows.length > options.limit && last !== undefined)
     page.nextCursor = options.cursors.encode(options.route, position(last));
+  else if (stop !== undefined) page.nextCursor = options.cursors.encode(options.route, position(stop));
   return page;
 }

@@ -3,6 +3,8 @@ import { TOKEN_FROM_SQL } from "@tmi/shared/token";
 import type { KeysetColumn, KeysetPosition } from "../common/keyset-page.js";
 import { type Int8, prepared, type SqlReader } from "../db.js";
 import {
+  PROGRESS_BPS_SQL,
+  type ScreenedRows,
   TOKEN_ORDERS,
   TOKEN_PHASES,
   type TokenFilters,
@@ -16,10 +18,14 @@ import {
   type PageConditions,
   phaseSql,
   rankedPageSql,
+  SCREENER_WINDOW,
   SEARCH_BUDGET,
   type SearchBudget,
+  screenedPageSql,
+  screenedRankedPageSql,
   searchPageSql,
 } from "./token-page-sql.js";
+import { type Screener, screenerSql, screenerValues } from "./token-screener.js";
 import { checkTake, prefixRange, TOKEN_ITEM_JSON, VISIBLE_TOKEN } from "./token-queries.js";
 
 // The statements of the token list (docs/api.md "Discovery: sorts, phase and batch"): each
@@ -43,14 +49,17 @@ function bind(text: string, values: Record<string, unknown>): { text: string; va
  * The most named prepared statements the token list (`GET /api/v1/tokens`, its `/newest` alias
  * and the batch) prepares on one connection, whatever its parameters (docs/operations.md
  * "Prepared statements"): a statement's text depends only on its shape, never on a value or
- * the page size (bind parameters, `firstRows`). Shapes: the one-part sorts × `phase` (none,
- * `curve`, `graduated`) × `search` or not × cursor or not; each part of the two-part sorts
- * likewise (the snapshot part: the latest snapshot's first page, or the cursor's snapshot after
- * a position); the plain list's first page and page after a cursor, the batch, the snapshot check.
+ * the page size (bind parameters, `firstRows`), nor on which screener filters are set (one
+ * condition holds them all, `token-screener.ts`). Shapes: the one-part sorts × `phase` (none,
+ * `curve`, `graduated`) × `search` or not × cursor or not × screener or not; each part of the
+ * two-part sorts likewise (the snapshot part: the latest snapshot's first page, or the cursor's
+ * snapshot after a position); the plain list's first page and page after a cursor, the batch,
+ * the snapshot check.
  */
 export const TOKEN_LIST_STATEMENT_BOUND =
   (Object.keys(TOKEN_ORDERS).length + 2 * Object.keys(TWO_PART_SORTS).length) *
     (TOKEN_PHASES.length + 1) *
+    2 *
     2 *
     2 +
   4;
@@ -78,11 +87,40 @@ function searchValues(search: string): Record<string, unknown> {
 const positionValues = (after: KeysetPosition | null): Record<string, unknown> =>
   Object.fromEntries((after ?? []).map((v, i) => [`k${i}`, typeof v === "bigint" ? v.toString() : v]));
 
+/** The latest trending snapshot's id (the `volume_24h` of a one-part sort's screener). */
+const LATEST_SNAPSHOT_SQL = "SELECT id FROM trending_snapshots ORDER BY id DESC LIMIT 1";
+
+/** The screener's condition (volume from the snapshot `snapshot`) and its values; none without a screener. */
+function screenerParts(
+  screener: Screener | undefined,
+  snapshot: string,
+): { conditions: string[]; values: Record<string, unknown> } {
+  if (screener === undefined) return { conditions: [], values: {} };
+  return { conditions: [screenerSql(PROGRESS_BPS_SQL, snapshot)], values: screenerValues(screener) };
+}
+
+/**
+ * The rows of a windowed read (`screenedPageSql`, `screenedRankedPageSql`): those that pass,
+ * and the window's last row as `stop` when fewer than `take` passed and the window was full.
+ */
+function screenedRows(
+  rows: (TokenPageRow & { kept?: boolean; n?: Int8 })[],
+  take: number,
+  window: number,
+): ScreenedRows {
+  const kept = rows.filter((r) => r.kept === true);
+  const last = rows[rows.length - 1];
+  if (kept.length < take && last !== undefined && Number(last.n) === window) return { rows: kept, stop: last };
+  return { rows: kept };
+}
+
 /**
  * One page of `take` visible tokens in a one-part `order` after `after` (exclusive), filtered by
- * `filters` (with `search`, in bounded work: `budget`), leaving out the tokens of trending
- * snapshot `notInSnapshot` (the rest of a two-part sort).
- * Source: `tokens`, `excluded_addresses`, `metadata_drafts`, `eth_usd_answers`, `trending_entries`.
+ * `filters` (with `search`, in bounded work: `budget`; with a screener and no search, at most
+ * `window` rows of the order examined: `stop` tells where the walk stopped), leaving out the
+ * tokens of trending snapshot `notInSnapshot` (the rest of a two-part sort).
+ * Source: `tokens`, `excluded_addresses`, `metadata_drafts`, `eth_usd_answers`, `trending_entries`,
+ * `token_risk`, `indexer_checkpoints`.
  */
 export async function listOrderedTokens(
   db: SqlReader,
@@ -93,12 +131,17 @@ export async function listOrderedTokens(
     take: number;
     notInSnapshot?: bigint;
     budget?: SearchBudget;
+    window?: number;
   },
-): Promise<TokenPageRow[]> {
+): Promise<ScreenedRows> {
   const { order, filters, after, take } = options;
+  const screener = screenerParts(
+    filters.screener,
+    options.notInSnapshot !== undefined ? "SELECT $snapshot::int8" : LATEST_SNAPSHOT_SQL,
+  );
   const conditions: PageConditions = {
     position: after === null ? [] : [afterSql(order.key)],
-    filters: phaseSql(filters.phase),
+    filters: [...phaseSql(filters.phase), ...screener.conditions],
   };
   if (options.notInSnapshot !== undefined)
     conditions.filters.push(
@@ -109,18 +152,20 @@ export async function listOrderedTokens(
     ...searchValues(filters.search),
     ...positionValues(after),
     ...(options.notInSnapshot !== undefined ? { snapshot: options.notInSnapshot.toString() } : {}),
+    ...screener.values,
   };
-  const sql =
-    filters.search === ""
-      ? orderedPageSql(order, conditions)
-      : searchPageSql(order, conditions, options.budget ?? SEARCH_BUDGET);
-  return run<TokenPageRow>(db, sql, values);
+  if (filters.search !== "")
+    return { rows: await run<TokenPageRow>(db, searchPageSql(order, conditions, options.budget ?? SEARCH_BUDGET), values) };
+  if (filters.screener === undefined) return { rows: await run<TokenPageRow>(db, orderedPageSql(order, conditions), values) };
+  const window = options.window ?? SCREENER_WINDOW;
+  return screenedRows(await run(db, screenedPageSql(order, conditions, window), values), take, window);
 }
 
 /**
  * One page of the snapshot part of a two-part sort: visible tokens of snapshot `snapshot` (the
  * latest when null) in `ranked` order after `after`, filtered (a search filters the snapshot's
- * entries: bounded by the snapshot's size). `snapshotId` null: no such snapshot (none yet, or
+ * entries: bounded by the snapshot's size; with a screener, at most `window` entries examined:
+ * `stop` tells where the walk stopped). `snapshotId` null: no such snapshot (none yet, or
  * pruned). Source: `trending_snapshots`, `trending_entries`, `tokens`, ...
  */
 export async function listRankedTokens(
@@ -131,24 +176,38 @@ export async function listRankedTokens(
     snapshot: bigint | null;
     after: KeysetPosition | null;
     take: number;
+    window?: number;
   },
-): Promise<{ snapshotId: bigint | null; rows: TokenPageRow[] }> {
+): Promise<ScreenedRows & { snapshotId: bigint | null }> {
   const { ranked, filters, snapshot, after, take } = options;
-  const conditions = [...phaseSql(filters.phase)];
-  if (after !== null) conditions.push(afterSql(ranked));
-  const rows = await run<TokenPageRow & { snapshot_id: Int8 }>(
-    db,
-    rankedPageSql(ranked, conditions, filters.search !== "", snapshot === null),
-    {
-      take: checkTake(take),
-      ...searchValues(filters.search),
-      ...positionValues(after),
-      ...(snapshot !== null ? { snapshot: snapshot.toString() } : {}),
-    },
-  );
+  const position = after === null ? [] : [afterSql(ranked)];
+  const screener = screenerParts(filters.screener, "s.id");
+  const values = {
+    take: checkTake(take),
+    ...searchValues(filters.search),
+    ...positionValues(after),
+    ...(snapshot !== null ? { snapshot: snapshot.toString() } : {}),
+    ...screener.values,
+  };
+  const window = options.window ?? SCREENER_WINDOW;
+  const sql =
+    filters.screener === undefined
+      ? rankedPageSql(ranked, [...phaseSql(filters.phase), ...position], filters.search !== "", snapshot === null)
+      : screenedRankedPageSql(
+          ranked,
+          position,
+          [...phaseSql(filters.phase), ...screener.conditions],
+          filters.search !== "",
+          snapshot === null,
+          window,
+        );
+  const rows = await run<TokenPageRow & { snapshot_id: Int8; kept?: boolean; n?: Int8 }>(db, sql, values);
   const first = rows[0];
   if (!first) return { snapshotId: null, rows: [] };
-  return { snapshotId: BigInt(first.snapshot_id), rows: rows.filter((r) => r.k0 !== null) };
+  const present = rows.filter((r) => r.k0 !== null);
+  const snapshotId = BigInt(first.snapshot_id);
+  if (filters.screener === undefined) return { snapshotId, rows: present };
+  return { snapshotId, ...screenedRows(present, take, window) };
 }
 
 /** Whether trending snapshot `id` still exists. */

@@ -1,5 +1,6 @@
 import { lifecycleOf, progressBpsSql } from "@tmi/shared/market";
 import type { KeysetColumn } from "../common/keyset-page.js";
+import type { Screener } from "./token-screener.js";
 
 // The orders and filters of the token list (docs/api.md "Discovery: sorts, phase and batch"):
 // each sort's key over `tokens t` (an index's, prisma/migrations/*_discovery-indexes.sql), the
@@ -25,7 +26,7 @@ export const TOKEN_PHASES = ["curve", "graduated"] as const;
 export type TokenPhase = (typeof TOKEN_PHASES)[number];
 
 /** `curve.progress_bps` of `tokens t` (the rule of `@tmi/shared/market`; the expression of `tokens_progress_idx`). */
-const PROGRESS_BPS_SQL = `(${progressBpsSql("t.sold_supply", "t.graduation_threshold")})`;
+export const PROGRESS_BPS_SQL = `(${progressBpsSql("t.sold_supply", "t.graduation_threshold")})`;
 
 /** A key of the token list over `tokens t`, its columns named `k0`, `k1`. */
 const key = (...columns: [sql: string, type: KeysetColumn["type"], descending: boolean][]): KeysetColumn[] =>
@@ -79,6 +80,8 @@ export interface TokenFilters {
   /** Normalized search prefix (`normalizeSearch`), `""` for none. */
   search: string;
   phase: TokenPhase | undefined;
+  /** Screener filters (`token-screener.ts`); absent: none. */
+  screener?: Screener | undefined;
 }
 
 /** A row of a token page: its key values (`k0`, `k1`) and its wire JSON. */
@@ -86,4 +89,15 @@ export interface TokenPageRow extends Record<string, unknown> {
   k0: unknown;
   k1?: unknown;
   item: string;
+}
+
+/**
+ * The rows of a screened page (docs/api.md "Screener filters"): the tokens that pass, in order,
+ * and `stop`, the last row the page examined when it stopped at its bound before finding a row
+ * past the page (the position the next page resumes from); absent when the rows read were not cut
+ * by the bound.
+ */
+export interface ScreenedRows {
+  rows: TokenPageRow[];
+  stop?: TokenPageRow;
 }

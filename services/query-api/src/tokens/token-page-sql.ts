@@ -211,3 +211,82 @@ export function rankedPageSql(
       keysetOrderBy(keyOf(ranked, "page"), "desc"),
     )}) x ON true`;
 }
+
+/**
+ * Rows a page with screener filters examines at most (docs/api.md "Screener filters"): rows of
+ * the order's index (or of the trending snapshot's entries) read from the cursor on, per part of
+ * the order.
+ */
+export const SCREENER_WINDOW = 2000;
+
+/**
+ * The windowed walk of a screened page (see {@link screenedPageSql}): `walk` (a `SELECT` of the
+ * key columns, `t.*` and `kept`, ordered by `k`, without `LIMIT`) cut to `window` rows; the
+ * first `$take` rows that pass (`kept`) or are the window's last (`n` = `window`), with their
+ * Token JSON (only for the rows that pass).
+ */
+function windowedSql(k: readonly KeysetColumn[], walk: string, window: number): string {
+  if (!Number.isInteger(window) || window < 1) throw new Error(`invalid screener window ${window}`);
+  const byW = keysetOrderBy(keyOf(k, "w"), "desc");
+  return `SELECT ${k.map((c) => `t.${c.column}`).join(", ")}, t.kept, t.n, CASE WHEN t.kept THEN ${TOKEN_ITEM_JSON} END AS item
+  FROM (${firstRows(
+    `SELECT w.* FROM (
+      SELECT w.*, row_number() OVER (ORDER BY ${byW}) AS n FROM (${walk}
+      LIMIT ${window}) w) w
+    WHERE w.kept OR w.n = ${window}
+    ORDER BY ${byW}`,
+    "$take",
+    keysetOrderBy(keyOf(k, "page"), "desc"),
+  )}) t
+  ${TOKEN_METADATA_JOIN_SQL}
+  ORDER BY ${keysetOrderBy(keyOf(k, "t"), "desc")}`;
+}
+
+/**
+ * A page of `$take` visible tokens in `order` after the position that pass `conditions.filters`
+ * (the screener's among them), in bounded work: the order's index is walked from the cursor for
+ * at most `window` rows; returns the rows that pass (`kept`) and, when the walk reached its
+ * `window`-th row, that row (`n` = `window`, `kept` possibly false: the position to resume from).
+ * Rows: {@link TokenPageRow} plus `kept` and `n`; `item` null for a row that does not pass.
+ */
+export function screenedPageSql(order: TokenOrder, conditions: PageConditions, window: number): string {
+  const walked = [...(order.where ? [order.where] : []), ...conditions.position];
+  const kept = [...conditions.filters, VISIBLE_TOKEN].join(" AND ");
+  return windowedSql(
+    order.key,
+    `SELECT ${keyColumns(order.key)}, t.*, (${kept}) AS kept FROM tokens t
+      WHERE ${walked.length === 0 ? "true" : walked.join(" AND ")}
+      ORDER BY ${keysetOrderBy(order.key, "desc")}`,
+    window,
+  );
+}
+
+/**
+ * The snapshot part of a two-part sort with screener filters: as {@link screenedPageSql} over
+ * the entries of snapshot `$snapshot` (the latest when `latest`) in `ranked` order after
+ * `position`, keeping those that pass `filters` (and, with `search`, match the prefix
+ * [$lo, $hi)). One row with null `k0` when the snapshot exists but the window holds no such row,
+ * none when there is no snapshot.
+ */
+export function screenedRankedPageSql(
+  ranked: readonly KeysetColumn[],
+  position: string[],
+  filters: string[],
+  search: boolean,
+  latest: boolean,
+  window: number,
+): string {
+  const snapshot = latest
+    ? "SELECT id FROM trending_snapshots ORDER BY id DESC LIMIT 1"
+    : "SELECT id FROM trending_snapshots WHERE id = $snapshot";
+  const kept = [...filters, ...(search ? [SEARCH_MATCH] : []), VISIBLE_TOKEN].join(" AND ");
+  return `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
+    ${windowedSql(
+      ranked,
+      `SELECT ${keyColumns(ranked)}, t.*, (${kept}) AS kept
+      FROM trending_entries e JOIN tokens t ON t.address = e.token_address
+      WHERE ${["e.snapshot_id = s.id", ...position].join(" AND ")}
+      ORDER BY ${keysetOrderBy(ranked, "desc")}`,
+      window,
+    )}) x ON true`;
+}

@@ -8,6 +8,9 @@ import {
   listTokensByAddress,
   newestTokenPage,
   orderedPage,
+  parseScreener,
+  screenerKey,
+  screenerQuery,
   TOKEN_ORDERS,
   TOKEN_PHASES,
   TOKEN_SORTS,
@@ -38,8 +41,9 @@ export const tokenRoutes: Routes = dataRoutes("tokens", (routes, ctx) => {
       .max(5000)
       .optional()
       .meta({
-        description: `batch: 1–${BATCH_MAX} comma-separated token addresses (any case); the visible ones, in the order given, in one page (not combinable with cursor, search, sort, phase)`,
+        description: `batch: 1–${BATCH_MAX} comma-separated token addresses (any case); the visible ones, in the order given, in one page (not combinable with cursor, search, sort, phase or a screener filter)`,
       }),
+    ...screenerQuery,
   });
   for (const url of ["/api/v1/tokens", "/api/v1/tokens/newest"]) {
     routes.get(
@@ -54,13 +58,13 @@ export const tokenRoutes: Routes = dataRoutes("tokens", (routes, ctx) => {
       async (query) => {
         const { limit, cursor, sort, phase, addresses } = query;
         if (addresses !== undefined) {
-          const mixed = (["cursor", "search", "sort", "phase"] as const).filter(
-            (k) => query[k] !== undefined,
-          );
+          const mixed = (
+            ["cursor", "search", "sort", "phase", ...Object.keys(screenerQuery)] as (keyof typeof query)[]
+          ).filter((k) => query[k] !== undefined);
           if (mixed.length > 0)
             throw new AppError(
               "invalid_request",
-              "addresses cannot be combined with cursor, search, sort or phase",
+              "addresses cannot be combined with cursor, search, sort, phase or a screener filter",
               {
                 details: mixed.map((field) => ({ field, reason: "not allowed with addresses" })),
               },
@@ -72,10 +76,11 @@ export const tokenRoutes: Routes = dataRoutes("tokens", (routes, ctx) => {
           return tokenPageBody({ items });
         }
         const search = normalizeSearch(query.search);
-        // The plain list (newest first, no phase): cursors are bound to the search they were
-        // issued for (aliases share them); every other sort or a phase: to the sort, the phase
-        // and the search.
-        const plain = (sort === undefined || sort === "newest") && phase === undefined;
+        const screener = parseScreener(query);
+        // The plain list (newest first, no phase, no screener): cursors are bound to the search
+        // they were issued for (aliases share them); every other sort, a phase or a screener: to
+        // the sort, the phase, the search and the screener's filters.
+        const plain = (sort === undefined || sort === "newest") && phase === undefined && screener === undefined;
         if (plain && search === "") {
           const page = await newestTokenPage(
             { limit, cursor, cursors: ctx.cursors, route: "tokens?search=" },
@@ -85,8 +90,8 @@ export const tokenRoutes: Routes = dataRoutes("tokens", (routes, ctx) => {
         }
         const route = plain
           ? `tokens?search=${search}`
-          : `tokens?sort=${sort ?? "newest"}&phase=${phase ?? ""}&search=${search}`;
-        const options = { filters: { search, phase }, limit, cursor, cursors: ctx.cursors, route };
+          : `tokens?sort=${sort ?? "newest"}&phase=${phase ?? ""}&search=${search}${screener ? `&${screenerKey(screener)}` : ""}`;
+        const options = { filters: { search, phase, screener }, limit, cursor, cursors: ctx.cursors, route };
         const page =
           sort === "trending" || sort === "volume_24h"
             ? await twoPartPage(ctx.db, { sort: TWO_PART_SORTS[sort], ...options })
