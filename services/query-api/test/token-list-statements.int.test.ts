@@ -47,12 +47,15 @@ async function preparedCount(): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-/** Every sort × phase × search at page size `limit`, each walked up to 3 pages (first page and cursors). */
-async function walkEveryShape(limit: number): Promise<void> {
+/**
+ * Every sort × phase × search at page size `limit` (with the screener filters `screener`), each
+ * walked up to 3 pages (first page and cursors).
+ */
+async function walkEveryShape(limit: number, screener: Record<string, string> = {}): Promise<void> {
   for (const sort of [undefined, ...TOKEN_SORTS])
     for (const phase of [undefined, ...TOKEN_PHASES])
       for (const search of [undefined, "pe"]) {
-        const query = new URLSearchParams({ limit: String(limit) });
+        const query = new URLSearchParams({ limit: String(limit), ...screener });
         if (sort) query.set("sort", sort);
         if (phase) query.set("phase", phase);
         if (search) query.set("search", search);
@@ -67,8 +70,15 @@ async function walkEveryShape(limit: number): Promise<void> {
       }
 }
 
-test("behavior: any mix of page sizes, sorts, phases, searches and cursors prepares at most the documented statements", async () => {
+test("behavior: any mix of page sizes, sorts, phases, searches, screener filters and cursors prepares at most the documented statements", async () => {
   for (const limit of [1, 2, 3, 5, 8, 13, 20, 50, 100]) await walkEveryShape(limit);
+  // Whichever screener filters are set, one statement per shape.
+  for (const screener of [
+    { min_holders: "1" },
+    { max_top10_share_bps: "5000", creator_has_sold: "false" },
+    { min_volume_24h: "0", max_age_seconds: "99999999", min_progress_bps: "1" },
+  ])
+    for (const limit of [2, 7]) await walkEveryShape(limit, screener);
   const prepared = await preparedCount();
   expect(prepared).toBeGreaterThan(0);
   // The page size and every value are bind parameters: only the shapes are statements.
