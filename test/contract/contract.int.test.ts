@@ -596,6 +596,142 @@ ones), as each title says; everything else is as returned.
     expect(addresses(batch)).toEqual([beta.token, alpha.token]);
     expect(batch).not.toHaveProperty("next_cursor");
 
+    // Screener filters (docs/api.md "Screener filters"): each bound at a token's own value keeps it
+    // (inclusive), the same as filtering both tokens' items by hand; combined with sorts and phase.
+    const both = await sorted({ sort: "market_cap" });
+    const items = new Map(
+      (
+        await expectTyped(
+          api().GET("/api/v1/tokens", { params: { query: { sort: "market_cap" } } }),
+          200,
+          tokenPageSchema,
+        )
+      ).items.map((t) => [t.address, t]),
+    );
+    const [a, b] = [items.get(alpha.token), items.get(beta.token)];
+    if (!a || !b) throw new Error("alpha and beta are listed");
+    type Item = typeof b;
+    const fdv = (t: Item) => BigInt(t.metrics.fully_diluted_value ?? "-1");
+    const screens: [ListQuery, (t: Item) => boolean][] = [
+      [{ min_market_cap: String(fdv(a)) }, (t) => fdv(t) >= fdv(a)],
+      [{ max_market_cap: String(fdv(b)) }, (t) => fdv(t) >= 0n && fdv(t) <= fdv(b)],
+      [
+        { min_holders: String(a.metrics.holder_count) },
+        (t) => t.metrics.holder_count >= a.metrics.holder_count,
+      ],
+      [
+        { max_holders: String(b.metrics.holder_count) },
+        (t) => t.metrics.holder_count <= b.metrics.holder_count,
+      ],
+      [
+        { min_progress_bps: String(b.curve.progress_bps), max_progress_bps: String(b.curve.progress_bps) },
+        (t) => t.curve.progress_bps === b.curve.progress_bps,
+      ],
+      [
+        { max_top10_share_bps: String(b.risk.top10_share_bps) },
+        (t) => t.risk.top10_share_bps <= b.risk.top10_share_bps,
+      ],
+      [
+        { max_creator_share_bps: String(a.risk.creator_share_bps) },
+        (t) => t.risk.creator_share_bps <= a.risk.creator_share_bps,
+      ],
+      [
+        { max_sniper_share_bps: String(a.risk.sniper_share_bps) },
+        (t) => t.risk.sniper_share_bps <= a.risk.sniper_share_bps,
+      ],
+      [
+        { max_insider_share_bps: String(b.risk.insider_share_bps) },
+        (t) => t.risk.insider_share_bps <= b.risk.insider_share_bps,
+      ],
+      [{ creator_has_sold: "true" }, (t) => t.risk.creator_has_sold],
+      [{ creator_has_sold: "false" }, (t) => !t.risk.creator_has_sold],
+      [{ min_age_seconds: "0", max_age_seconds: "100000000" }, () => true],
+      [{ min_age_seconds: "100000000" }, () => false],
+      [{ min_volume_24h: "0" }, () => true],
+      [{ min_volume_24h: (10n ** 40n).toString() }, () => false],
+    ];
+    for (const [query, keep] of screens)
+      expect(await sorted({ sort: "market_cap", ...query }), JSON.stringify(query)).toEqual(
+        both.filter((address) => keep(items.get(address) as Item)),
+      );
+    expect(
+      await sorted(
+        {
+          sort: "holders",
+          min_holders: "1",
+          max_top10_share_bps: "10000",
+          creator_has_sold: String(a.risk.creator_has_sold) as "true" | "false",
+        },
+        "Screener: holders, concentration and creator sales",
+      ),
+    ).toEqual([
+      alpha.token,
+      ...(b.risk.creator_has_sold === a.risk.creator_has_sold && b.metrics.holder_count >= 1
+        ? [beta.token]
+        : []),
+    ]);
+    expect(
+      await sorted(
+        { sort: "volume_24h", phase: "curve", min_progress_bps: "0", max_sniper_share_bps: "10000" },
+        "Screener: curve tokens by 24 h volume",
+      ),
+    ).toEqual([beta.token]);
+    expect(
+      await sorted({ search: "alpha", max_market_cap: String(fdv(a)), min_market_cap: String(fdv(a)) }),
+    ).toEqual([alpha.token]);
+    const screened = expectAnswer(
+      await call("/api/v1/tokens?sort=market_cap&min_holders=0&limit=1"),
+      200,
+      tokenPageSchema,
+    );
+    expect(screened.next_cursor).toBeDefined();
+    expectAnswer(
+      await call(
+        `/api/v1/tokens?sort=market_cap&min_holders=0&limit=1&cursor=${encodeURIComponent(screened.next_cursor)}`,
+      ),
+      200,
+      tokenPageSchema,
+    );
+    for (const query of [
+      "sort=market_cap",
+      "sort=market_cap&min_holders=1",
+      "sort=market_cap&min_holders=0&creator_has_sold=false",
+    ])
+      expectError(
+        await call(`/api/v1/tokens?${query}&limit=1&cursor=${encodeURIComponent(screened.next_cursor)}`, {
+          ...(query === "sort=market_cap"
+            ? { example: ["Errors", "A screener cursor reused with other filters"] as [string, string] }
+            : {}),
+        }),
+        400,
+        "invalid_request",
+        "cursor",
+      );
+    for (const [query, field] of [
+      ["min_market_cap=-1", "min_market_cap"],
+      ["max_holders=1.5", "max_holders"],
+      ["min_volume_24h=1e18", "min_volume_24h"],
+      ["max_age_seconds=abc", "max_age_seconds"],
+      ["min_progress_bps=", "min_progress_bps"],
+      ["max_top10_share_bps=%2010", "max_top10_share_bps"],
+      ["max_creator_share_bps=0x10", "max_creator_share_bps"],
+      ["max_sniper_share_bps=-0", "max_sniper_share_bps"],
+      ["max_insider_share_bps=1&max_insider_share_bps=2", "max_insider_share_bps"],
+      ["creator_has_sold=yes", "creator_has_sold"],
+      ["min_holders=5&max_holders=4", "min_holders"],
+      [`addresses=${alpha.token}&min_holders=1`, "min_holders"],
+    ] as const)
+      expectError(
+        await call(`/api/v1/tokens?${query}`, {
+          ...(field === "min_holders" && query.startsWith("min_holders")
+            ? { example: ["Errors", "A screener minimum above its maximum"] as [string, string] }
+            : {}),
+        }),
+        400,
+        "invalid_request",
+        field,
+      );
+
     const trades = await expectTyped(
       api(["Discovery", "Market-wide trades, newest first"]).GET("/api/v1/trades", {
         params: { query: { limit: "3" } },

@@ -7,11 +7,11 @@ import { createCursorCodec } from "@tmi/shared/codec";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   orderedPage,
+  parseScreener,
   TOKEN_ORDERS,
   TOKEN_SORTS,
   TWO_PART_SORTS,
   twoPartPage,
-  parseScreener,
 } from "../src/tokens/token-list-queries.js";
 import { createHarness, type Harness, TEST_CURSOR_SECRET } from "./harness.js";
 import { addr, CURVE_ALLOCATION, insertToken, setCheckpoint } from "./seed.js";
@@ -355,7 +355,7 @@ describe("screener filters", () => {
       { sort: "holders" },
       { sort: "holders", min_holders: "1", max_holders: "9" },
       { sort: "holders", min_holders: "1", creator_has_sold: "false" },
-    ]) {
+    ] as Filters[]) {
       const res = await h.get(`/api/v1/tokens?${new URLSearchParams({ ...other, limit: "2", cursor })}`);
       expect(res.status, JSON.stringify(other)).toBe(400);
       expect(res.body.error.code).toBe("invalid_request");
@@ -370,12 +370,18 @@ describe("screener filters", () => {
 
   test("error: each bad value is 400 invalid_request", async () => {
     const bad: string[] = [];
-    for (const bound of [...RANGES.flatMap((f) => [`min_${f}`, `max_${f}`]), ...MAXIMA.map((f) => `max_${f}`)])
+    for (const bound of [
+      ...RANGES.flatMap((f) => [`min_${f}`, `max_${f}`]),
+      ...MAXIMA.map((f) => `max_${f}`),
+    ])
       for (const value of ["-1", "1.5", "abc", "1e3", "", " 1", "0x10", "1".repeat(79)])
         bad.push(`${bound}=${encodeURIComponent(value)}`);
     for (const field of RANGES) bad.push(`min_${field}=5&max_${field}=4`);
     for (const value of ["yes", "1", "TRUE", ""]) bad.push(`creator_has_sold=${value}`);
-    bad.push("min_holders=1&min_holders=2", "addresses=0x0000000000000000000000000000000000000001&min_holders=1");
+    bad.push(
+      "min_holders=1&min_holders=2",
+      "addresses=0x0000000000000000000000000000000000000001&min_holders=1",
+    );
     for (const query of bad) {
       const res = await h.get(`/api/v1/tokens?${query}`);
       expect(res.status, query).toBe(400);

@@ -77,7 +77,7 @@ test("behavior: any mix of page sizes, sorts, phases, searches, screener filters
     { min_holders: "1" },
     { max_top10_share_bps: "5000", creator_has_sold: "false" },
     { min_volume_24h: "0", max_age_seconds: "99999999", min_progress_bps: "1" },
-  ])
+  ] as Record<string, string>[])
     for (const limit of [2, 7]) await walkEveryShape(limit, screener);
   const prepared = await preparedCount();
   expect(prepared).toBeGreaterThan(0);

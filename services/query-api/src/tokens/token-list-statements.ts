@@ -25,8 +25,8 @@ import {
   screenedRankedPageSql,
   searchPageSql,
 } from "./token-page-sql.js";
-import { type Screener, screenerSql, screenerValues } from "./token-screener.js";
 import { checkTake, prefixRange, TOKEN_ITEM_JSON, VISIBLE_TOKEN } from "./token-queries.js";
+import { type Screener, screenerSql, screenerValues } from "./token-screener.js";
 
 // The statements of the token list (docs/api.md "Discovery: sorts, phase and batch"): each
 // page's SQL (token-page-sql.ts, over the orders of token-orders.ts) run as a prepared statement
@@ -110,7 +110,8 @@ function screenedRows(
 ): ScreenedRows {
   const kept = rows.filter((r) => r.kept === true);
   const last = rows[rows.length - 1];
-  if (kept.length < take && last !== undefined && Number(last.n) === window) return { rows: kept, stop: last };
+  if (kept.length < take && last !== undefined && Number(last.n) === window)
+    return { rows: kept, stop: last };
   return { rows: kept };
 }
 
@@ -155,8 +156,15 @@ export async function listOrderedTokens(
     ...screener.values,
   };
   if (filters.search !== "")
-    return { rows: await run<TokenPageRow>(db, searchPageSql(order, conditions, options.budget ?? SEARCH_BUDGET), values) };
-  if (filters.screener === undefined) return { rows: await run<TokenPageRow>(db, orderedPageSql(order, conditions), values) };
+    return {
+      rows: await run<TokenPageRow>(
+        db,
+        searchPageSql(order, conditions, options.budget ?? SEARCH_BUDGET),
+        values,
+      ),
+    };
+  if (filters.screener === undefined)
+    return { rows: await run<TokenPageRow>(db, orderedPageSql(order, conditions), values) };
   const window = options.window ?? SCREENER_WINDOW;
   return screenedRows(await run(db, screenedPageSql(order, conditions, window), values), take, window);
 }
@@ -192,7 +200,12 @@ export async function listRankedTokens(
   const window = options.window ?? SCREENER_WINDOW;
   const sql =
     filters.screener === undefined
-      ? rankedPageSql(ranked, [...phaseSql(filters.phase), ...position], filters.search !== "", snapshot === null)
+      ? rankedPageSql(
+          ranked,
+          [...phaseSql(filters.phase), ...position],
+          filters.search !== "",
+          snapshot === null,
+        )
       : screenedRankedPageSql(
           ranked,
           position,

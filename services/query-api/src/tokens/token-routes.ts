@@ -80,7 +80,8 @@ export const tokenRoutes: Routes = dataRoutes("tokens", (routes, ctx) => {
         // The plain list (newest first, no phase, no screener): cursors are bound to the search
         // they were issued for (aliases share them); every other sort, a phase or a screener: to
         // the sort, the phase, the search and the screener's filters.
-        const plain = (sort === undefined || sort === "newest") && phase === undefined && screener === undefined;
+        const plain =
+          (sort === undefined || sort === "newest") && phase === undefined && screener === undefined;
         if (plain && search === "") {
           const page = await newestTokenPage(
             { limit, cursor, cursors: ctx.cursors, route: "tokens?search=" },

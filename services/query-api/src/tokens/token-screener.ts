@@ -10,7 +10,13 @@ import { CHECKPOINT_NOW_SQL } from "./token-stats-queries.js";
 // depend on which filters a request sets: one prepared statement per page shape.
 
 /** Filters with a `min_` and a `max_` bound (inclusive): non-negative integers. */
-export const SCREENER_RANGES = ["market_cap", "volume_24h", "holders", "age_seconds", "progress_bps"] as const;
+export const SCREENER_RANGES = [
+  "market_cap",
+  "volume_24h",
+  "holders",
+  "age_seconds",
+  "progress_bps",
+] as const;
 /** Filters with a `max_` bound only (inclusive): basis points of the compact `risk`. */
 export const SCREENER_MAXIMA = [
   "top10_share_bps",
@@ -79,7 +85,9 @@ export const screenerQuery = {
  * @throws AppError `invalid_request` when a `min_` bound exceeds its `max_` (`details` names both).
  */
 export function parseScreener(
-  query: Partial<Record<ScreenerBound, string | undefined>> & { creator_has_sold?: "true" | "false" | undefined },
+  query: Partial<Record<ScreenerBound, string | undefined>> & {
+    creator_has_sold?: "true" | "false" | undefined;
+  },
 ): Screener | undefined {
   const bounds: Partial<Record<ScreenerBound, bigint>> = {};
   for (const bound of SCREENER_BOUNDS) {
