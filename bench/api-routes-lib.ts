@@ -19,7 +19,9 @@ import {
 import {
   listTokensByAddress,
   orderedPage,
+  parseScreener,
   TOKEN_ORDERS,
+  type TokenPhase,
   TWO_PART_SORTS,
   twoPartPage,
 } from "../services/query-api/src/tokens/token-list-queries.js";
@@ -312,6 +314,43 @@ export function apiRoutes(
           twoPartPage(db, { sort: TWO_PART_SORTS[sort], ...firstPage(`tokens?sort=${sort}&phase=&search=`) }),
       }),
     ),
+    // Screener filters (docs/api.md "Screener filters"): risk bounds over the market-cap order; a
+    // two-part sort with a phase and a volume bound; a rare screen (about 1 % of the tokens pass:
+    // a page examines up to its bound of rows, SCREENER_WINDOW).
+    ...(
+      [
+        [
+          "screener_market_cap",
+          "market_cap",
+          undefined,
+          "min_holders=5&max_top10_share_bps=2000&creator_has_sold=false",
+        ],
+        ["screener_volume_24h_curve", "volume_24h", "curve", "min_volume_24h=1&max_creator_share_bps=1000"],
+        [
+          "screener_newest_rare",
+          "newest",
+          undefined,
+          "min_market_cap=980000000000000000000000&max_sniper_share_bps=100",
+        ],
+      ] as const
+    ).map(([route, sort, phase, screen]): RouteBench => {
+      const screener = parseScreener(Object.fromEntries(new URLSearchParams(screen)));
+      const query = `sort=${sort}${phase ? `&phase=${phase}` : ""}&${screen}`;
+      return {
+        route,
+        group: "lists",
+        path: () => `/api/v1/tokens?${query}`,
+        raw: (db) => {
+          const options = {
+            ...firstPage(`tokens?${query}`),
+            filters: { search: "", phase: phase as TokenPhase | undefined, screener },
+          };
+          return sort === "volume_24h"
+            ? twoPartPage(db, { sort: TWO_PART_SORTS[sort], ...options })
+            : orderedPage(db, { order: TOKEN_ORDERS[sort], ...options });
+        },
+      };
+    }),
     {
       route: "sort_market_cap_deep",
       group: "lists",

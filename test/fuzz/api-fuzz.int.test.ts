@@ -199,6 +199,12 @@ function queryValue(schema: { type?: string; enum?: string[] }, name: string): f
   if (name === "search")
     typed.push(fc.constantFrom("alpha", "beta", "ALP", "0x", "a.b_c-d"), fc.string({ maxLength: 70 }));
   if (name === "cursor") typed.push(fc.base64String({ maxLength: 120 }).map((s) => s.replace(/=/g, "")));
+  // Screener bounds (`min_market_cap`, `max_top10_share_bps`, …): integers up to and past 78 digits.
+  if (/^(min|max)_/.test(name))
+    typed.push(
+      fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String),
+      fc.constantFrom("0", "1", "10000", "9".repeat(78), "9".repeat(79), "-0", "+1", "01"),
+    );
   if (ADDRESS_LIST_PARAMS.has(name)) typed.push(addressListArb());
   return fc.oneof(...typed);
 }
