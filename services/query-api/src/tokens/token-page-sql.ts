@@ -266,7 +266,9 @@ export function screenedPageSql(order: TokenOrder, conditions: PageConditions, w
  * the entries of snapshot `$snapshot` (the latest when `latest`) in `ranked` order after
  * `position`, keeping those that pass `filters` (and, with `search`, match the prefix
  * [$lo, $hi)). One row with null `k0` when the snapshot exists but the window holds no such row,
- * none when there is no snapshot.
+ * none when there is no snapshot. The entries are cut to `window` in their index order before
+ * their tokens are read (one primary-key read each): joined first, the generic plan hash-joined
+ * every entry of the snapshot to `tokens` and sorted them.
  */
 export function screenedRankedPageSql(
   ranked: readonly KeysetColumn[],
@@ -284,8 +286,9 @@ export function screenedRankedPageSql(
     ${windowedSql(
       ranked,
       `SELECT ${keyColumns(ranked)}, t.*, (${kept}) AS kept
-      FROM trending_entries e JOIN tokens t ON t.address = e.token_address
-      WHERE ${["e.snapshot_id = s.id", ...position].join(" AND ")}
+      FROM (SELECT e.* FROM trending_entries e WHERE ${["e.snapshot_id = s.id", ...position].join(" AND ")}
+        ORDER BY ${keysetOrderBy(ranked, "desc")} LIMIT ${window}) e
+      CROSS JOIN LATERAL (SELECT * FROM tokens t WHERE t.address = e.token_address OFFSET 0) t
       ORDER BY ${keysetOrderBy(ranked, "desc")}`,
       window,
     )}) x ON true`;
