@@ -19,6 +19,7 @@ import { READ_SESSION_SETTINGS, type SqlReader } from "../services/query-api/src
 import {
   listTokensByAddress,
   orderedPage,
+  parseScreener,
   TOKEN_ORDERS,
   type TokenFilters,
   TWO_PART_SORTS,
@@ -155,6 +156,36 @@ const cases: [string, (db: SqlReader) => Promise<unknown>][] = [
     "search_newest_address",
     (db) =>
       orderedPage(db, { order: TOKEN_ORDERS.newest, ...page("s:a", { search: "0xab", phase: undefined }) }),
+  ],
+  // Screens no token passes (docs/api.md "Screener filters"): the worst page of a one-part sort
+  // (its window of rows examined, an empty page with a cursor) and of the rest of a two-part sort.
+  [
+    "screener_none_newest",
+    (db) =>
+      orderedPage(db, {
+        order: TOKEN_ORDERS.newest,
+        ...page("s:sn", {
+          search: "",
+          phase: undefined,
+          screener: parseScreener({ min_holders: "999999999" }),
+        }),
+      }),
+  ],
+  [
+    "screener_none_volume_tail",
+    (db) =>
+      twoPartPage(db, {
+        sort: TWO_PART_SORTS.volume_24h,
+        ...page(
+          "s:sv",
+          {
+            search: "",
+            phase: undefined,
+            screener: parseScreener({ max_top10_share_bps: "0", min_holders: "999999999" }),
+          },
+          codec.encode("s:sv", [snapshotId, middle]),
+        ),
+      }),
   ],
   ["batch_100", (db) => listTokensByAddress(db, batch)],
   [
