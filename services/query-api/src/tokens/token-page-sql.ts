@@ -281,14 +281,17 @@ export function screenedRankedPageSql(
   const snapshot = latest
     ? "SELECT id FROM trending_snapshots ORDER BY id DESC LIMIT 1"
     : "SELECT id FROM trending_snapshots WHERE id = $snapshot";
-  const kept = [...filters, ...(search ? [SEARCH_MATCH] : []), VISIBLE_TOKEN].join(" AND ");
+  // An entry counts in the window even without its token row (it then does not pass).
+  const kept = ["t.address IS NOT NULL", ...filters, ...(search ? [SEARCH_MATCH] : []), VISIBLE_TOKEN].join(
+    " AND ",
+  );
   return `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
     ${windowedSql(
       ranked,
       `SELECT ${keyColumns(ranked)}, t.*, (${kept}) AS kept
       FROM (SELECT e.* FROM trending_entries e WHERE ${["e.snapshot_id = s.id", ...position].join(" AND ")}
         ORDER BY ${keysetOrderBy(ranked, "desc")} LIMIT ${window}) e
-      CROSS JOIN LATERAL (SELECT * FROM tokens t WHERE t.address = e.token_address OFFSET 0) t
+      LEFT JOIN LATERAL (SELECT * FROM tokens t WHERE t.address = e.token_address OFFSET 0) t ON true
       ORDER BY ${keysetOrderBy(ranked, "desc")}`,
       window,
     )}) x ON true`;
