@@ -146,7 +146,12 @@ export async function listOrderedTokens(
   };
   if (options.notInSnapshot !== undefined)
     conditions.filters.push(
-      "NOT EXISTS (SELECT 1 FROM trending_entries e WHERE e.snapshot_id = (SELECT $snapshot::int8) AND e.token_address = t.address)",
+      filters.screener === undefined
+        ? "NOT EXISTS (SELECT 1 FROM trending_entries e WHERE e.snapshot_id = (SELECT $snapshot::int8) AND e.token_address = t.address)"
+        : // In a screened walk the condition is computed per row in the select list (`kept`), where
+          // the generic plan turned NOT EXISTS into a hashed subplan that reads every entry of
+          // `trending_entries`; a scalar subquery probes `trending_entries_token_idx` per row.
+          "(SELECT e.rank FROM trending_entries e WHERE e.snapshot_id = (SELECT $snapshot::int8) AND e.token_address = t.address) IS NULL",
     );
   const values = {
     take: checkTake(take),
