@@ -6,6 +6,7 @@ import { type DecodedEvent, EVENTS } from "../events/index.js";
 import type { Batch } from "../model/batch.js";
 import { aggregateCandles } from "../model/candles.js";
 import { creatorDelta } from "../model/creators.js";
+import { emptyRewardRows } from "../model/rewards.js";
 import { assetFeeDelta, creatorLpDelta, emptyFeeDeltas, tokenFeeDelta } from "../model/fees.js";
 import { addHolderHourDelta } from "../model/holder-history.js";
 import { addBalance, type BalanceChanges, balanceRows } from "../model/holders.js";
@@ -46,6 +47,7 @@ export async function buildBatch(
     creators: new Map(),
     ethUsd: [],
     fees: emptyFeeDeltas(),
+    rewards: emptyRewardRows(),
     risk: new Map(),
     holderHours: new Map(),
   };

@@ -11,6 +11,7 @@ import { candlesCtes } from "./candles.js";
 import { creatorsCtes } from "./creators.js";
 import { ethUsdCtes } from "./eth-usd.js";
 import { feesCtes } from "./fees.js";
+import { rewardsCtes } from "./rewards.js";
 import { holderHistoryCtes } from "./holder-history.js";
 import { holdersCtes } from "./holders.js";
 import { positionsCtes } from "./positions.js";
@@ -143,6 +144,7 @@ function readModelStatement(
     ...creatorsCtes(batch.creators, q),
     ...ethUsdCtes(batch.ethUsd, q),
     ...feesCtes(batch.fees, q),
+    ...rewardsCtes(batch.rewards, q),
     ...(batch.trades.length > 0 ? [hiddenTradesCte(batch.fromBlock, batch.toBlock, q)] : []),
     ...chainPositionCtes(batch, q, options),
   ];
