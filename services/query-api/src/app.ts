@@ -20,6 +20,7 @@ import { readDatabasePlugin } from "./read-database/read-database-plugin.js";
 import { createFreshReader, freshCheckpoint, readCachePosition } from "./response-cache/cache-position.js";
 import { responseCachePlugin } from "./response-cache/response-cache-plugin.js";
 import type { RouteContext } from "./route-context.js";
+import { rewardDistributionRoutes, walletRewardRoutes } from "./rewards/reward-routes.js";
 import { statusRoutes } from "./status/status-routes.js";
 import { activityRoutes } from "./tokens/activity/activity-routes.js";
 import { chartRoutes } from "./tokens/chart/chart-routes.js";
@@ -196,6 +197,8 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     feeRoutes,
     holderHistoryRoutes,
     walletRoutes,
+    rewardDistributionRoutes,
+    walletRewardRoutes,
     traderRoutes,
     statusRoutes,
     dexScreenerRoutes,
