@@ -41,7 +41,8 @@ function bodySchema(maxLeaves: number) {
               amount: z
                 .string()
                 .regex(/^[1-9][0-9]{0,77}$/, "a positive integer as a decimal string")
-                .refine((a) => BigInt(a) <= UINT256_MAX, "at most 2^256 - 1"),
+                // zod runs the refinement after a failed regex too: only digits reach BigInt.
+                .refine((a) => !/^[0-9]+$/.test(a) || BigInt(a) <= UINT256_MAX, "at most 2^256 - 1"),
             })
             .strict(),
         )
