@@ -239,11 +239,14 @@ describe("trader-reward distributions through the gateway", () => {
 
     // Trees are off-chain data: query-api's response cache serves an answer of the same indexed
     // block for at most QUERY_CACHE_MAX_AGE_MS (docs/api.md "Reward distributions").
-    await waitFor(async () => (await get(`/api/v1/wallets/${buyer.address}/rewards`)).leaves.length === 1, {
-      timeoutMs: 30_000,
-      intervalMs: 200,
-      message: "the uploaded leaf is served",
-    });
+    await waitFor(
+      async () => {
+        for (const wallet of wallets)
+          if ((await get(`/api/v1/wallets/${wallet}/rewards`)).leaves.length !== 1) return false;
+        return true;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, message: "the uploaded leaves are served" },
+    );
     // The buyer's served proof is accepted by the distributor; then the API shows it claimed.
     const served = await expectAgreement(wallets, leafMap);
     const [buyerLeaf] = served[`leaves ${lower(buyer.address)}`];
