@@ -8,6 +8,7 @@
 // an `anvil_reorg` that removes a claim restores the row (and the reorged tables are a fresh
 // index's); an impostor distributor emitting the same events changes nothing.
 
+import { uploadRewardTree } from "@tmi/client";
 import { createTrader, localPublicClient, localWalletClient, rpc, type Trader } from "@tmi/devnet";
 import { traderRewardsDistributorV3Abi, traderRewardsVaultV3Abi } from "@tmi/shared/chain";
 import {
@@ -225,17 +226,21 @@ describe("trader-reward distributions through the gateway", () => {
       expect(bad.status, JSON.stringify(body)).toBe(400);
       expect(bad.body.error.code).toBe("invalid_request");
     }
-    const stored = await upload(id, leaves);
-    expect(stored.status, JSON.stringify(stored.body)).toBe(201);
-    expect(stored.body).toMatchObject({
+    // The typed client's upload (201, then 200 for the same tree).
+    const wire = leaves.map((l) => ({ claimant: l.claimant, amount: l.amount.toString() }));
+    const stored = await uploadRewardTree(system.baseUrl, id, wire);
+    expect(stored.status).toBe(201);
+    expect(stored.tree).toEqual({
       distribution_id: id,
+      token_address: lower(token),
+      epoch: "1",
+      asset: zeroAddress,
       root: published.tree.root,
-      leaf_count: 3,
       order: "given",
+      leaf_count: 3,
     });
-    const again = await upload(id, leaves);
-    expect(again.status).toBe(200);
-    expect(again.body).toEqual(stored.body);
+    const again = await uploadRewardTree(system.baseUrl, id, wire);
+    expect(again).toEqual({ status: 200, tree: stored.tree });
 
     // Trees are off-chain data: query-api's response cache serves an answer of the same indexed
     // block for at most QUERY_CACHE_MAX_AGE_MS (docs/api.md "Reward distributions").
@@ -324,6 +329,34 @@ describe("trader-reward distributions through the gateway", () => {
     expect(afterImpostor[`distributions ${lower(token)}`]).toEqual(reorged[`distributions ${lower(token)}`]);
     const dumpAfter = await dumpIndexedTables(system.database.url);
     for (const table of REWARD_TABLES) expect(dumpAfter[table], table).toEqual(dumpBefore[table]);
+
+    // A leaf the vault's balance does not cover is not claimable (and the distributor refuses it).
+    const balance = (await client.readContract({
+      address: system.devnet.deployment.contracts.traderRewardsVault,
+      abi: traderRewardsVaultV3Abi,
+      functionName: "accrued",
+      args: [token, zeroAddress],
+    })) as bigint;
+    const big = await publisher.publishRewards(2n, token, zeroAddress, [
+      { claimant: buyer.address, amount: balance + 1n },
+      { claimant: third.address, amount: 1n },
+    ]);
+    await system.indexer().waitForBlock(await chainHead(system.devnet.rpcUrl));
+    await uploadRewardTree(system.baseUrl, big.distributionId, [
+      { claimant: buyer.address, amount: (balance + 1n).toString() },
+      { claimant: third.address, amount: "1" },
+    ]);
+    let uncovered: any;
+    await waitFor(
+      async () => {
+        const body = await get(`/api/v1/wallets/${buyer.address}/rewards`);
+        uncovered = body.leaves.find((l: any) => l.distribution_id === big.distributionId);
+        return uncovered !== undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, message: "the uncovered leaf is served" },
+    );
+    expect(uncovered).toMatchObject({ amount: (balance + 1n).toString(), claimed: false, claimable: false });
+    await expect(buyer.claimReward(2n, token, zeroAddress, balance + 1n, uncovered.proof)).rejects.toThrow();
   }, 600_000);
 
   test("behavior: an unknown token is 404 not_found, a malformed address 400 invalid_address", async () => {
