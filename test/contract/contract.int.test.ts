@@ -952,7 +952,10 @@ ones), as each title says; everything else is as returned.
         ...(example ? { example, shownRequest: body } : {}),
       });
     expectAnswer(
-      await post({ leaves: [leaves[1], leaves[0]] }, ["Errors", "Reward tree of another root"]),
+      await post({ leaves: [leaves[0], { ...leaves[1], amount: "1" }] }, [
+        "Errors",
+        "Reward tree of another root",
+      ]),
       422,
       errorEnvelopeSchema,
     );

@@ -9,7 +9,14 @@
 // index's); an impostor distributor emitting the same events changes nothing.
 
 import { uploadRewardTree } from "@tmi/client";
-import { createTrader, localPublicClient, localWalletClient, rpc, type Trader } from "@tmi/devnet";
+import {
+  createTrader,
+  localPublicClient,
+  localWalletClient,
+  rpc,
+  runSimulator,
+  type Trader,
+} from "@tmi/devnet";
 import { traderRewardsDistributorV3Abi, traderRewardsVaultV3Abi } from "@tmi/shared/chain";
 import {
   chainHead,
@@ -358,6 +365,45 @@ describe("trader-reward distributions through the gateway", () => {
     expect(uncovered).toMatchObject({ amount: (balance + 1n).toString(), claimed: false, claimable: false });
     await expect(buyer.claimReward(2n, token, zeroAddress, balance + 1n, uncovered.proof)).rejects.toThrow();
   }, 600_000);
+
+  test("behavior: the simulator publishes and claims distributions and uploads their trees: the wallets' rewards show proofs", async () => {
+    const stats = await runSimulator({
+      rpcUrl: system.devnet.rpcUrl,
+      deployment: system.devnet.deployment,
+      seed: 29,
+      tps: 40,
+      traders: 4,
+      tokens: 2,
+      // An upper bound only: the run ends once a tree was uploaded (after its distribution was indexed).
+      durationSeconds: 300,
+      until: (s) => s.treesUploaded > 0 && s.rewardClaims > 0,
+      graduateEvery: 0,
+      economyShare: 0.5,
+      feedIntervalSeconds: 0,
+      apiUrl: system.baseUrl,
+    });
+    expect(stats.treesUploaded).toBeGreaterThan(0);
+    await system.indexToHead();
+    const client = localPublicClient(system.devnet.rpcUrl, system.devnet.deployment.chainId);
+    const claims = (await client.getContractEvents({
+      address: system.devnet.deployment.contracts.rewardsDistributor,
+      abi: traderRewardsDistributorV3Abi,
+      eventName: "RewardClaimed",
+      fromBlock: BigInt(system.devnet.deployment.startBlock),
+    })) as any[];
+    // Some claimant of a simulated distribution sees its leaves with proofs, claimed or not as the logs say.
+    let served: any[] = [];
+    await waitFor(
+      async () => {
+        served = [];
+        for (const claimant of new Set(claims.map((c) => lower(c.args.claimant))))
+          served.push(...(await get(`/api/v1/wallets/${claimant}/rewards`)).leaves);
+        return served.some((l) => l.claimed);
+      },
+      { timeoutMs: 30_000, intervalMs: 250, message: "a simulated wallet's claimed leaf is served" },
+    );
+    for (const leaf of served) expect(leaf.proof.length + (leaf.claimed ? 1 : 0)).toBeGreaterThan(0);
+  }, 400_000);
 
   test("behavior: an unknown token is 404 not_found, a malformed address 400 invalid_address", async () => {
     const unknown = await system.request(`/api/v1/tokens/0x${"ab".repeat(20)}/rewards/distributions`);
