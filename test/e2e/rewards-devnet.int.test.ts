@@ -154,6 +154,37 @@ async function recompute(block: bigint, wallets: readonly Address[], leaves: Map
   return { api: JSON.parse(JSON.stringify(api)), expected: JSON.parse(JSON.stringify(expected)) };
 }
 
+/** A Server-Sent Events subscription through the gateway: the events received so far, and `close`. */
+async function subscribe(query: string) {
+  const controller = new AbortController();
+  const response = await fetch(`${system.baseUrl}/api/v1/stream?${query}`, { signal: controller.signal });
+  expect(response.status).toBe(200);
+  const events: { event: string; data: any }[] = [];
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of response.body as any as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end = buffer.indexOf("\n\n");
+      while (end !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event && data) events.push({ event, data: JSON.parse(data) });
+        end = buffer.indexOf("\n\n");
+      }
+    }
+  })().catch(() => {});
+  return {
+    events,
+    close: async () => {
+      controller.abort();
+      await reading;
+    },
+  };
+}
+
 /** Waits until the indexer reached the head and the API agrees with the recomputation, then asserts it. */
 async function expectAgreement(wallets: readonly Address[], leaves: Map<string, Address[]>): Promise<any> {
   let last: { api: any; expected: any } | undefined;
@@ -185,7 +216,15 @@ describe("trader-reward distributions through the gateway", () => {
   test("default: distributions and claims = logs and the distributor's view; an uploaded tree's proof claims on chain; a reorg removing a claim; an impostor", async () => {
     const token = (await creator.createToken("Reward Pot", "RPOT")).token;
     tokens.push(token);
+    // The fee economy's stream events of this token only (another token's are filtered out).
+    const stream = await subscribe(
+      `tokens=${token}&events=fees_claimed,distribution_published,reward_claimed`,
+    );
+    const other = (await creator.createToken("Other Pot", "OPOT")).token;
+    await buyer.buy(other, ETH / 10n);
+    await creator.claimCreatorFees(other);
     await buyer.buy(token, ETH);
+    await creator.claimCreatorFees(token);
     await third.fundCurvePots(token);
     const client = localPublicClient(system.devnet.rpcUrl, system.devnet.deployment.chainId);
     const pot = (await client.readContract({
@@ -282,6 +321,31 @@ describe("trader-reward distributions through the gateway", () => {
       claimed_amount: (leaves[0]!.amount + leaves[2]!.amount).toString(),
       tree_uploaded: true,
     });
+
+    // The stream sent the claim of the creator fees, the publication and both claims, in chain order.
+    await waitFor(async () => stream.events.length >= 4, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      message: "the fee economy's stream events",
+    });
+    await stream.close();
+    expect(stream.events.map((e) => e.event)).toEqual([
+      "fees_claimed",
+      "distribution_published",
+      "reward_claimed",
+      "reward_claimed",
+    ]);
+    expect(stream.events.every((e) => e.data.token_address === lower(token))).toBe(true);
+    expect(stream.events[0]!.data).toMatchObject({ payout_address: lower(creator.address) });
+    expect(stream.events[1]!.data).toMatchObject({
+      distribution_id: id,
+      epoch: "1",
+      root: published.tree.root,
+    });
+    expect(stream.events.slice(2).map((e) => e.data.claimant)).toEqual([
+      lower(creator.address),
+      lower(buyer.address),
+    ]);
 
     // A claim in the last block, indexed, then orphaned (empty replacement): the rows are restored.
     const thirdLeaf = afterClaim[`leaves ${lower(third.address)}`][0];
