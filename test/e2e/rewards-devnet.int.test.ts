@@ -373,7 +373,9 @@ describe("trader-reward distributions through the gateway", () => {
 
     // An impostor emitting the distributor's events about the real token and distribution.
     const selector = (name: string) =>
-      toEventSelector(traderRewardsDistributorV3Abi.find((x) => x.type === "event" && x.name === name)!);
+      toEventSelector(
+        (traderRewardsDistributorV3Abi as readonly any[]).find((x) => x.type === "event" && x.name === name),
+      );
     const data = (types: string[], values: unknown[]) =>
       encodeAbiParameters(
         types.map((type) => ({ type })),

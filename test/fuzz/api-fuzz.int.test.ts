@@ -262,7 +262,7 @@ function caseArb(route: FuzzRoute) {
             ? fc.oneof(
                 fc
                   .uint8Array({ minLength: 32, maxLength: 32 })
-                  .map((b) => `0x${Buffer.from(b).toString("hex")}`),
+                  .map((b) => ({ value: `0x${Buffer.from(b).toString("hex")}`, raw: false })),
                 addressArb(),
               )
             : addressArb(),

@@ -10,10 +10,10 @@ import type pg from "pg";
 import { tradeReserveUsdSql } from "../common/usd-sql.js";
 import {
   candleSub,
+  type DataEventName,
   dataEventId,
   hash8,
   type parseEventId,
-  type DataEventName,
   type ResetReason,
   type StreamEventData,
 } from "./stream-events.js";
