@@ -1,11 +1,24 @@
 import { traderRewardsDistributorV3Abi } from "@tmi/shared/chain";
 import type { KnownState } from "../model/known-state.js";
+import type { RewardLogPosition } from "../model/rewards.js";
 import { declareEvents, type EventHandler, launchTokenKey } from "./declaration.js";
+import type { EventPosition } from "./handler-context.js";
 
 // The deployment's trader-rewards distributor (`TraderRewardsDistributorV3`): the one the
 // trader-rewards vault is bound to (`distributor()`, read at start: `sync/chain-contracts.ts`).
 // Its roots and claims in `reward_distributions` and `reward_claims` (model/rewards); its logs
 // stay out of the activity log.
+
+/** The stored position of the distributor log `e` at `p`. */
+function logPosition(e: { blockHash: string }, p: EventPosition): RewardLogPosition {
+  return {
+    blockNumber: p.blockNumber,
+    blockHash: e.blockHash,
+    blockTimestamp: p.blockTimestamp,
+    transactionHash: p.transactionHash,
+    logIndex: p.logIndex,
+  };
+}
 
 /** `DistributionPublished`: a `reward_distributions` row. */
 const onDistributionPublished: EventHandler<"DistributionPublished"> = (e, p, b) => {
@@ -15,11 +28,7 @@ const onDistributionPublished: EventHandler<"DistributionPublished"> = (e, p, b)
     epoch: e.args.epoch,
     asset: e.args.asset,
     root: e.args.root,
-    blockNumber: p.blockNumber,
-    blockHash: e.blockHash,
-    blockTimestamp: p.blockTimestamp,
-    transactionHash: p.transactionHash,
-    logIndex: p.logIndex,
+    ...logPosition(e, p),
   });
 };
 
@@ -32,11 +41,7 @@ const onRewardClaimed: EventHandler<"RewardClaimed"> = (e, p, b) => {
     epoch: e.args.epoch,
     asset: e.args.asset,
     amount: e.args.amount,
-    blockNumber: p.blockNumber,
-    blockHash: e.blockHash,
-    blockTimestamp: p.blockTimestamp,
-    transactionHash: p.transactionHash,
-    logIndex: p.logIndex,
+    ...logPosition(e, p),
   });
 };
 

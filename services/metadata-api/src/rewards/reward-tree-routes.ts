@@ -9,6 +9,7 @@ import { AppError } from "@tmi/shared/errors";
 import type { HttpApp } from "@tmi/shared/http";
 import type { Address, Hex } from "viem";
 import { z } from "zod";
+import { parseInput } from "../routes/parse-input.js";
 
 /** Default of `REWARD_TREE_MAX_LEAVES`: the most leaves one upload may carry. */
 export const DEFAULT_REWARD_TREE_MAX_LEAVES = 10_000;
@@ -52,16 +53,6 @@ function bodySchema(maxLeaves: number) {
     .strict();
 }
 
-function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
-  const result = schema.safeParse(value ?? {});
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-    throw new AppError("invalid_request", `${where}${issue?.message ?? "invalid body"}`);
-  }
-  return result.data;
-}
-
 /**
  * Registers `POST /api/v1/rewards/distributions/:id/tree`. Answers 201 with the stored tree's
  * summary (`distribution_id`, `token_address`, `epoch`, `asset`, `root`, `order`: `given` or
@@ -76,8 +67,8 @@ export function registerRewardTreeRoutes(app: HttpApp, deps: RewardTreeRoutesDep
     "/api/v1/rewards/distributions/:id/tree",
     { bodyLimit: deps.maxLeaves * BYTES_PER_LEAF + 1024 },
     async (request, reply) => {
-      const id = parse(params, request.params).id.toLowerCase() as Hex;
-      const { leaves: raw } = parse(body, request.body);
+      const id = parseInput(params, request.params).id.toLowerCase() as Hex;
+      const { leaves: raw } = parseInput(body, request.body);
       const leaves: RewardLeaf[] = raw.map((l) => ({
         claimant: l.claimant as Address,
         amount: BigInt(l.amount),
