@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import { createPublicClient, http } from "viem";
 import { error, fail, say, tail } from "./output.mjs";
-import { DATA_DIR, DEVNET_CHAIN_ID, HOST, PORTS, ROOT, SIMULATE } from "./settings.mjs";
+import { BASE_URL, DATA_DIR, DEVNET_CHAIN_ID, HOST, PORTS, ROOT, SIMULATE } from "./settings.mjs";
 import { shutdown, startChild } from "./supervisor.mjs";
 
 const mtime = (path) => (existsSync(path) ? statSync(path).mtimeMs : 0);
@@ -62,6 +62,8 @@ export async function startDevnet() {
   ];
   if (process.env.DEVNET_BLOCK_TIME) args.push("--block-time", process.env.DEVNET_BLOCK_TIME);
   if (!SIMULATE) args.push("--no-simulate");
+  // The simulator uploads its distributions' trees through the gateway (wallets' rewards show proofs).
+  else args.push("--api-url", BASE_URL);
   say(
     `starting the devnet on ${HOST}:${PORTS.devnet} (chain id ${DEVNET_CHAIN_ID}, ${resumed ? "resuming the saved chain" : "new chain"}${SIMULATE ? ", simulated traders" : ", no simulator"})`,
   );

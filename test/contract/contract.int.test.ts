@@ -5,9 +5,10 @@
 // order on it. With API_EXAMPLES_OUT set, the titled answers are written as docs/api-examples.md.
 
 import { createApiClient, isUsdChart, type paths, type Token } from "@tmi/client";
-import { setEthUsdRound, type Trader } from "@tmi/devnet";
+import { createTrader, setEthUsdRound, type Trader } from "@tmi/devnet";
+import { traderRewardsVaultV3Abi } from "@tmi/shared/chain";
 import { waitFor } from "@tmi/testkit";
-import { createPublicClient, http } from "viem";
+import { createPublicClient, http, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ApiExampleLog } from "../src/api-examples.js";
@@ -29,6 +30,8 @@ import {
   metadataDraftSchema,
   platformClientEthUsdSchema,
   pricingSchema,
+  rewardDistributionPageSchema,
+  rewardTreeSchema,
   schemaProblems,
   serviceStatusSchema,
   tokenDetailSchema,
@@ -39,6 +42,7 @@ import {
   traderPageSchema,
   unexpectedNulls,
   usdChartSchema,
+  walletRewardsSchema,
   walletSummarySchema,
 } from "../src/platform-schemas.js";
 import { type JsonResponse, type System, startSystem } from "../src/system.js";
@@ -1049,6 +1053,110 @@ ones), as each title says; everything else is as returned.
     expect(BigInt(earnings.curve_claimable)).toBe(
       earnings.tokens.reduce((s, t) => s + BigInt(t.claimable), 0n),
     );
+  });
+
+  it("behavior: a token's trader-reward distribution, its tree upload and a wallet's proof (additions)", async () => {
+    const { alpha, traders } = market;
+    const [bob, carol] = traders as [Trader, Trader];
+    const { rpcUrl, deployment } = system.devnet;
+    // The curve's pots funded, one epoch published by the distributor's owner (the deployer).
+    await bob.fundCurvePots(alpha.token);
+    const pot = (await createPublicClient({ transport: http(rpcUrl) }).readContract({
+      address: deployment.contracts.traderRewardsVault,
+      abi: traderRewardsVaultV3Abi,
+      functionName: "accrued",
+      args: [alpha.token, zeroAddress],
+    })) as bigint;
+    const leaves = [
+      { claimant: bob.address.toLowerCase(), amount: (pot / 2n).toString() },
+      { claimant: carol.address.toLowerCase(), amount: (pot / 4n).toString() },
+    ];
+    const owner = createTrader({ rpcUrl, deployment, account: 0 });
+    const published = await owner.publishRewards(
+      7n,
+      alpha.token,
+      zeroAddress,
+      leaves.map((l) => ({ claimant: l.claimant as `0x${string}`, amount: BigInt(l.amount) })),
+    );
+    await system.indexToHead();
+    const id = published.distributionId;
+    const post = (body: unknown, example?: [string, string]) =>
+      call(`/api/v1/rewards/distributions/${id}/tree`, {
+        method: "POST",
+        headers: JSON_HEADERS,
+        body: JSON.stringify(body),
+        ...(example ? { example, shownRequest: body } : {}),
+      });
+    expectAnswer(
+      await post({ leaves: [leaves[0], { ...leaves[1], amount: "1" }] }, [
+        "Errors",
+        "Reward tree of another root",
+      ]),
+      422,
+      errorEnvelopeSchema,
+    );
+    expectAnswer(
+      await call(`/api/v1/rewards/distributions/0x${"00".repeat(32)}/tree`, {
+        method: "POST",
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ leaves }),
+      }),
+      404,
+      errorEnvelopeSchema,
+    );
+    expectAnswer(await post({ leaves: [] }), 400, errorEnvelopeSchema);
+    const stored = expectAnswer(
+      await post({ leaves }, ["Reward distributions", "Upload a distribution's tree (addition)"]),
+      201,
+      rewardTreeSchema,
+    );
+    expect(stored).toMatchObject({
+      distribution_id: id,
+      root: published.tree.root,
+      order: "given",
+      leaf_count: 2,
+    });
+    expect(expectAnswer(await post({ leaves }), 200, rewardTreeSchema)).toEqual(stored);
+    // The upload shows within the response cache's age (it is not an indexed block).
+    let rewards: z.output<typeof walletRewardsSchema> | undefined;
+    await waitFor(
+      async () => {
+        rewards = await expectTyped(
+          api(["Reward distributions", "A wallet's rewards with its proof (addition)"]).GET(
+            "/api/v1/wallets/{address}/rewards",
+            { params: { path: { address: bob.address } } },
+          ),
+          200,
+          walletRewardsSchema,
+        );
+        return rewards.leaves.length === 1;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, message: "the uploaded leaf is served" },
+    );
+    expect(rewards!.leaves[0]).toMatchObject({
+      distribution_id: id,
+      amount: leaves[0]!.amount,
+      proof: published.tree.leaves[0]!.proof,
+      claimed: false,
+      claimable: true,
+    });
+    const distributions = await expectTyped(
+      api(["Reward distributions", "A token's distributions (addition)"]).GET(
+        "/api/v1/tokens/{address}/rewards/distributions",
+        { params: { path: { address: alpha.token } } },
+      ),
+      200,
+      rewardDistributionPageSchema,
+    );
+    expect(distributions.items).toEqual([
+      expect.objectContaining({
+        distribution_id: id,
+        epoch: "7",
+        claimed_count: 0,
+        claimed_amount: "0",
+        tree_uploaded: true,
+      }),
+    ]);
   });
 
   it("behavior: wallets (summary, holdings, trades), token traders by every sort, the trader= filter", async () => {

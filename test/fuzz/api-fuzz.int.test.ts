@@ -41,6 +41,8 @@ import {
   indexingStatusSchema,
   metadataDraftSchema,
   pricingSchema,
+  rewardDistributionPageSchema,
+  rewardTreeSchema,
   serviceStatusSchema,
   tokenDetailSchema,
   tokenFeesSchema,
@@ -48,6 +50,7 @@ import {
   tradePageSchema,
   traderPageSchema,
   usdChartSchema,
+  walletRewardsSchema,
   walletSummarySchema,
 } from "../src/platform-schemas.js";
 import { type System, startSystem } from "../src/system.js";
@@ -101,6 +104,8 @@ const SUCCESS: Record<string, z.ZodType | null> = {
   "/api/v1/creators/{address}/tokens": tokenPageSchema,
   "/api/v1/creators/{address}/earnings": creatorEarningsSchema,
   "/api/v1/tokens/{address}/fees": tokenFeesSchema,
+  "/api/v1/tokens/{address}/rewards/distributions": rewardDistributionPageSchema,
+  "/api/v1/wallets/{address}/rewards": walletRewardsSchema,
   "/api/v1/status": indexingStatusSchema,
   "/api/v1/stream": null,
   "/health": serviceStatusSchema("ok"),
@@ -254,7 +259,20 @@ function addressArb(): fc.Arbitrary<{ value: string; raw: boolean }> {
 function caseArb(route: FuzzRoute) {
   const params = [...route.template.matchAll(/\{(\w+)\}|\*$/g)].map((m) => m[1] ?? "*");
   const pathArb = fc.tuple(
-    ...params.map((p) => (p === "*" ? objectKeyArb() : p === "draft" ? draftArb() : addressArb())),
+    ...params.map((p) =>
+      p === "*"
+        ? objectKeyArb()
+        : p === "draft"
+          ? draftArb()
+          : p === "id"
+            ? fc.oneof(
+                fc
+                  .uint8Array({ minLength: 32, maxLength: 32 })
+                  .map((b) => ({ value: `0x${Buffer.from(b).toString("hex")}`, raw: false })),
+                addressArb(),
+              )
+            : addressArb(),
+    ),
   );
   const queryArb = fc.tuple(
     fc
@@ -387,6 +405,27 @@ function metadataBodyArb(): FuzzRoute["body"] {
 }
 
 /** Finalize bodies: the market's real launch, mixed-up pairs, wrong types, junk. */
+/** Bodies of the reward tree upload: leaves of random claimants and amounts, any JSON, hostile text. */
+function rewardTreeBodyArb(): FuzzRoute["body"] {
+  const address = fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom(market.alpha.token, market.creator.address, "0x1234") },
+    { weight: 1, arbitrary: hostileText },
+  );
+  const amount = fc.oneof(
+    { weight: 5, arbitrary: fc.bigInt({ min: 0n, max: 2n ** 257n }).map(String) },
+    { weight: 1, arbitrary: hostileText },
+  );
+  return fc
+    .oneof(
+      fc
+        .array(fc.record({ claimant: address, amount }), { maxLength: 5 })
+        .map((leaves) => JSON.stringify({ leaves })),
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)) },
+      { weight: 1, arbitrary: hostileText },
+    )
+    .map((body) => ({ body, headers: { "content-type": "application/json" }, shown: body.slice(0, 80) }));
+}
+
 function finalizeBodyArb(): FuzzRoute["body"] {
   const tokens = [
     market.alpha.token,
@@ -669,6 +708,16 @@ describe("fuzz: every route through the gateway", () => {
         success: finalizeResponseSchema,
         body: finalizeBodyArb(),
       },
+      // Reward tree uploads (metadata-api): no distribution is published in the fuzz market, so a
+      // well-formed upload is 404 (no 201/200 success to check).
+      {
+        method: "POST",
+        template: "/api/v1/rewards/distributions/{id}/tree",
+        statuses: new Set([400, 404, 413, 415, 422, 503]),
+        query: [],
+        success: rewardTreeSchema,
+        body: rewardTreeBodyArb(),
+      },
       // Webhooks (metadata-api): every route needs an API key, which the fuzz never holds.
       { method: "GET", template: "/api/v1/webhooks", statuses: new Set([401]), query: [], success: null },
       {
@@ -747,7 +796,11 @@ describe("fuzz: every route through the gateway", () => {
           // (`/api/v1/token-metadata/../finalize` is `/api/v1/finalize`): the gateway answers any
           // method but GET, HEAD and OPTIONS there with 405 before a service routes it (docs/api.md).
           const landed = new URL(url).pathname;
-          if (!["GET", "HEAD", "OPTIONS"].includes(method) && !landed.startsWith("/api/v1/token-metadata"))
+          if (
+            !["GET", "HEAD", "OPTIONS"].includes(method) &&
+            !landed.startsWith("/api/v1/token-metadata") &&
+            !landed.startsWith("/api/v1/rewards")
+          )
             allowed.add(405);
           // CONNECT is never served: 405 in the envelope on every path (not a closed connection).
           if (method === "CONNECT") {

@@ -393,6 +393,67 @@ export const creatorEarningsSchema = z.strictObject({
   next_cursor: z.string().min(1).optional(),
 });
 
+/** Where a distributor log stands (docs/api.md "Reward distributions"). */
+const rewardLogSchema = z.strictObject({
+  block_number: z.number().int().min(0),
+  timestamp: z.number().int().min(0),
+  transaction_hash: hashSchema,
+  log_index: z.number().int().min(0),
+});
+
+/** Token trader-reward distributions (addition: `/api/v1/tokens/{address}/rewards/distributions`). */
+export const rewardDistributionPageSchema = pageSchema(
+  z.strictObject({
+    distribution_id: hashSchema,
+    epoch: amountSchema,
+    asset: addressSchema,
+    root: hashSchema,
+    published: rewardLogSchema,
+    claimed_count: z.number().int().min(0),
+    claimed_amount: amountSchema,
+    tree_uploaded: z.boolean(),
+  }),
+);
+
+/** Wallet trader rewards (addition: `/api/v1/wallets/{address}/rewards`). */
+export const walletRewardsSchema = z.strictObject({
+  address: addressSchema,
+  claims: z.array(
+    z.strictObject({
+      distribution_id: hashSchema,
+      token_address: addressSchema,
+      epoch: amountSchema,
+      asset: addressSchema,
+      amount: amountSchema,
+      claimed: rewardLogSchema,
+    }),
+  ),
+  leaves: z.array(
+    z.strictObject({
+      distribution_id: hashSchema,
+      token_address: addressSchema,
+      epoch: amountSchema,
+      asset: addressSchema,
+      root: hashSchema,
+      amount: amountSchema,
+      proof: z.array(hashSchema),
+      claimed: z.boolean(),
+      claimable: z.boolean(),
+    }),
+  ),
+});
+
+/** A stored reward tree (addition: `POST /api/v1/rewards/distributions/{id}/tree`, 201 and 200). */
+export const rewardTreeSchema = z.strictObject({
+  distribution_id: hashSchema,
+  token_address: addressSchema,
+  epoch: amountSchema,
+  asset: addressSchema,
+  root: hashSchema,
+  order: z.enum(["given", "sorted"]),
+  leaf_count: z.number().int().min(1),
+});
+
 /** Holder (addition: `/api/v1/tokens/{address}/holders`). */
 export const holderPageSchema = pageSchema(
   z.object({

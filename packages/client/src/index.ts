@@ -64,3 +64,57 @@ export type DexScreenerPair = Schemas["DexScreenerPairResponse"];
 export type DexScreenerSwapEvent = Schemas["DexScreenerSwapEvent"];
 /** DEX Screener adapter: `GET events?fromBlock=&toBlock=`. */
 export type DexScreenerEvents = Schemas["DexScreenerEventsResponse"];
+
+/** One published trader-reward distribution of a token (`/api/v1/tokens/{address}/rewards/distributions`). */
+export type RewardDistribution = Schemas["RewardDistribution"];
+/** A page of {@link RewardDistribution}. */
+export type RewardDistributionPage = Schemas["RewardDistributionPage"];
+/** A wallet's reward claims and leaves with proofs (`/api/v1/wallets/{address}/rewards`). */
+export type WalletRewards = Schemas["WalletRewards"];
+/** A leaf of a wallet in an uploaded tree: `amount` and `proof` are the distributor's `claim` arguments. */
+export type RewardLeaf = Schemas["RewardLeaf"];
+
+/**
+ * The answer of `POST /api/v1/rewards/distributions/{id}/tree` (served by metadata-api behind the
+ * gateway, so not in query-api's OpenAPI document): the stored tree (201, or 200 when already
+ * stored). docs/api.md "Reward distributions".
+ */
+export interface RewardTreeStored {
+  distribution_id: string;
+  token_address: string;
+  epoch: string;
+  asset: string;
+  root: string;
+  /** How the leaves were laid out to hash to the published root. */
+  order: "given" | "sorted";
+  leaf_count: number;
+}
+
+/**
+ * Uploads every leaf (`amount` a decimal string in base units) of the published distribution `id`
+ * through the gateway at `baseUrl`. Resolves with the status (201 stored, 200 already stored) and
+ * the stored tree.
+ * @throws Error with the error envelope's `code` (400 `invalid_request`, 404 `not_found`, 422
+ *   `root_mismatch`, …) and `status`.
+ */
+export async function uploadRewardTree(
+  baseUrl: string,
+  id: string,
+  leaves: readonly { claimant: string; amount: string }[],
+  init: { fetch?: typeof fetch; headers?: Record<string, string> } = {},
+): Promise<{ status: 200 | 201; tree: RewardTreeStored }> {
+  const response = await (init.fetch ?? fetch)(`${baseUrl}/api/v1/rewards/distributions/${id}/tree`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...init.headers },
+    body: JSON.stringify({ leaves }),
+  });
+  const body = (await response.json()) as RewardTreeStored | ApiError;
+  if (response.status !== 200 && response.status !== 201) {
+    const error = (body as ApiError).error;
+    throw Object.assign(new Error(error?.message ?? `HTTP ${response.status}`), {
+      code: error?.code,
+      status: response.status,
+    });
+  }
+  return { status: response.status, tree: body as RewardTreeStored };
+}

@@ -39,6 +39,7 @@ deployments/devnet.json and runs the traffic simulator until SIGINT/SIGTERM.
   --traders <n>               simulated wallets (default 8)
   --tps <n>                   average simulated actions per second (default 2)
   --duration <seconds>        stop after this long (default 0 = run until interrupted)
+  --api-url <url>             upload each published distribution's tree to this API (the gateway)
   --help
 `;
 
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
       traders: { type: "string" },
       tps: { type: "string" },
       duration: { type: "string" },
+      "api-url": { type: "string" },
       help: { type: "boolean" },
     },
     strict: true,
@@ -208,6 +210,7 @@ async function main(): Promise<void> {
       durationSeconds: duration,
       signal: controller.signal,
       logger: { info: log },
+      ...(values["api-url"] ? { apiUrl: values["api-url"] } : {}),
     });
     if (!stopping) await shutdown("simulation finished");
   } else if (duration > 0) {

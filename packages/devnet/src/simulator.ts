@@ -36,6 +36,8 @@ export interface SimulatorStats {
   distributions: number;
   /** Trader rewards claimed (`claim`). */
   rewardClaims: number;
+  /** Distribution trees uploaded to `apiUrl` and stored (201 or 200). */
+  treesUploaded: number;
   /** Actions whose transaction was refused or reverted (counted, not retried). */
   failed: number;
   /** The first few failure messages (debugging). */
@@ -87,6 +89,12 @@ export interface SimulatorOptions {
    * {@link runSimulator}.
    */
   economyShare?: number;
+  /**
+   * The API's base URL (the gateway): each published distribution's leaves are uploaded there
+   * (`POST /api/v1/rewards/distributions/{id}/tree`) once it is indexed, so the wallets' rewards
+   * show proofs. Absent: no upload.
+   */
+  apiUrl?: string;
 }
 
 interface SimToken {
@@ -147,6 +155,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
     economy: 0,
     distributions: 0,
     rewardClaims: 0,
+    treesUploaded: 0,
     failed: 0,
     skipped: 0,
     errorSamples: [],
@@ -348,8 +357,39 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
     stats.economy += 1;
   };
 
+  /** Published distributions whose trees are not uploaded yet (`apiUrl`): id and leaves. */
+  const pendingTrees: { id: string; leaves: { claimant: string; amount: string }[] }[] = [];
+
+  /**
+   * Uploads the pending trees to `apiUrl`: a stored one (201, 200) is done, one not indexed yet
+   * (404) or an API not answering yet stays for the next step, any other answer is logged and dropped.
+   */
+  async function uploadTrees(): Promise<void> {
+    if (!options.apiUrl) return;
+    for (const tree of [...pendingTrees]) {
+      let status: number;
+      try {
+        const response = await fetch(`${options.apiUrl}/api/v1/rewards/distributions/${tree.id}/tree`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ leaves: tree.leaves }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        status = response.status;
+        await response.body?.cancel();
+      } catch {
+        return;
+      }
+      if (status === 404 || status >= 500) continue;
+      pendingTrees.splice(pendingTrees.indexOf(tree), 1);
+      if (status === 200 || status === 201) stats.treesUploaded += 1;
+      else options.logger?.info(`tree of distribution ${tree.id} refused: HTTP ${status}`);
+    }
+  }
+
   /** One fee-economy step of wallet `index` (see {@link runSimulator}). */
   async function economy(index: number): Promise<void> {
+    await uploadTrees();
     const trader = traders[index]!;
     const token = random.pick(tokens);
     const roll = random.next();
@@ -454,6 +494,10 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
     const published = await publisher.publishRewards(epoch, token.address, zeroAddress, leaves);
     economyTx(published);
     stats.distributions += 1;
+    pendingTrees.push({
+      id: published.distributionId,
+      leaves: published.tree.leaves.map((l) => ({ claimant: l.claimant, amount: l.amount.toString() })),
+    });
     for (const leaf of published.tree.leaves.slice(0, -1)) {
       const claimant = traders[traderOf(leaf.claimant)]!;
       economyTx(await claimant.claimReward(epoch, token.address, zeroAddress, leaf.amount, leaf.proof));
@@ -597,6 +641,6 @@ export function formatStats(stats: SimulatorStats, seconds: number): string {
     `simulator ${seconds.toFixed(0)} s: ${stats.transactions} txs (${(stats.transactions / Math.max(seconds, 0.001)).toFixed(1)} tx/s), ` +
     `launches ${stats.launches}, buys ${stats.buys}, sells ${stats.sells}, graduations ${stats.graduations}, ` +
     `swaps ${stats.swaps}, transfers ${stats.transfers}, feed ${stats.feedUpdates}, ` +
-    `economy ${stats.economy} (distributions ${stats.distributions}, reward claims ${stats.rewardClaims}), failed ${stats.failed}`
+    `economy ${stats.economy} (distributions ${stats.distributions}, trees uploaded ${stats.treesUploaded}, reward claims ${stats.rewardClaims}), failed ${stats.failed}`
   );
 }

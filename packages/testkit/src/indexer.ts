@@ -195,6 +195,8 @@ const DUMP_TABLES: Record<string, string> = {
   token_fees: "token_address",
   token_asset_fees: "token_address, asset",
   creator_lp_fees: "recipient, asset",
+  reward_distributions: "distribution_id",
+  reward_claims: "distribution_id, claimant",
   eth_usd_buckets: "interval, bucket_start",
 };
 

@@ -259,7 +259,7 @@ export function buildApp(deps: GatewayDeps): HttpApp {
       maxBufferedBytes: config.GATEWAY_MAX_BUFFERED_BYTES,
     }),
   };
-  // Only metadata-api's creation and webhook routes take bodies; every other upstream route is GET/HEAD.
+  // Only metadata-api's creation, webhook and reward tree routes take bodies; every other upstream route is GET/HEAD.
   const routes = [
     {
       service: "oracle-price",
@@ -279,6 +279,14 @@ export function buildApp(deps: GatewayDeps): HttpApp {
     {
       service: "metadata-api",
       prefix: "/api/v1/webhooks",
+      upstreams: config.METADATA_API_URL,
+      takesBody: true,
+    },
+    // Reward tree uploads (docs/api.md "Reward distributions"): the write side; no credentials
+    // beyond the gateway's own (the published root is the authority).
+    {
+      service: "metadata-api",
+      prefix: "/api/v1/rewards",
       upstreams: config.METADATA_API_URL,
       takesBody: true,
     },

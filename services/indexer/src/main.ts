@@ -180,6 +180,7 @@ const done = (async () => {
         factory: contracts.factory,
         weth: contracts.weth,
         feed: contracts.feed,
+        rewardsDistributor: contracts.rewardsDistributor,
         keepBlocks: config.REORG_DEPTH + 1,
         cacheTokens: config.KNOWN_TOKENS_CACHE,
       }),

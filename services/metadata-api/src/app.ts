@@ -7,6 +7,7 @@ import { databaseUnavailable } from "./database-errors.js";
 import type { ReceiptReader } from "./finalize/finalize-service.js";
 import type { ImageFetcher } from "./images/image-fetcher.js";
 import type { JobProducer } from "./jobs/job-catalog.js";
+import { DEFAULT_REWARD_TREE_MAX_LEAVES, registerRewardTreeRoutes } from "./rewards/reward-tree-routes.js";
 import { registerObjectRoutes } from "./routes/object-routes.js";
 import { registerTokenMetadataRoutes } from "./routes/token-metadata-routes.js";
 import type { ObjectStorage } from "./storage/object-storage.js";
@@ -30,12 +31,14 @@ export interface MetadataAppDeps {
   trustProxy?: boolean | string | string[];
   /** The webhook routes (docs/api.md "Webhooks"); absent: not served. */
   webhooks?: WebhookRoutesDeps;
+  /** Most leaves of one reward tree upload (`REWARD_TREE_MAX_LEAVES`); default 10,000. */
+  rewardTreeMaxLeaves?: number;
 }
 
 /**
  * Builds the metadata-api Fastify app (no side effects; tests call `app.inject()`):
  * `POST /api/v1/token-metadata`, `POST /api/v1/token-metadata/:draft/finalize`, `GET /objects/*`,
- * `/api/v1/webhooks` (when `webhooks` is given), `/health` and `/readyz` (database ping). While the database is unreachable, every route that
+ * `/api/v1/webhooks` (when `webhooks` is given), `POST /api/v1/rewards/distributions/:id/tree`, `/health` and `/readyz` (database ping). While the database is unreachable, every route that
  * needs it answers 503 `service_unavailable` with `Retry-After` (see `database-errors.ts`).
  */
 export async function buildApp(deps: MetadataAppDeps): Promise<HttpApp> {
@@ -73,4 +76,8 @@ async function registerRoutes(app: HttpApp, deps: MetadataAppDeps): Promise<void
   registerTokenMetadataRoutes(app, { ...deps });
   registerObjectRoutes(app, deps.storage);
   if (deps.webhooks) registerWebhookRoutes(app, deps.webhooks);
+  registerRewardTreeRoutes(app, {
+    db: deps.db,
+    maxLeaves: deps.rewardTreeMaxLeaves ?? DEFAULT_REWARD_TREE_MAX_LEAVES,
+  });
 }

@@ -70,6 +70,8 @@ export const metadataEnvSchema = baseEnvSchema.extend({
   REDIS_REQUIRE_AOF: booleanFlag(true),
   /** Period of the worker's sweep of `pending` drafts whose finalize job is gone (0 disables it). */
   PENDING_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+  /** Most leaves of one reward tree upload (`POST /api/v1/rewards/distributions/{id}/tree`). */
+  REWARD_TREE_MAX_LEAVES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Webhook targets may be private or loopback addresses (local use and tests only; docs/api.md "Webhooks"). */
   WEBHOOK_ALLOW_PRIVATE: booleanFlag(false),
   /** Whole-request timeout of a webhook delivery. */

@@ -66,6 +66,7 @@ async function start() {
       : join(workspacePath(env.STORAGE_DIR), "..", "spool"),
     imageMaxBytes: env.IMAGE_MAX_BYTES,
     imageMaxPixels: env.IMAGE_MAX_PIXELS,
+    rewardTreeMaxLeaves: env.REWARD_TREE_MAX_LEAVES,
     receipts: {
       async getReceipt(hash) {
         try {

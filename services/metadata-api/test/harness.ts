@@ -166,6 +166,8 @@ export async function createHarness(options: {
   database?: TestDatabase;
   /** Serve the webhook routes with these dependencies (the harness's `sql` pool is theirs). */
   webhooks?: Omit<WebhookRoutesDeps, "pool">;
+  /** `REWARD_TREE_MAX_LEAVES` of the app (default: the app's). */
+  rewardTreeMaxLeaves?: number;
 }): Promise<Harness> {
   const database = options.database ?? (await createTestDatabase());
   const sql = createPgPool({ url: database.url, max: 3 });
@@ -206,6 +208,7 @@ export async function createHarness(options: {
     imageMaxBytes: options.imageMaxBytes ?? 5 * 1024 * 1024,
     imageMaxPixels: 40_000_000,
     ...(options.webhooks ? { webhooks: { ...options.webhooks, pool: sql } } : {}),
+    ...(options.rewardTreeMaxLeaves ? { rewardTreeMaxLeaves: options.rewardTreeMaxLeaves } : {}),
   });
   return {
     database,

@@ -19,6 +19,7 @@ import type { ReadDatabase } from "./read-database/read-database.js";
 import { readDatabasePlugin } from "./read-database/read-database-plugin.js";
 import { createFreshReader, freshCheckpoint, readCachePosition } from "./response-cache/cache-position.js";
 import { responseCachePlugin } from "./response-cache/response-cache-plugin.js";
+import { rewardDistributionRoutes, walletRewardRoutes } from "./rewards/reward-routes.js";
 import type { RouteContext } from "./route-context.js";
 import { statusRoutes } from "./status/status-routes.js";
 import { activityRoutes } from "./tokens/activity/activity-routes.js";
@@ -196,6 +197,8 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
     feeRoutes,
     holderHistoryRoutes,
     walletRoutes,
+    rewardDistributionRoutes,
+    walletRewardRoutes,
     traderRoutes,
     statusRoutes,
     dexScreenerRoutes,

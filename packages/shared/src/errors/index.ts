@@ -35,6 +35,8 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   unsupported_image_type: 415,
   launch_mismatch: 422,
+  // Reward trees: the uploaded leaves do not hash to the published root.
+  root_mismatch: 422,
   invalid_signature: 422,
   image_unavailable: 422,
   rate_limited: 429,

@@ -11,6 +11,7 @@ import { addHolderHourDelta } from "../model/holder-history.js";
 import { addBalance, type BalanceChanges, balanceRows } from "../model/holders.js";
 import type { KnownState } from "../model/known-state.js";
 import { addPositionTrade } from "../model/positions.js";
+import { emptyRewardRows } from "../model/rewards.js";
 import { addRiskBalance, addRiskTrade, addRiskTransfer } from "../model/risk.js";
 import { addTokenTrade, tokenDelta } from "../model/tokens.js";
 import { addTokenTrader, setTraderBuckets } from "../model/traders.js";
@@ -46,6 +47,7 @@ export async function buildBatch(
     creators: new Map(),
     ethUsd: [],
     fees: emptyFeeDeltas(),
+    rewards: emptyRewardRows(),
     risk: new Map(),
     holderHours: new Map(),
   };

@@ -108,6 +108,8 @@ export interface IndexingCoreOptions {
   factory: string;
   weth: string;
   feed: FeedContracts | null;
+  /** The trader-rewards distributor (`ChainContracts.rewardsDistributor`); null or absent: none. */
+  rewardsDistributor?: string | null;
   /** Blocks kept in `blocks` and in the reorg journal (REORG_DEPTH + 1). */
   keepBlocks: number;
   /**
@@ -199,7 +201,12 @@ function namedTokens(events: readonly DecodedEvent[], state: KnownState): Set<st
 export function createIndexingCore(options: IndexingCoreOptions): IndexingCore {
   // The token state in memory: the tokens ranges have touched since start or the last
   // invalidation, read from `tokens` on first use (most launched tokens are never touched again).
-  const state = new KnownState(options.factory, options.weth, options.feed);
+  const state = new KnownState(
+    options.factory,
+    options.weth,
+    options.feed,
+    options.rewardsDistributor ?? null,
+  );
   const capacity = Math.max(1, options.cacheTokens ?? DEFAULT_CACHE_TOKENS);
   /**
    * The held tokens, least recently named first: token → the range (sequence number, last block)

@@ -26,8 +26,12 @@ const onFeesDeposited: EventHandler<"FeesDeposited"> = (e, p, b) => {
   b.creator(b.state.tokens.get(e.args.token)!.creator, p.blockNumber).feesEarned += e.args.creatorFee;
 };
 
-/** `CreatorFeesClaimed`: `token_fees.creator_claimed` and the launch creator's `creators.fees_claimed` += amount (paid to the payout address). */
+/**
+ * `CreatorFeesClaimed`: activity (the stream's `fees_claimed`), `token_fees.creator_claimed` and
+ * the launch creator's `creators.fees_claimed` += amount (paid to the payout address).
+ */
 const onCreatorFeesClaimed: EventHandler<"CreatorFeesClaimed"> = (e, p, b) => {
+  b.activity(e.args.token);
   b.tokenFees(e.args.token, p.blockNumber).creatorClaimed += e.args.amount;
   b.creator(b.state.tokens.get(e.args.token)!.creator, p.blockNumber).feesClaimed += e.args.amount;
 };

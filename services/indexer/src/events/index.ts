@@ -18,6 +18,7 @@ import { FEED_EVENTS } from "./feed.js";
 import { GRADUATION_CUSTODY_EVENTS } from "./graduation-custody.js";
 import { GRADUATION_MANAGER_EVENTS } from "./graduation-manager.js";
 import { POOL_EVENTS } from "./pool.js";
+import { REWARDS_DISTRIBUTOR_EVENTS } from "./rewards-distributor.js";
 import { TOKEN_EVENTS } from "./token.js";
 
 /** The declaration of every event the indexer decodes, by on-chain name. */
@@ -28,6 +29,7 @@ export const EVENTS = Object.freeze({
   ...CURVE_EVENTS,
   ...GRADUATION_CUSTODY_EVENTS,
   ...ECOSYSTEM_VAULT_EVENTS,
+  ...REWARDS_DISTRIBUTOR_EVENTS,
   ...TOKEN_EVENTS,
   ...POOL_EVENTS,
   ...FEED_EVENTS,

@@ -11,6 +11,7 @@ import type { FeeDeltas } from "./fees.js";
 import type { HolderHourChanges } from "./holder-history.js";
 import type { BalanceDelta } from "./holders.js";
 import type { PositionDelta } from "./positions.js";
+import type { RewardRows } from "./rewards.js";
 import type { RiskChanges } from "./risk.js";
 import type { NewTokenRow, TokenDelta } from "./tokens.js";
 import type { TokenTraderDelta } from "./traders.js";
@@ -52,4 +53,6 @@ export interface Batch {
   ethUsd: EthUsdRow[];
   /** The fee economy's sums (model/fees). */
   fees: FeeDeltas;
+  /** The trader-reward distributions and claims (model/rewards). */
+  rewards: RewardRows;
 }

@@ -77,11 +77,15 @@ export class KnownState {
    * @param factory the V3 factory (lowercase): the only accepted emitter of `TokenLaunchedV3`.
    * @param weth wrapped ether (lowercase): decides each token's order in its pool.
    * @param feed the ETH/USD feed whose `AnswerUpdated` is recorded, or null.
+   * @param rewardsDistributor the trader-rewards distributor the deployment's trader-rewards vault
+   *   is bound to (lowercase; its `distributor()`): the only accepted emitter of
+   *   `DistributionPublished` and `RewardClaimed`; null when the deployment has none (none accepted).
    */
   constructor(
     readonly factory: string,
     readonly weth: string,
     feed: FeedContracts | null,
+    readonly rewardsDistributor: string | null = null,
   ) {
     this.feedProxy = feed?.proxy ?? null;
     this.feedAggregators = new Set(feed?.aggregators ?? []);

@@ -14,6 +14,7 @@ import { feesCtes } from "./fees.js";
 import { holderHistoryCtes } from "./holder-history.js";
 import { holdersCtes } from "./holders.js";
 import { positionsCtes } from "./positions.js";
+import { rewardsCtes } from "./rewards.js";
 import { riskCtes, riskRefreshStatement } from "./risk.js";
 import { newTokensStatement, tokensUpdateCtes } from "./tokens.js";
 import { tradersCtes } from "./traders.js";
@@ -143,6 +144,7 @@ function readModelStatement(
     ...creatorsCtes(batch.creators, q),
     ...ethUsdCtes(batch.ethUsd, q),
     ...feesCtes(batch.fees, q),
+    ...rewardsCtes(batch.rewards, q),
     ...(batch.trades.length > 0 ? [hiddenTradesCte(batch.fromBlock, batch.toBlock, q)] : []),
     ...chainPositionCtes(batch, q, options),
   ];

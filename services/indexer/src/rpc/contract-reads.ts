@@ -17,6 +17,8 @@ export const SELECTORS = Object.freeze({
   weth: toFunctionSelector("weth()"),
   graduationManager: toFunctionSelector("graduationManager()"),
   feeManager: toFunctionSelector("feeManager()"),
+  traderRewardsVault: toFunctionSelector("traderRewardsVault()"),
+  distributor: toFunctionSelector("distributor()"),
   aggregator: toFunctionSelector("aggregator()"),
   phaseId: toFunctionSelector("phaseId()"),
   latestRoundData: toFunctionSelector("latestRoundData()"),

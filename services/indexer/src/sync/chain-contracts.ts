@@ -11,6 +11,12 @@ export interface ChainContracts {
   factory: string;
   graduationManager: string;
   feeManager: string | null;
+  /**
+   * The trader-rewards distributor the platform is bound to: the fee manager's
+   * `traderRewardsVault()`'s `distributor()` (both set once at deployment); null when the fee
+   * manager, its vault or the vault's distributor is not there (zero).
+   */
+  rewardsDistributor: string | null;
   /** The other token of every canonical pool (decides token0). */
   weth: string;
   /**
@@ -28,6 +34,7 @@ const MAX_FEED_PHASES = 1_000;
 /**
  * Completes the configured addresses from the chain at the latest block (they never change):
  * `graduationManager()`/`feeManager()` of the factory, `weth()` of the graduation manager, the
+ * trader-rewards distributor (the fee manager's `traderRewardsVault()`'s `distributor()`), the
  * feed's aggregators ({@link resolveFeed}).
  * @throws FatalIndexerError when the factory or manager does not answer (not the V3 factory on
  * this chain); RpcError when the node cannot be reached.
@@ -60,7 +67,13 @@ export async function resolveChainContracts(rpc: RpcClient, config: IndexerConfi
     weth = decodeAddressResult(raw);
   }
   const feed = config.ETH_USD_FEED_ADDRESS ? await resolveFeed(rpc, config.ETH_USD_FEED_ADDRESS) : null;
-  return { factory, graduationManager, feeManager, weth, feed };
+  const nonZero = (raw: string | null) => {
+    const address = raw && raw.length >= 66 ? decodeAddressResult(raw) : null;
+    return address !== null && BigInt(address) !== 0n ? address : null;
+  };
+  const rewardsVault = feeManager ? nonZero(await ask(feeManager, SELECTORS.traderRewardsVault)) : null;
+  const rewardsDistributor = rewardsVault ? nonZero(await ask(rewardsVault, SELECTORS.distributor)) : null;
+  return { factory, graduationManager, feeManager, rewardsDistributor, weth, feed };
 }
 
 /**

@@ -8,6 +8,7 @@ import { AppError } from "@tmi/shared/errors";
 import { apiKeyOf, type HttpApp, hashApiKey } from "@tmi/shared/http";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
+import { parseInput } from "../routes/parse-input.js";
 import { type DeliveryQueue, eventIdOf } from "./webhook-dispatcher.js";
 import { createWebhookSchema, patchWebhookSchema } from "./webhook-model.js";
 import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
@@ -54,16 +55,6 @@ function webhookOf(row: WebhookRow) {
   };
 }
 
-function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
-  const result = schema.safeParse(value ?? {});
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-    throw new AppError("invalid_request", `${where}${issue?.message ?? "invalid body"}`);
-  }
-  return result.data;
-}
-
 const idParams = z.object({ id: z.string().regex(/^wh_[0-9a-f]{16}$/, "a webhook id") });
 const pageQuery = z
   .object({
@@ -99,7 +90,7 @@ export function registerWebhookRoutes(app: HttpApp, deps: WebhookRoutesDeps): vo
 
   async function owned(request: FastifyRequest): Promise<{ key: string; row: WebhookRow }> {
     const key = await owner(request);
-    const { id } = parse(idParams, request.params);
+    const { id } = parseInput(idParams, request.params);
     const found = await pool.query<WebhookRow>(
       `SELECT ${COLUMNS} FROM webhooks WHERE id = $1 AND api_key_id = $2`,
       [id, key],
@@ -111,7 +102,7 @@ export function registerWebhookRoutes(app: HttpApp, deps: WebhookRoutesDeps): vo
 
   app.post("/api/v1/webhooks", async (request, reply) => {
     const key = await owner(request);
-    const body = parse(createWebhookSchema, request.body);
+    const body = parseInput(createWebhookSchema, request.body);
     const url = await checkWebhookUrl(body.url, deps.urlPolicy);
     const count = await pool.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM webhooks WHERE api_key_id = $1",
@@ -148,7 +139,7 @@ export function registerWebhookRoutes(app: HttpApp, deps: WebhookRoutesDeps): vo
 
   app.patch("/api/v1/webhooks/:id", async (request, reply) => {
     const { row } = await owned(request);
-    const body = parse(patchWebhookSchema, request.body);
+    const body = parseInput(patchWebhookSchema, request.body);
     const url = body.url === undefined ? row.url : await checkWebhookUrl(body.url, deps.urlPolicy);
     // Enabling again clears the reason and the failure clock.
     const updated = await pool.query<WebhookRow>(
@@ -195,7 +186,7 @@ export function registerWebhookRoutes(app: HttpApp, deps: WebhookRoutesDeps): vo
 
   app.get("/api/v1/webhooks/:id/deliveries", async (request, reply) => {
     const { row } = await owned(request);
-    const q = parse(pageQuery, request.query);
+    const q = parseInput(pageQuery, request.query);
     const rows = await pool.query<{
       id: bigint;
       event_id: bigint;

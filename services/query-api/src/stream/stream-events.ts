@@ -15,8 +15,27 @@
 import { CANDLE_INTERVALS, type CandleInterval, type StreamPosition } from "@tmi/shared/market";
 
 /** Events a client can subscribe to with `events=`. */
-export const DATA_EVENT_NAMES = ["token_created", "trade", "graduated", "candle"] as const;
+export const DATA_EVENT_NAMES = [
+  "token_created",
+  "trade",
+  "graduated",
+  "candle",
+  "fees_claimed",
+  "distribution_published",
+  "reward_claimed",
+] as const;
 export type DataEventName = (typeof DATA_EVENT_NAMES)[number];
+/**
+ * The events of a subscription without `events=`: the market's four. The fee economy's
+ * (`fees_claimed`, `distribution_published`, `reward_claimed`) are sent only when named, so that
+ * clients written before them see the stream they knew.
+ */
+export const DEFAULT_DATA_EVENT_NAMES: readonly DataEventName[] = [
+  "token_created",
+  "trade",
+  "graduated",
+  "candle",
+];
 /** Control events, always delivered: `reorg` (rolled-back range) and `reset` (refetch state). */
 export type ControlEventName = "reorg" | "reset";
 export type StreamEventName = DataEventName | ControlEventName;

@@ -10,6 +10,7 @@ import type pg from "pg";
 import { tradeReserveUsdSql } from "../common/usd-sql.js";
 import {
   candleSub,
+  type DataEventName,
   dataEventId,
   hash8,
   type parseEventId,
@@ -64,8 +65,9 @@ export type RangeRead = { checkpoint: StreamCheckpoint | null; hi: bigint | null
  * One statement (so one consistent snapshot, one round trip): the checkpoint, and the committed
  * rows of blocks `afterBlock` < n ≤ `toBlock` (the checkpoint's block when `toBlock` is null).
  * Rows: `token_created` (`tokens`), `trade` (`trades`), `graduated` (`Graduated` rows of
- * `chain_events` with their token), and the current `candles` row of every (token, interval,
- * bucket) touched by those trades. Block hashes for ids come from `chain_events` (then `blocks`).
+ * `chain_events` with their token), `fees_claimed` (`CreatorFeesClaimed` rows of `chain_events`),
+ * `distribution_published` (`reward_distributions`), `reward_claimed` (`reward_claims`), and the
+ * current `candles` row of every (token, interval, bucket) touched by those trades. Block hashes for ids come from `chain_events` (then `blocks`).
  */
 const RANGE_SQL = `
 WITH cp AS (
@@ -105,6 +107,30 @@ WITH cp AS (
    WHERE ce.block_number > (SELECT lo FROM rng) AND ce.block_number <= (SELECT hi FROM rng)
      AND ce.event_name = 'Graduated'
    LIMIT $3
+), fclaim AS (
+  SELECT ce.token_address, lower(ce.decoded->>'payout') AS payout, lower(ce.decoded->>'triggeredBy') AS caller,
+         ce.decoded->>'amount' AS amount, ce.block_number::text AS block_number, ce.transaction_hash, ce.log_index,
+         ce.block_timestamp::text AS block_timestamp, ce.block_hash
+    FROM chain_events ce
+   WHERE ce.block_number > (SELECT lo FROM rng) AND ce.block_number <= (SELECT hi FROM rng)
+     AND ce.event_name = 'CreatorFeesClaimed' AND ce.token_address IS NOT NULL
+   LIMIT $3
+), dist AS (
+  SELECT d.distribution_id, d.token_address, d.epoch::text AS epoch, d.asset, d.root,
+         d.block_number::text AS block_number, d.transaction_hash, d.log_index,
+         d.block_timestamp::text AS block_timestamp, COALESCE(d.block_hash, b.hash) AS block_hash
+    FROM reward_distributions d
+    LEFT JOIN blocks b ON b.number = d.block_number
+   WHERE d.block_number > (SELECT lo FROM rng) AND d.block_number <= (SELECT hi FROM rng)
+   LIMIT $3
+), rclaim AS (
+  SELECT c.distribution_id, c.token_address, c.claimant, c.epoch::text AS epoch, c.asset, c.amount::text AS amount,
+         c.block_number::text AS block_number, c.transaction_hash, c.log_index,
+         c.block_timestamp::text AS block_timestamp, COALESCE(c.block_hash, b.hash) AS block_hash
+    FROM reward_claims c
+    LEFT JOIN blocks b ON b.number = c.block_number
+   WHERE c.block_number > (SELECT lo FROM rng) AND c.block_number <= (SELECT hi FROM rng)
+   LIMIT $3
 ), keys AS (
   SELECT DISTINCT tr.token_address, iv.name AS interval,
          ${bucketStartSql("tr.ts", "iv.size")} AS bucket_start
@@ -123,6 +149,9 @@ SELECT 'cp' AS kind, json_build_object(
 UNION ALL SELECT 'token_created', row_to_json(created) FROM created
 UNION ALL SELECT 'trade', row_to_json(tr) FROM tr
 UNION ALL SELECT 'graduated', row_to_json(grad) FROM grad
+UNION ALL SELECT 'fees_claimed', row_to_json(fclaim) FROM fclaim
+UNION ALL SELECT 'distribution_published', row_to_json(dist) FROM dist
+UNION ALL SELECT 'reward_claimed', row_to_json(rclaim) FROM rclaim
 UNION ALL SELECT 'candle', row_to_json(cnd) FROM cnd`;
 
 interface CreatedRow {
@@ -170,6 +199,36 @@ interface GraduatedRow {
   block_hash: string;
 }
 
+interface FeesClaimedRow {
+  token_address: string;
+  payout: string;
+  caller: string;
+  amount: string;
+  block_number: string;
+  transaction_hash: string;
+  log_index: number;
+  block_timestamp: string;
+  block_hash: string;
+}
+
+interface DistributionRow {
+  distribution_id: string;
+  token_address: string;
+  epoch: string;
+  asset: string;
+  root: string;
+  block_number: string;
+  transaction_hash: string;
+  log_index: number;
+  block_timestamp: string;
+  block_hash: string | null;
+}
+
+interface RewardClaimRow extends Omit<DistributionRow, "root"> {
+  claimant: string;
+  amount: string;
+}
+
 interface CandleRow {
   token_address: string;
   interval: CandleInterval;
@@ -212,12 +271,18 @@ export async function readBlockRange(
   const trades: TradeRow[] = [];
   const graduations: GraduatedRow[] = [];
   const candles: CandleRow[] = [];
+  const feeClaims: FeesClaimedRow[] = [];
+  const distributions: DistributionRow[] = [];
+  const rewardClaims: RewardClaimRow[] = [];
   // Every other kind's rows go to their list as they are.
   const lists: Record<string, unknown[]> = {
     token_created: created,
     trade: trades,
     graduated: graduations,
     candle: candles,
+    fees_claimed: feeClaims,
+    distribution_published: distributions,
+    reward_claimed: rewardClaims,
   };
   for (const row of rows) {
     switch (row.kind) {
@@ -243,7 +308,11 @@ export async function readBlockRange(
     }
   }
   if (toBlock !== null) hi = toBlock;
-  if (created.length > maxEvents || trades.length > maxEvents || graduations.length > maxEvents) {
+  if (
+    [created, trades, graduations, feeClaims, distributions, rewardClaims].some(
+      (list) => list.length > maxEvents,
+    )
+  ) {
     return { checkpoint, hi, overflow: true };
   }
 
@@ -316,6 +385,52 @@ export async function readBlockRange(
     );
   }
 
+  for (const r of feeClaims) {
+    events.push(
+      chainRowEvent("fees_claimed", r.token_address, r, {
+        token_address: r.token_address,
+        payout_address: r.payout,
+        caller: r.caller,
+        amount: r.amount,
+        block_number: Number(r.block_number),
+        transaction_hash: r.transaction_hash,
+        log_index: r.log_index,
+        timestamp: Number(r.block_timestamp),
+      }),
+    );
+  }
+  for (const r of distributions) {
+    events.push(
+      chainRowEvent("distribution_published", r.token_address, r, {
+        distribution_id: r.distribution_id,
+        token_address: r.token_address,
+        epoch: r.epoch,
+        asset: r.asset,
+        root: r.root,
+        block_number: Number(r.block_number),
+        transaction_hash: r.transaction_hash,
+        log_index: r.log_index,
+        timestamp: Number(r.block_timestamp),
+      }),
+    );
+  }
+  for (const r of rewardClaims) {
+    events.push(
+      chainRowEvent("reward_claimed", r.token_address, r, {
+        distribution_id: r.distribution_id,
+        token_address: r.token_address,
+        claimant: r.claimant,
+        epoch: r.epoch,
+        asset: r.asset,
+        amount: r.amount,
+        block_number: Number(r.block_number),
+        transaction_hash: r.transaction_hash,
+        log_index: r.log_index,
+        timestamp: Number(r.block_timestamp),
+      }),
+    );
+  }
+
   for (const c of candles) {
     const at = lastInBucket.get(`${c.token_address}|${c.interval}|${c.bucket_start}`);
     if (!at) continue;
@@ -375,7 +490,7 @@ export async function readEventBlockHash(
  * log), about `token`, carrying `data` (the wire payload).
  */
 function chainRowEvent(
-  name: "token_created" | "trade" | "graduated",
+  name: Exclude<DataEventName, "candle">,
   token: string,
   row: { block_number: string; log_index: number; block_hash: string | null },
   data: Record<string, unknown>,

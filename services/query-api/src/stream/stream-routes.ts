@@ -6,7 +6,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { parseAddressList } from "../common/params.js";
 import { errorSchema } from "../common/wire-schemas.js";
-import { DATA_EVENT_NAMES, type DataEventName } from "./stream-events.js";
+import { DATA_EVENT_NAMES, type DataEventName, DEFAULT_DATA_EVENT_NAMES } from "./stream-events.js";
 import { StreamHub, type StreamHubConfig } from "./stream-hub.js";
 import { type StreamSubscriber, subscriberKey } from "./stream-subscribers.js";
 
@@ -59,7 +59,7 @@ const querySchema = z.object({
     .max(200)
     .optional()
     .describe(
-      "comma-separated: token_created, trade, graduated, candle (default: all); reorg and reset are always sent",
+      "comma-separated: token_created, trade, graduated, candle (the default: these four), fees_claimed, distribution_published, reward_claimed; reorg and reset are always sent",
     ),
   interval: z.string().max(8).optional().describe("candle interval: 1m (default), 5m, 15m, 1h, 4h, 1d, 1w"),
   last_event_id: z
@@ -115,7 +115,7 @@ export function streamRoutes(deps: StreamRoutesDeps): FastifyPluginAsync {
           tags: ["stream"],
           summary: "Live stream (Server-Sent Events)",
           description:
-            "text/event-stream of token_created, trade, graduated, candle, reorg and reset events. Resume with Last-Event-ID.",
+            "text/event-stream of token_created, trade, graduated, candle (and, when named in `events`, fees_claimed, distribution_published, reward_claimed), reorg and reset events. Resume with Last-Event-ID.",
           querystring: querySchema,
           // The answers a client may get (the OpenAPI document lists them): the stream itself, a
           // malformed filter, the per-client and per-server caps, the listener unavailable.
@@ -253,7 +253,7 @@ function refuseArrayParams(query: Record<string, unknown>): void {
 }
 
 function parseEvents(value: string | undefined): Set<DataEventName> {
-  if (value === undefined || value.trim() === "") return new Set(DATA_EVENT_NAMES);
+  if (value === undefined || value.trim() === "") return new Set(DEFAULT_DATA_EVENT_NAMES);
   const set = new Set<DataEventName>();
   for (const raw of value.split(",")) {
     const name = raw.trim();
