@@ -25,6 +25,7 @@ import {
   TWO_PART_SORTS,
   twoPartPage,
 } from "../services/query-api/src/tokens/token-list-queries.js";
+import { getHolderHistoryJson } from "../services/query-api/src/tokens/holders/holder-history.js";
 import { getPricing, getTokenDetail, listTokens } from "../services/query-api/src/tokens/token-queries.js";
 import type { createPnlRankings } from "../services/query-api/src/tokens/traders/pnl-ranking.js";
 import {
@@ -447,6 +448,13 @@ export function apiRoutes(
       group: "pages",
       path: () => `/api/v1/tokens/${hot}/holders`,
       raw: (db) => holdersPage(db, hot),
+    },
+    {
+      // Holder count per hour over the last 1,000 hours (docs/api.md "Holder count over time").
+      route: "holders_history_1h",
+      group: "charts",
+      path: () => `/api/v1/tokens/${rotate(tokens)}/holders/history?interval=1h&limit=1000`,
+      raw: (db) => getHolderHistoryJson(db, rotate(tokens), { interval: "1h", limit: 1000 }),
     },
     ...(["sniper", "insider"] as const).map(
       (tag): RouteBench => ({
