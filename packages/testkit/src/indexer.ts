@@ -193,6 +193,7 @@ const DUMP_TABLES: Record<string, string> = {
   token_asset_fees: "token_address, asset",
   creator_lp_fees: "recipient, asset",
   eth_usd_buckets: "interval, bucket_start",
+  token_progress_highs: "token_address",
 };
 
 /**

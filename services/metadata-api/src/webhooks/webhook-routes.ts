@@ -9,7 +9,12 @@ import { apiKeyOf, type HttpApp, hashApiKey } from "@tmi/shared/http";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { type DeliveryQueue, eventIdOf } from "./webhook-dispatcher.js";
-import { createWebhookSchema, patchWebhookSchema } from "./webhook-model.js";
+import {
+  createWebhookSchema,
+  patchWebhookSchema,
+  subscriptionProblem,
+  type WebhookFilters,
+} from "./webhook-model.js";
 import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
 
 type Pool = ReturnType<typeof createPgPool>;
@@ -149,6 +154,11 @@ export function registerWebhookRoutes(app: HttpApp, deps: WebhookRoutesDeps): vo
   app.patch("/api/v1/webhooks/:id", async (request, reply) => {
     const { row } = await owned(request);
     const body = parse(patchWebhookSchema, request.body);
+    const problem = subscriptionProblem({
+      events: body.events ?? row.events,
+      filters: body.filters ?? (row.filters as WebhookFilters),
+    });
+    if (problem) throw new AppError("invalid_request", `${problem.path}: ${problem.message}`);
     const url = body.url === undefined ? row.url : await checkWebhookUrl(body.url, deps.urlPolicy);
     // Enabling again clears the reason and the failure clock.
     const updated = await pool.query<WebhookRow>(

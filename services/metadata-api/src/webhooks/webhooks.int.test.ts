@@ -3,10 +3,7 @@
 // dispatcher delivers them to a local HTTP receiver that checks every signature with the
 // standardwebhooks library. The receiver is reached as `img.test` (the harness resolver and
 // policy make only that name's loopback address acceptable: the SSRF guard stays on).
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createPgPool } from "@tmi/db";
-import { hashApiKey } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
 import { flushPrefix, redisTestPrefix, testRedisUrl, waitFor } from "@tmi/testkit";
 import { Redis } from "ioredis";
@@ -21,78 +18,18 @@ import {
 } from "../../../../test/src/platform-schemas.js";
 import { createHarness, type Harness, testPolicy, testResolver } from "../../test/harness.js";
 import {
+  insertApiKey,
+  type Receiver,
+  receivedOn as receivedOnPath,
+  startReceiver,
+} from "../../test/webhook-receiver.js";
+import {
   createDeliveryQueue,
   type DeliveryQueue,
   startWebhookDispatcher,
   type WebhookDispatcher,
 } from "./webhook-dispatcher.js";
 import { checkWebhookUrl, webhookAddressPolicy } from "./webhook-url.js";
-
-interface Received {
-  path: string;
-  id: string;
-  type: string;
-  data: Record<string, unknown>;
-  status: number;
-  /** The whole verified body. */
-  event: unknown;
-}
-
-/** The local receiver: per path a secret and an answer rule; every request's signature checked. */
-interface Receiver {
-  port: number;
-  secrets: Map<string, string>;
-  /** Status to answer for the n-th request (1-based) of event `id` on a path; default 200. */
-  rules: Map<string, (n: number) => number>;
-  received: Received[];
-  badSignatures: number;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const seen = new Map<string, number>();
-  const receiver: Receiver = {
-    port: 0,
-    secrets: new Map(),
-    rules: new Map(),
-    received: [],
-    badSignatures: 0,
-    close: async () => undefined,
-  };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const path = req.url ?? "/";
-      const body = Buffer.concat(chunks).toString("utf8");
-      const secret = receiver.secrets.get(path);
-      let event: { id: string; type: string; data: Record<string, unknown> };
-      try {
-        if (!secret) throw new Error("no secret");
-        event = new Webhook(secret).verify(body, req.headers as Record<string, string>) as typeof event;
-      } catch {
-        receiver.badSignatures++;
-        res.writeHead(400).end();
-        return;
-      }
-      const key = `${path} ${event.id}`;
-      const n = (seen.get(key) ?? 0) + 1;
-      seen.set(key, n);
-      const status = receiver.rules.get(path)?.(n) ?? 200;
-      expect(req.headers["webhook-id"]).toBe(event.id);
-      receiver.received.push({ path, id: event.id, type: event.type, data: event.data, status, event });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  receiver.port = (server.address() as AddressInfo).port;
-  receiver.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return receiver;
-}
 
 const KEY = `tmi_${"A".repeat(43)}`;
 const OTHER_KEY = `tmi_${"B".repeat(43)}`;
@@ -198,8 +135,7 @@ async function createWebhook(
   return created;
 }
 
-const receivedOn = (path: string, status = 200) =>
-  receiver.received.filter((r) => r.path === path && r.status === status);
+const receivedOn = (path: string, status = 200) => receivedOnPath(receiver, path, status);
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -208,15 +144,8 @@ beforeAll(async () => {
   queue = createDeliveryQueue(redis, prefix.slice(0, -1));
   h = await createHarness({ driver: "fs", webhooks: { queue, urlPolicy: { policy: testPolicy, resolver } } });
   dispatcherPool = createPgPool({ url: h.database.url, max: 4 });
-  for (const [id, key] of [
-    ["key_test_one", KEY],
-    ["key_test_two", OTHER_KEY],
-  ] as const) {
-    await h.sql.query(
-      "INSERT INTO api_keys (id, name, tier, key_hash, key_start) VALUES ($1, $1, 'free', $2, $3)",
-      [id, hashApiKey(key), key.slice(0, 8)],
-    );
-  }
+  await insertApiKey(h.sql, "key_test_one", KEY);
+  await insertApiKey(h.sql, "key_test_two", OTHER_KEY);
   dispatcher = startDispatcher();
   await dispatcher.ready();
 });
