@@ -6,15 +6,17 @@ import { randomBytes } from "node:crypto";
 import type { createPgPool } from "@tmi/db";
 import { AppError } from "@tmi/shared/errors";
 import { apiKeyOf, type HttpApp, hashApiKey } from "@tmi/shared/http";
-import type { FastifyRequest } from "fastify";
-import { z } from "zod";
-import { type DeliveryQueue, eventIdOf } from "./webhook-dispatcher.js";
 import {
   createWebhookSchema,
   patchWebhookSchema,
   subscriptionProblem,
   type WebhookFilters,
-} from "./webhook-model.js";
+  webhookDeliveriesQuerySchema,
+  webhookIdParamsSchema,
+} from "@tmi/shared/webhooks";
+import type { FastifyRequest } from "fastify";
+import type { z } from "zod";
+import { type DeliveryQueue, eventIdOf } from "./webhook-dispatcher.js";
 import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
 
 type Pool = ReturnType<typeof createPgPool>;
@@ -69,16 +71,8 @@ function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   return result.data;
 }
 
-const idParams = z.object({ id: z.string().regex(/^wh_[0-9a-f]{16}$/, "a webhook id") });
-const pageQuery = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(100).default(50),
-    cursor: z
-      .string()
-      .regex(/^[0-9]{1,19}$/, "a cursor from next_cursor")
-      .optional(),
-  })
-  .strict();
+const idParams = webhookIdParamsSchema;
+const pageQuery = webhookDeliveriesQuerySchema;
 
 /**
  * Registers `POST|GET /api/v1/webhooks`, `GET|PATCH|DELETE /api/v1/webhooks/{id}`,
