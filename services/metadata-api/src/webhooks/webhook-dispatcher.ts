@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { request } from "undici";
 import type { AddressPolicy } from "../net/address-policy.js";
 import { createGuardedAgent, type Resolver } from "../net/guarded-agent.js";
+import type { DispatcherMetrics } from "./webhook-metrics.js";
 import { matchesSubscription, type OutboxEventType, type WebhookFilters } from "./webhook-model.js";
 
 type Pool = ReturnType<typeof createPgPool>;
@@ -202,6 +203,8 @@ export function createDeliveryAttempter(options: {
   network: DeliveryNetwork;
   settings: DispatcherSettings;
   logger: Logger;
+  /** Latency of each success (webhook-metrics.ts); absent: not measured. */
+  metrics?: Pick<DispatcherMetrics, "delivered">;
 }): DeliveryAttempter {
   const { pool, queue, settings, logger } = options;
   const agent = createGuardedAgent({
@@ -288,6 +291,8 @@ export function createDeliveryAttempter(options: {
            UPDATE webhooks SET failing_since = NULL WHERE id = $3 AND failing_since IS NOT NULL`,
           [id, status, row.webhook_id],
         );
+        const block = row.payload.block_timestamp;
+        options.metrics?.delivered(row.type, row.created_at, typeof block === "number" ? block : undefined);
         return "delivered";
       }
       const reason = status !== null ? `HTTP ${status}` : (error ?? "failed");
@@ -379,15 +384,24 @@ export function startWebhookDispatcher(options: {
   network: DeliveryNetwork;
   settings?: Partial<DispatcherSettings>;
   logger: Logger;
+  /** Attempts and latencies are reported here (webhook-metrics.ts); absent: not measured. */
+  metrics?: DispatcherMetrics;
 }): WebhookDispatcher {
   const settings = { ...DEFAULT_DISPATCHER_SETTINGS, ...options.settings };
-  const { pool, logger } = options;
+  const { pool, logger, metrics } = options;
   const queue = createDeliveryQueue(options.connection, options.prefix);
-  const attempter = createDeliveryAttempter({ pool, queue, network: options.network, settings, logger });
+  const attempter = createDeliveryAttempter({
+    pool,
+    queue,
+    network: options.network,
+    settings,
+    logger,
+    ...(metrics ? { metrics } : {}),
+  });
   const worker = new Worker<{ delivery: string; attempts: number }>(
     WEBHOOK_QUEUE,
     async (job) => {
-      await attempter.attempt(job.data.delivery, job.data.attempts);
+      metrics?.attempted(await attempter.attempt(job.data.delivery, job.data.attempts));
     },
     { connection: options.connection.duplicate(), prefix: options.prefix, concurrency: settings.concurrency },
   );

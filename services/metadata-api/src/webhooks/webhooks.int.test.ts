@@ -7,6 +7,7 @@ import { createPgPool } from "@tmi/db";
 import { createLogger } from "@tmi/shared/logger";
 import { flushPrefix, redisTestPrefix, testRedisUrl, waitFor } from "@tmi/testkit";
 import { Redis } from "ioredis";
+import { Registry } from "prom-client";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
@@ -23,12 +24,14 @@ import {
   receivedOn as receivedOnPath,
   startReceiver,
 } from "../../test/webhook-receiver.js";
+import { buildWorkerApp } from "../worker-app.js";
 import {
   createDeliveryQueue,
   type DeliveryQueue,
   startWebhookDispatcher,
   type WebhookDispatcher,
 } from "./webhook-dispatcher.js";
+import { createWebhookMetrics } from "./webhook-metrics.js";
 import { checkWebhookUrl, webhookAddressPolicy } from "./webhook-url.js";
 
 const KEY = `tmi_${"A".repeat(43)}`;
@@ -45,6 +48,8 @@ let prefix: string;
 let queue: DeliveryQueue;
 let dispatcherPool: ReturnType<typeof createPgPool>;
 let dispatcher: WebhookDispatcher | null = null;
+const registry = new Registry();
+let metrics: ReturnType<typeof createWebhookMetrics>;
 let nextBlock = 1000;
 const resolver = testResolver();
 
@@ -56,6 +61,7 @@ function startDispatcher(): WebhookDispatcher {
     network: { policy: testPolicy, resolver },
     settings: { backoffBaseMs: 100, backoffMaxMs: 400, pollMs: 30, reconcileMs: 300, timeoutMs: 3000 },
     logger: createLogger({ service: "webhooks-test", level: "silent" }),
+    metrics,
   });
 }
 
@@ -144,6 +150,12 @@ beforeAll(async () => {
   queue = createDeliveryQueue(redis, prefix.slice(0, -1));
   h = await createHarness({ driver: "fs", webhooks: { queue, urlPolicy: { policy: testPolicy, resolver } } });
   dispatcherPool = createPgPool({ url: h.database.url, max: 4 });
+  metrics = createWebhookMetrics({
+    registry,
+    pool: dispatcherPool,
+    connection: redis,
+    prefix: prefix.slice(0, -1),
+  });
   await insertApiKey(h.sql, "key_test_one", KEY);
   await insertApiKey(h.sql, "key_test_two", OTHER_KEY);
   dispatcher = startDispatcher();
@@ -152,6 +164,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await dispatcher?.close();
+  await metrics?.close();
   await queue?.close();
   await dispatcherPool?.end();
   await h?.close();
@@ -237,6 +250,49 @@ describe("webhooks", () => {
       );
       return rows.rows[0]?.status === "delivered" && rows.rows[0]?.attempts === 3;
     });
+  });
+
+  test("behavior: the worker's /metrics count attempts by outcome, the delivery latency and the queue depths", async () => {
+    const worker = buildWorkerApp({
+      logger: createLogger({ service: "webhooks-test", level: "silent" }),
+      registry,
+    });
+    const scrape = async () => {
+      const response = await worker.inject({ url: "/metrics" });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers["content-type"]).toMatch(/^text\/plain/);
+      const values = new Map<string, number>();
+      for (const line of response.body.split("\n"))
+        if (line && !line.startsWith("#")) {
+          const at = line.lastIndexOf(" ");
+          values.set(line.slice(0, at), Number(line.slice(at + 1)));
+        }
+      return values;
+    };
+    const before = await scrape();
+    for (const gauge of [
+      "webhook_outbox_pending",
+      "webhook_deliveries_pending",
+      "webhook_deliveries_due",
+      'webhook_queue_jobs{state="waiting"}',
+      'webhook_queue_jobs{state="delayed"}',
+    ])
+      expect(before.get(gauge), gauge).toBeGreaterThanOrEqual(0);
+    receiver.rules.set("/metered", (n) => (n === 1 ? 503 : 200));
+    await createWebhook("/metered");
+    await insertTrades([{}]);
+    await waitFor(() => receivedOn("/metered").length === 1, { timeoutMs: 20_000 });
+    await waitFor(async () => {
+      const after = await scrape();
+      const grew = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0) >= 1;
+      return (
+        grew('webhook_delivery_attempts_total{outcome="retry"}') &&
+        grew('webhook_delivery_attempts_total{outcome="delivered"}') &&
+        grew('webhook_delivery_latency_seconds_count{type="trade"}') &&
+        grew('webhook_block_delivery_latency_seconds_count{type="trade"}')
+      );
+    });
+    await worker.close();
   });
 
   test("behavior: 410 Gone disables the webhook and says why", async () => {
