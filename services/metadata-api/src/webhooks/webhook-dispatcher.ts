@@ -401,11 +401,20 @@ export function startWebhookDispatcher(options: {
   const worker = new Worker<{ delivery: string; attempts: number }>(
     WEBHOOK_QUEUE,
     async (job) => {
-      metrics?.attempted(await attempter.attempt(job.data.delivery, job.data.attempts));
+      // Not inside `metrics?.attempted(...)`: without metrics that would skip the attempt itself.
+      const outcome = await attempter.attempt(job.data.delivery, job.data.attempts);
+      metrics?.attempted(outcome);
     },
     { connection: options.connection.duplicate(), prefix: options.prefix, concurrency: settings.concurrency },
   );
   worker.on("error", (error) => logger.warn({ err: error }, "webhook worker error"));
+  // An attempt that threw (the database, a bug) is retried by the reconciler; say why.
+  worker.on("failed", (job, error) =>
+    logger.warn(
+      { err: error, delivery: job?.data.delivery, action: "webhook_attempt" },
+      "delivery attempt threw",
+    ),
+  );
   let closing = false;
   let fanTimer: NodeJS.Timeout | null = null;
   let reconcileTimer: NodeJS.Timeout | null = null;

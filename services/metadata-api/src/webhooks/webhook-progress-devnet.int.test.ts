@@ -22,6 +22,7 @@ import {
 } from "@tmi/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { webhookProgressEventSchema } from "../../../../test/src/platform-schemas.js";
 import { createHarness, type Harness, testPolicy, testResolver } from "../../test/harness.js";
 import { insertApiKey, type Receiver, receivedOn, startReceiver } from "../../test/webhook-receiver.js";
 import {
@@ -187,6 +188,7 @@ describe("token.progress on the devnet", () => {
 
     const expected = await expectedCrossings(token);
     expect([...expected.keys()]).toEqual([100, 200, 300]);
+    for (const event of progressEvents()) webhookProgressEventSchema.parse(event.event);
     for (const t of [100, 200, 300]) {
       const got = delivered("token.progress", t);
       expect(got, `threshold ${t}`).toHaveLength(1);
@@ -234,6 +236,7 @@ describe("token.progress on the devnet", () => {
     );
     // The undo may reach below the replaced block (a write spanning it is undone whole): every
     // crossing it undid is retracted and, still canonical, delivered again with a new id.
+    for (const event of progressEvents()) webhookProgressEventSchema.parse(event.event);
     const removals = progressEvents().filter((r) => r.type === "token.progress.removed");
     const retracted = new Set(removals.map((r) => r.data.retracts));
     expect(retracted.has(first.id)).toBe(true);
