@@ -398,6 +398,8 @@ export function startWebhookDispatcher(options: {
     logger,
     ...(metrics ? { metrics } : {}),
   });
+  // The worker's own connection (it blocks on Redis), closed with it: BullMQ leaves a given one open.
+  const workerConnection = options.connection.duplicate();
   const worker = new Worker<{ delivery: string; attempts: number }>(
     WEBHOOK_QUEUE,
     async (job) => {
@@ -405,7 +407,7 @@ export function startWebhookDispatcher(options: {
       const outcome = await attempter.attempt(job.data.delivery, job.data.attempts);
       metrics?.attempted(outcome);
     },
-    { connection: options.connection.duplicate(), prefix: options.prefix, concurrency: settings.concurrency },
+    { connection: workerConnection, prefix: options.prefix, concurrency: settings.concurrency },
   );
   worker.on("error", (error) => logger.warn({ err: error }, "webhook worker error"));
   // An attempt that threw (the database, a bug) is retried by the reconciler; say why.
@@ -462,6 +464,7 @@ export function startWebhookDispatcher(options: {
       await running;
       await reconciling;
       await worker.close();
+      workerConnection.disconnect();
       await queue.close();
       await attempter.close();
     },
