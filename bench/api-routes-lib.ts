@@ -11,6 +11,7 @@ import { TOKEN_ACTIVITY } from "../services/query-api/src/tokens/activity/activi
 import type { ChartWindowRequest } from "../services/query-api/src/tokens/chart/chart-buckets.js";
 import { getChartJson } from "../services/query-api/src/tokens/chart/chart-queries.js";
 import type { ChartCurrency } from "../services/query-api/src/tokens/chart/chart-schemas.js";
+import { getHolderHistoryJson } from "../services/query-api/src/tokens/holders/holder-history.js";
 import {
   type HolderTag,
   holdersSource,
@@ -25,7 +26,6 @@ import {
   TWO_PART_SORTS,
   twoPartPage,
 } from "../services/query-api/src/tokens/token-list-queries.js";
-import { getHolderHistoryJson } from "../services/query-api/src/tokens/holders/holder-history.js";
 import { getPricing, getTokenDetail, listTokens } from "../services/query-api/src/tokens/token-queries.js";
 import type { createPnlRankings } from "../services/query-api/src/tokens/traders/pnl-ranking.js";
 import {

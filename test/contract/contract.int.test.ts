@@ -7,7 +7,9 @@
 import { createApiClient, isUsdChart, type paths, type Token } from "@tmi/client";
 import { createTrader, setEthUsdRound, type Trader } from "@tmi/devnet";
 import { traderRewardsVaultV3Abi } from "@tmi/shared/chain";
+import { hashApiKey } from "@tmi/shared/http";
 import { waitFor } from "@tmi/testkit";
+import pg from "pg";
 import { createPublicClient, http, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -44,6 +46,11 @@ import {
   usdChartSchema,
   walletRewardsSchema,
   walletSummarySchema,
+  webhookCreatedSchema,
+  webhookDeliveriesSchema,
+  webhookListSchema,
+  webhookSchema,
+  webhookTestAcceptedSchema,
 } from "../src/platform-schemas.js";
 import { type JsonResponse, type System, startSystem } from "../src/system.js";
 
@@ -94,13 +101,18 @@ async function call(
  * the answers the tests read are typed by the document, so a changed route, parameter or field
  * breaks `pnpm build` (`tsc -p test/contract`) as it would break an integrator's build.
  */
-function api(example?: [section: string, title: string]) {
+function api(example?: [section: string, title: string], headers?: Record<string, string>) {
   return createApiClient({
     baseUrl: "http://gateway.invalid",
+    ...(headers ? { headers } : {}),
     fetch: async (request: Request) => {
       const url = new URL(request.url);
+      // Headers and a JSON body (the webhook routes) are sent as the client built them.
+      const text = request.body ? await request.text() : "";
       const answer = await call(`${url.pathname}${url.search}`, {
         method: request.method,
+        headers: Object.fromEntries(request.headers),
+        ...(text ? { body: text, shownRequest: JSON.parse(text) } : {}),
         ...(example ? { example } : {}),
       });
       const body = answer.status === 204 || answer.status === 304 ? null : JSON.stringify(answer.body);
@@ -1734,6 +1746,117 @@ ones), as each title says; everything else is as returned.
     expect((await call("/api/v1/tokens?limit=1")).status).toBe(200);
   });
 
+  it("behavior: webhooks of an API key through the gateway (typed client): create, list, get, patch, test, deliveries, delete; 401, 404, 400", async () => {
+    const key = `tmi_${"W".repeat(43)}`;
+    const other = `tmi_${"V".repeat(43)}`;
+    const db = new pg.Client({ connectionString: system.database.url });
+    await db.connect();
+    try {
+      for (const [id, k] of [
+        ["key_contract_webhooks", key],
+        ["key_contract_other", other],
+      ] as const)
+        await db.query(
+          "INSERT INTO api_keys (id, name, tier, key_hash, key_start) VALUES ($1, $1, 'free', $2, $3)",
+          [id, hashApiKey(k), k.slice(0, 8)],
+        );
+    } finally {
+      await db.end();
+    }
+    const auth = { authorization: `Bearer ${key}` };
+    const hooks = (title: string) => api(["Webhooks", title], auth);
+    // A public address literal (the SSRF guard refuses private targets; nothing is resolved).
+    const url = "https://93.184.215.14/zonk-hook";
+    const created = await expectTyped(
+      hooks("Create a webhook (201; the secret is shown once)").POST("/api/v1/webhooks", {
+        body: {
+          url,
+          events: ["trade", "token.progress"],
+          filters: { tokens: [market.alpha.token], min_reserve_amount: "1000", progress_bps: [9000, 5000] },
+        },
+      }),
+      201,
+      webhookCreatedSchema,
+    );
+    expect(created.filters).toEqual({
+      tokens: [market.alpha.token],
+      min_reserve_amount: "1000",
+      progress_bps: [5000, 9000],
+    });
+    const path = { params: { path: { id: created.id } } };
+    const list = await expectTyped(
+      hooks("The key's webhooks").GET("/api/v1/webhooks"),
+      200,
+      webhookListSchema,
+    );
+    expect(list.items.map((w) => w.id)).toEqual([created.id]);
+    expect(JSON.stringify(list)).not.toContain(created.secret);
+    await expectTyped(hooks("One webhook").GET("/api/v1/webhooks/{id}", path), 200, webhookSchema);
+    const patched = await expectTyped(
+      hooks("Disable a webhook").PATCH("/api/v1/webhooks/{id}", { ...path, body: { enabled: false } }),
+      200,
+      webhookSchema,
+    );
+    expect(patched).toMatchObject({ enabled: false, disabled_reason: "disabled by its owner" });
+    await expectTyped(
+      api(undefined, auth).PATCH("/api/v1/webhooks/{id}", { ...path, body: { enabled: true } }),
+      200,
+      webhookSchema,
+    );
+    const test = await expectTyped(
+      hooks("Send a signed webhook.test event (202)").POST("/api/v1/webhooks/{id}/test", path),
+      202,
+      webhookTestAcceptedSchema,
+    );
+    const deliveries = await expectTyped(
+      hooks("A webhook's deliveries").GET("/api/v1/webhooks/{id}/deliveries", {
+        params: { path: { id: created.id }, query: { limit: 10 } },
+      }),
+      200,
+      webhookDeliveriesSchema,
+    );
+    expect(deliveries.items[0]).toMatchObject({ event_id: test.event_id, type: "webhook.test" });
+    // Errors: no key, another key's webhook, bad bodies.
+    expectError(
+      await call("/api/v1/webhooks", { example: ["Webhooks", "No API key (401)"] }),
+      401,
+      "invalid_api_key",
+    );
+    const { response: foreign } = await api(undefined, { authorization: `Bearer ${other}` }).GET(
+      "/api/v1/webhooks/{id}",
+      path,
+    );
+    expect(foreign.status).toBe(404);
+    expectError(
+      await call("/api/v1/webhooks", {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ url, events: ["token.progress"], filters: { progress_bps: [0] } }),
+        shownRequest: { url, events: ["token.progress"], filters: { progress_bps: [0] } },
+        example: ["Webhooks", "A bad threshold (400)"],
+      }),
+      400,
+      "invalid_request",
+    );
+    for (const body of [
+      { url: "http://127.0.0.1:9/x", events: ["trade"] },
+      { url, events: ["token.progress"] },
+      { url, events: ["nope"] },
+    ])
+      expectError(
+        await call("/api/v1/webhooks", {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+        400,
+        "invalid_request",
+      );
+    const { response: deleted } = await hooks("Delete a webhook (204)").DELETE("/api/v1/webhooks/{id}", path);
+    expect(deleted.status).toBe(204);
+    expectError(await call(`/api/v1/webhooks/${created.id}`, { headers: auth }), 404, "not_found");
+  });
+
   it("error: the gateway's rate limit answers 429 rate_limited with Retry-After", async () => {
     await system.restartService("gateway", { RATE_LIMIT_PER_MINUTE: "5" });
     try {
@@ -1804,13 +1927,25 @@ ones), as each title says; everything else is as returned.
         problems.push(
           `${label}: ${response.status} not the envelope: ${JSON.stringify(response.body).slice(0, 200)}`,
         );
-      if (label.startsWith("GET /api/v1/status")) continue;
+      if (label.startsWith("GET /api/v1/status") || response.status === 204) continue;
       // A USD chart's candles may hold null USD values (documented: no answer in force).
       const nullable = [
         "usd",
         "reserve_amount_usd",
         "stats",
         ...(label.includes("currency=usd") ? ["candles"] : []),
+        // Webhooks (metadata-api, docs/api.md "Webhooks"): documented nullable fields.
+        ...(label.includes("/api/v1/webhooks")
+          ? [
+              "disabled_reason",
+              "failing_since",
+              "last_status",
+              "last_error",
+              "next_attempt_at",
+              "delivered_at",
+              "next_cursor",
+            ]
+          : []),
       ];
       const nulls = unexpectedNulls(response.body, nullable);
       if (nulls.length > 0) problems.push(`${label}: null at ${nulls.slice(0, 5).join(", ")}`);

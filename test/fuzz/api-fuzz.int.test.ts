@@ -52,6 +52,9 @@ import {
   usdChartSchema,
   walletRewardsSchema,
   walletSummarySchema,
+  webhookDeliveriesSchema,
+  webhookListSchema,
+  webhookSchema,
 } from "../src/platform-schemas.js";
 import { type System, startSystem } from "../src/system.js";
 
@@ -101,6 +104,10 @@ const SUCCESS: Record<string, z.ZodType | null> = {
   "/api/v1/wallets/{address}/holdings": holdingPageSchema,
   "/api/v1/wallets/{address}/trades": tradePageSchema,
   "/api/v1/creators/{address}": creatorProfileSchema,
+  // Webhook routes (metadata-api) answer 401 without an API key, which the fuzzer never sends.
+  "/api/v1/webhooks": webhookListSchema,
+  "/api/v1/webhooks/{id}": webhookSchema,
+  "/api/v1/webhooks/{id}/deliveries": webhookDeliveriesSchema,
   "/api/v1/creators/{address}/tokens": tokenPageSchema,
   "/api/v1/creators/{address}/earnings": creatorEarningsSchema,
   "/api/v1/tokens/{address}/fees": tokenFeesSchema,

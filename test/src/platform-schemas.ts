@@ -554,7 +554,9 @@ const isoTimeSchema = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$
 const webhookFields = {
   id: z.string().regex(/^wh_[0-9a-f]{16}$/),
   url: z.url(),
-  events: z.array(z.enum(["trade", "token.launched", "token.graduated", "metadata.finalized"])).min(1),
+  events: z
+    .array(z.enum(["trade", "token.launched", "token.graduated", "token.progress", "metadata.finalized"]))
+    .min(1),
   filters: z.object({
     tokens: z.array(addressSchema).max(100).optional(),
     wallets: z.array(addressSchema).max(100).optional(),
@@ -564,6 +566,7 @@ const webhookFields = {
       .string()
       .regex(/^\d+(\.\d+)?$/)
       .optional(),
+    progress_bps: z.array(z.number().int().min(1).max(10_000)).min(1).max(20).optional(),
   }),
   enabled: z.boolean(),
   disabled_reason: z.string().nullable(),
@@ -600,6 +603,37 @@ export const webhookDeliveriesSchema = z.strictObject({
     }),
   ),
   next_cursor: z.string().regex(/^\d+$/).nullable(),
+});
+
+/** `POST /api/v1/webhooks/{id}/test` (202): the queued `webhook.test` event and its delivery. */
+export const webhookTestAcceptedSchema = z.strictObject({
+  event_id: z.string().regex(/^evt_\d+$/),
+  delivery_id: z.string().regex(/^\d+$/),
+});
+
+/** `GET /api/v1/webhooks` (200): the key's webhooks. */
+export const webhookListSchema = z.strictObject({ items: z.array(webhookSchema) });
+
+/** A delivered `token.progress` / `token.progress.removed` event body: the crossing trade's block. */
+export const webhookProgressEventSchema = z.object({
+  id: z.string().regex(/^evt_\d+$/),
+  type: z.enum(["token.progress", "token.progress.removed"]),
+  timestamp: z.string().min(1),
+  data: z.object({
+    token: z.object({ address: addressSchema, name: z.string(), symbol: z.string() }),
+    threshold_bps: z.number().int().min(1).max(10_000),
+    progress_bps: z.number().int().min(1).max(10_000),
+    sold_supply: amountSchema,
+    block_number: z.number().int().positive(),
+    block_hash: hashSchema,
+    log_index: z.number().int().min(0),
+    transaction_hash: hashSchema,
+    block_timestamp: z.number().int().positive(),
+    retracts: z
+      .string()
+      .regex(/^evt_\d+$/)
+      .optional(),
+  }),
 });
 
 /** A delivered `trade` / `trade.removed` event body: the Trade fields plus the block. */

@@ -118,3 +118,16 @@ export async function uploadRewardTree(
   }
   return { status: response.status, tree: body as RewardTreeStored };
 }
+
+/** A webhook of an API key (`/api/v1/webhooks`; every webhook route needs the key: pass `headers: {authorization: "Bearer <key>"}` to {@link createApiClient}). */
+export type Webhook = Schemas["Webhook"];
+/** `POST /api/v1/webhooks` (201): the webhook and its signing secret, shown this once. */
+export type WebhookCreated = Schemas["WebhookCreated"];
+/** `GET /api/v1/webhooks`: the key's webhooks, oldest first. */
+export type WebhookList = Schemas["WebhookList"];
+/** One delivery of an event to a webhook. */
+export type WebhookDelivery = Schemas["WebhookDelivery"];
+/** `GET /api/v1/webhooks/{id}/deliveries`: a page of deliveries, newest first. */
+export type WebhookDeliveryPage = Schemas["WebhookDeliveryPage"];
+/** `POST /api/v1/webhooks/{id}/test` (202): the queued `webhook.test` event. */
+export type WebhookTestAccepted = Schemas["WebhookTestAccepted"];

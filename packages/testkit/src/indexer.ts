@@ -198,6 +198,7 @@ const DUMP_TABLES: Record<string, string> = {
   reward_distributions: "distribution_id",
   reward_claims: "distribution_id, claimant",
   eth_usd_buckets: "interval, bucket_start",
+  token_progress_highs: "token_address",
 };
 
 /**

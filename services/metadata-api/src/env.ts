@@ -92,6 +92,8 @@ export const metadataEnvSchema = baseEnvSchema.extend({
   WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).default(7),
   /** The worker process runs the webhook dispatcher (`false`: another process does). */
   WEBHOOK_DISPATCHER: booleanFlag(true),
+  /** Port of the worker's `/health` and `/metrics` (the dispatcher's metrics); 0: no HTTP. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
 });
 
 /** Parsed settings of {@link metadataEnvSchema}. */

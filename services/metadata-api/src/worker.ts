@@ -3,6 +3,7 @@ import { loadEnv } from "@tmi/shared/env";
 import { createLogger } from "@tmi/shared/logger";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
+import { Registry } from "prom-client";
 import { createMetadataDb } from "./db.js";
 import { metadataEnvSchema } from "./env.js";
 import { createFinalizeProcessor } from "./jobs/finalize.worker.js";
@@ -10,11 +11,14 @@ import { createJobProducer } from "./jobs/job-catalog.js";
 import { createPendingSweep } from "./jobs/pending-sweep.js";
 import { checkRedisPersistence } from "./jobs/redis-persistence.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "./webhooks/webhook-dispatcher.js";
+import { createWebhookMetrics } from "./webhooks/webhook-metrics.js";
 import { webhookAddressPolicy } from "./webhooks/webhook-url.js";
+import { buildWorkerApp } from "./worker-app.js";
 
 // Process entry of the metadata-api finalize worker (its own process; scales separately): the
 // BullMQ worker of `metadata-finalize`, the periodic sweep of pending drafts without a job, and
-// the webhook dispatcher (WEBHOOK_DISPATCHER; docs/operations.md "Webhook dispatcher").
+// the webhook dispatcher (WEBHOOK_DISPATCHER; docs/operations.md "Webhook dispatcher"), and with
+// WORKER_METRICS_PORT its `/metrics`.
 const env = loadEnv(metadataEnvSchema);
 const logger = createLogger({ service: "metadata-worker", level: env.LOG_LEVEL });
 
@@ -30,6 +34,11 @@ const pool = createPgPool({
   max: Math.min(24, Math.ceil(env.WEBHOOK_CONCURRENCY / 2) + 2),
   applicationName: "tmi-metadata-worker",
 });
+const registry = new Registry();
+const metrics = env.WEBHOOK_DISPATCHER
+  ? createWebhookMetrics({ registry, pool, connection, prefix: env.QUEUE_PREFIX })
+  : null;
+const http = env.WORKER_METRICS_PORT > 0 ? buildWorkerApp({ logger, registry }) : null;
 let sweepTimer: NodeJS.Timeout | null = null;
 let sweeping: Promise<unknown> = Promise.resolve();
 let closing = false;
@@ -73,9 +82,14 @@ async function start() {
         retentionDays: env.WEBHOOK_RETENTION_DAYS,
       },
       logger,
+      ...(metrics ? { metrics } : {}),
     });
     await dispatcher.ready();
     logger.info({ queue: "webhook-deliveries", prefix: env.QUEUE_PREFIX }, "webhook dispatcher ready");
+  }
+  if (http) {
+    const address = await http.listen({ host: env.HOST, port: env.WORKER_METRICS_PORT });
+    logger.info({ address }, "worker metrics listening");
   }
   if (env.PENDING_SWEEP_INTERVAL_MS > 0) {
     const sweep = createPendingSweep({ db, jobs, logger });
@@ -111,7 +125,9 @@ async function shutdown(signal: string) {
   if (sweepTimer) clearTimeout(sweepTimer);
   await sweeping;
   await worker?.close();
+  await http?.close();
   await dispatcher?.close();
+  await metrics?.close();
   await jobs.close();
   await pool.end();
   connection.disconnect();

@@ -35,6 +35,7 @@ import { tokenTradeRoutes } from "./tokens/trades/token-trade-routes.js";
 import { trendingRoutes } from "./tokens/trending/trending-routes.js";
 import { tradeRoutes } from "./trades/trade-routes.js";
 import { walletRoutes } from "./wallets/wallet-routes.js";
+import { WEBHOOK_SECURITY_SCHEMES, webhookDocRoutes } from "./webhooks/webhook-doc-routes.js";
 
 /** Dependencies of {@link buildApp}. */
 export interface QueryApiDeps {
@@ -132,8 +133,14 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
           description:
             "DEX Screener adapter (their Adapter Specs v1.1): each token's bonding curve as a pair with WETH, curve trades as swap events; camelCase fields and whole-unit decimal strings as their spec asks",
         },
+        {
+          name: "webhooks",
+          description:
+            'Signed webhooks of an API key (served by metadata-api through the gateway; docs/api.md "Webhooks" for events, payloads and delivery semantics)',
+        },
         { name: "health", description: "Liveness and readiness" },
       ],
+      components: { securitySchemes: WEBHOOK_SECURITY_SCHEMES },
     },
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
@@ -205,5 +212,7 @@ export async function buildApp(deps: QueryApiDeps): Promise<HttpApp> {
   ])
     await root.register(routes(ctx));
   for (const plugin of deps.plugins ?? []) await root.register(plugin);
+  // Documented here, served by metadata-api (the gateway routes /api/v1/webhooks there).
+  await root.register(webhookDocRoutes());
   return app;
 }

@@ -19,11 +19,13 @@ export async function executeWrite(client: PoolClient, prepared: PreparedWrite):
     );
   }
   await timed("copy_events", () => copyIn(client, CHAIN_EVENTS_COPY, prepared.events));
-  await timed("copy_trades", () => copyIn(client, TRADES_COPY, prepared.trades));
+  // New tokens before their trades: the trades' statement trigger (token.progress webhooks and
+  // `token_progress_highs`) reads each trade's token row.
   if (prepared.newTokens) {
     const q = prepared.newTokens;
     await timed("new_tokens", () => client.query(q.text, q.values));
   }
+  await timed("copy_trades", () => copyIn(client, TRADES_COPY, prepared.trades));
   await timed("read_models", () => client.query(prepared.readModels.text, prepared.readModels.values));
   if (prepared.riskRefresh) {
     const q = prepared.riskRefresh;

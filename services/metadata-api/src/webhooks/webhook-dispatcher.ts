@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { request } from "undici";
 import type { AddressPolicy } from "../net/address-policy.js";
 import { createGuardedAgent, type Resolver } from "../net/guarded-agent.js";
+import type { DispatcherMetrics } from "./webhook-metrics.js";
 import { matchesSubscription, type OutboxEventType, type WebhookFilters } from "./webhook-model.js";
 
 type Pool = ReturnType<typeof createPgPool>;
@@ -202,6 +203,8 @@ export function createDeliveryAttempter(options: {
   network: DeliveryNetwork;
   settings: DispatcherSettings;
   logger: Logger;
+  /** Latency of each success (webhook-metrics.ts); absent: not measured. */
+  metrics?: Pick<DispatcherMetrics, "delivered">;
 }): DeliveryAttempter {
   const { pool, queue, settings, logger } = options;
   const agent = createGuardedAgent({
@@ -288,6 +291,8 @@ export function createDeliveryAttempter(options: {
            UPDATE webhooks SET failing_since = NULL WHERE id = $3 AND failing_since IS NOT NULL`,
           [id, status, row.webhook_id],
         );
+        const block = row.payload.block_timestamp;
+        options.metrics?.delivered(row.type, row.created_at, typeof block === "number" ? block : undefined);
         return "delivered";
       }
       const reason = status !== null ? `HTTP ${status}` : (error ?? "failed");
@@ -379,19 +384,39 @@ export function startWebhookDispatcher(options: {
   network: DeliveryNetwork;
   settings?: Partial<DispatcherSettings>;
   logger: Logger;
+  /** Attempts and latencies are reported here (webhook-metrics.ts); absent: not measured. */
+  metrics?: DispatcherMetrics;
 }): WebhookDispatcher {
   const settings = { ...DEFAULT_DISPATCHER_SETTINGS, ...options.settings };
-  const { pool, logger } = options;
+  const { pool, logger, metrics } = options;
   const queue = createDeliveryQueue(options.connection, options.prefix);
-  const attempter = createDeliveryAttempter({ pool, queue, network: options.network, settings, logger });
+  const attempter = createDeliveryAttempter({
+    pool,
+    queue,
+    network: options.network,
+    settings,
+    logger,
+    ...(metrics ? { metrics } : {}),
+  });
+  // The worker's own connection (it blocks on Redis), closed with it: BullMQ leaves a given one open.
+  const workerConnection = options.connection.duplicate();
   const worker = new Worker<{ delivery: string; attempts: number }>(
     WEBHOOK_QUEUE,
     async (job) => {
-      await attempter.attempt(job.data.delivery, job.data.attempts);
+      // Not inside `metrics?.attempted(...)`: without metrics that would skip the attempt itself.
+      const outcome = await attempter.attempt(job.data.delivery, job.data.attempts);
+      metrics?.attempted(outcome);
     },
-    { connection: options.connection.duplicate(), prefix: options.prefix, concurrency: settings.concurrency },
+    { connection: workerConnection, prefix: options.prefix, concurrency: settings.concurrency },
   );
   worker.on("error", (error) => logger.warn({ err: error }, "webhook worker error"));
+  // An attempt that threw (the database, a bug) is retried by the reconciler; say why.
+  worker.on("failed", (job, error) =>
+    logger.warn(
+      { err: error, delivery: job?.data.delivery, action: "webhook_attempt" },
+      "delivery attempt threw",
+    ),
+  );
   let closing = false;
   let fanTimer: NodeJS.Timeout | null = null;
   let reconcileTimer: NodeJS.Timeout | null = null;
@@ -439,6 +464,7 @@ export function startWebhookDispatcher(options: {
       await running;
       await reconciling;
       await worker.close();
+      workerConnection.disconnect();
       await queue.close();
       await attempter.close();
     },

@@ -1,5 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { matchesSubscription, scaledDecimal, webhookFiltersSchema } from "./webhook-model.js";
+import {
+  createWebhookSchema,
+  matchesSubscription,
+  scaledDecimal,
+  webhookFiltersSchema,
+} from "./webhook-model.js";
 
 const A = `0x${"aa".repeat(20)}`;
 const B = `0x${"bb".repeat(20)}`;
@@ -63,6 +68,52 @@ describe("matchesSubscription", () => {
     expect(webhookFiltersSchema.safeParse({ min_usd: "-1" }).success).toBe(false);
     expect(webhookFiltersSchema.safeParse({ side: "both" }).success).toBe(false);
     expect(webhookFiltersSchema.safeParse({ other: 1 }).success).toBe(false);
+  });
+});
+
+describe("token.progress", () => {
+  const progress = (
+    threshold: number,
+    type: "token.progress" | "token.progress.removed" = "token.progress",
+  ) => ({
+    type,
+    payload: { token: { address: A }, threshold_bps: threshold, progress_bps: threshold + 3 },
+  });
+
+  test("behavior: a subscription gets the crossings of its own thresholds and their retractions", () => {
+    const sub = {
+      events: ["token.progress"],
+      filters: webhookFiltersSchema.parse({ progress_bps: [5000, 2500] }),
+    };
+    expect(sub.filters.progress_bps).toEqual([2500, 5000]);
+    expect(matchesSubscription(progress(2500), sub)).toBe(true);
+    expect(matchesSubscription(progress(5000, "token.progress.removed"), sub)).toBe(true);
+    expect(matchesSubscription(progress(7500), sub)).toBe(false);
+    expect(matchesSubscription(progress(2500), { events: ["trade"], filters: sub.filters })).toBe(false);
+    const other = {
+      events: ["token.progress"],
+      filters: webhookFiltersSchema.parse({ progress_bps: [2500], tokens: [B] }),
+    };
+    expect(matchesSubscription(progress(2500), other)).toBe(false);
+  });
+
+  test("error: bad thresholds, and token.progress without thresholds, are refused", () => {
+    for (const bad of [
+      [],
+      [0],
+      [10_001],
+      [2.5],
+      ["5000"],
+      [100, 100],
+      Array.from({ length: 21 }, (_, i) => i + 1),
+    ])
+      expect(webhookFiltersSchema.safeParse({ progress_bps: bad }).success, JSON.stringify(bad)).toBe(false);
+    expect(webhookFiltersSchema.safeParse({ progress_bps: [1, 10_000] }).success).toBe(true);
+    const body = { url: "https://example.com/h", events: ["token.progress"] };
+    const missing = createWebhookSchema.safeParse(body);
+    expect(missing.success).toBe(false);
+    expect(missing.error?.issues[0]?.path).toEqual(["filters", "progress_bps"]);
+    expect(createWebhookSchema.safeParse({ ...body, filters: { progress_bps: [5000] } }).success).toBe(true);
   });
 });
 

@@ -1,84 +1,35 @@
 // The webhook subscription model (docs/api.md "Webhooks"): event types, filters, the request
 // bodies of the routes, and which outbox events a subscription receives.
-import { z } from "zod";
+import type { WebhookEventType, WebhookFilters } from "@tmi/shared/webhooks";
 
-/**
- * Event types a subscription may ask for. `trade` also brings `trade.removed` and
- * `token.launched` also brings `token.removed` (a reorg's retractions are never filtered out of a
- * subscription that received what they retract).
- */
-export const WEBHOOK_EVENT_TYPES = [
-  "trade",
-  "token.launched",
-  "token.graduated",
-  "metadata.finalized",
-] as const;
-
-/** A subscribable event type. */
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+// The subscription rules and request bodies are the wire contract's (@tmi/shared/webhooks).
+export type { WebhookEventType, WebhookFilters } from "@tmi/shared/webhooks";
+export {
+  createWebhookSchema,
+  MAX_FILTER_ADDRESSES,
+  MAX_PROGRESS_THRESHOLDS,
+  patchWebhookSchema,
+  subscriptionProblem,
+  WEBHOOK_EVENT_TYPES,
+  webhookFiltersSchema,
+} from "@tmi/shared/webhooks";
 
 /** Every type an outbox row can have: the subscribable ones, the retractions, and `webhook.test`. */
-export type OutboxEventType = WebhookEventType | "trade.removed" | "token.removed" | "webhook.test";
+export type OutboxEventType =
+  | WebhookEventType
+  | "trade.removed"
+  | "token.removed"
+  | "token.progress.removed"
+  | "webhook.test";
 
 /** The subscribed type an outbox type is delivered under (a retraction under what it retracts). */
 export function subscribedTypeOf(type: OutboxEventType): WebhookEventType | null {
   if (type === "trade.removed") return "trade";
   if (type === "token.removed") return "token.launched";
+  if (type === "token.progress.removed") return "token.progress";
   if (type === "webhook.test") return null;
   return type;
 }
-
-/** Most entries of `filters.tokens` and of `filters.wallets`. */
-export const MAX_FILTER_ADDRESSES = 100;
-
-const address = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "an address: 0x and 40 hex digits")
-  .transform((a) => a.toLowerCase());
-const addresses = z.array(address).min(1).max(MAX_FILTER_ADDRESSES);
-const wei = z.string().regex(/^(0|[1-9][0-9]{0,77})$/, "an integer amount in wei, as a decimal string");
-const usd = z.string().regex(/^(0|[1-9][0-9]{0,20})(\.[0-9]{1,18})?$/, "a USD amount as a decimal string");
-
-/**
- * Filters of `trade` events (all optional; every given one must match): the trade's token among
- * `tokens`, its trader among `wallets` (≤ 100 addresses each), its `side`, its `reserve_amount`
- * (wei) ≥ `min_reserve_amount`, its `reserve_amount_usd` ≥ `min_usd` (a trade without a USD value
- * does not match `min_usd`). `tokens` also filters `token.graduated` and `metadata.finalized`.
- */
-export const webhookFiltersSchema = z
-  .object({
-    tokens: addresses.optional(),
-    wallets: addresses.optional(),
-    side: z.enum(["buy", "sell"]).optional(),
-    min_reserve_amount: wei.optional(),
-    min_usd: usd.optional(),
-  })
-  .strict();
-
-/** Parsed filters. */
-export type WebhookFilters = z.output<typeof webhookFiltersSchema>;
-
-const events = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).max(WEBHOOK_EVENT_TYPES.length);
-
-/** Body of `POST /api/v1/webhooks`. */
-export const createWebhookSchema = z
-  .object({
-    url: z.string().min(1).max(2048),
-    events,
-    filters: webhookFiltersSchema.default({}),
-  })
-  .strict();
-
-/** Body of `PATCH /api/v1/webhooks/{id}` (at least one member). */
-export const patchWebhookSchema = z
-  .object({
-    url: z.string().min(1).max(2048).optional(),
-    events: events.optional(),
-    filters: webhookFiltersSchema.optional(),
-    enabled: z.boolean().optional(),
-  })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, "give at least one of url, events, filters, enabled");
 
 /** Parses a decimal string (≤ `scale` fraction digits) into an integer scaled by 10^scale. */
 export function scaledDecimal(text: string, scale: number): bigint {
@@ -114,6 +65,7 @@ export function matchesSubscription(
     const token = tokenOf(p);
     if (!token || !f.tokens.includes(token)) return false;
   }
+  if (type === "token.progress") return f.progress_bps?.includes(Number(p.threshold_bps)) ?? false;
   if (type !== "trade") return true;
   if (f.wallets && !f.wallets.includes(String(p.trader))) return false;
   if (f.side && p.side !== f.side) return false;

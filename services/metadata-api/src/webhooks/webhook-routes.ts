@@ -6,11 +6,18 @@ import { randomBytes } from "node:crypto";
 import type { createPgPool } from "@tmi/db";
 import { AppError } from "@tmi/shared/errors";
 import { apiKeyOf, type HttpApp, hashApiKey } from "@tmi/shared/http";
+import {
+  createWebhookSchema,
+  patchWebhookSchema,
+  subscriptionProblem,
+  type WebhookFilters,
+  webhookDeliveriesQuerySchema,
+  webhookIdParamsSchema,
+} from "@tmi/shared/webhooks";
 import type { FastifyRequest } from "fastify";
-import { z } from "zod";
+import type { z } from "zod";
 import { parseInput } from "../routes/parse-input.js";
 import { type DeliveryQueue, eventIdOf } from "./webhook-dispatcher.js";
-import { createWebhookSchema, patchWebhookSchema } from "./webhook-model.js";
 import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
 
 type Pool = ReturnType<typeof createPgPool>;
@@ -55,16 +62,8 @@ function webhookOf(row: WebhookRow) {
   };
 }
 
-const idParams = z.object({ id: z.string().regex(/^wh_[0-9a-f]{16}$/, "a webhook id") });
-const pageQuery = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(100).default(50),
-    cursor: z
-      .string()
-      .regex(/^[0-9]{1,19}$/, "a cursor from next_cursor")
-      .optional(),
-  })
-  .strict();
+const idParams = webhookIdParamsSchema;
+const pageQuery = webhookDeliveriesQuerySchema;
 
 /**
  * Registers `POST|GET /api/v1/webhooks`, `GET|PATCH|DELETE /api/v1/webhooks/{id}`,
@@ -140,6 +139,11 @@ export function registerWebhookRoutes(app: HttpApp, deps: WebhookRoutesDeps): vo
   app.patch("/api/v1/webhooks/:id", async (request, reply) => {
     const { row } = await owned(request);
     const body = parseInput(patchWebhookSchema, request.body);
+    const problem = subscriptionProblem({
+      events: body.events ?? row.events,
+      filters: body.filters ?? (row.filters as WebhookFilters),
+    });
+    if (problem) throw new AppError("invalid_request", `${problem.path}: ${problem.message}`);
     const url = body.url === undefined ? row.url : await checkWebhookUrl(body.url, deps.urlPolicy);
     // Enabling again clears the reason and the failure clock.
     const updated = await pool.query<WebhookRow>(

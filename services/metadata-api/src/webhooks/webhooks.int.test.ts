@@ -3,13 +3,11 @@
 // dispatcher delivers them to a local HTTP receiver that checks every signature with the
 // standardwebhooks library. The receiver is reached as `img.test` (the harness resolver and
 // policy make only that name's loopback address acceptable: the SSRF guard stays on).
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createPgPool } from "@tmi/db";
-import { hashApiKey } from "@tmi/shared/http";
 import { createLogger } from "@tmi/shared/logger";
 import { flushPrefix, redisTestPrefix, testRedisUrl, waitFor } from "@tmi/testkit";
 import { Redis } from "ioredis";
+import { Registry } from "prom-client";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
@@ -21,78 +19,20 @@ import {
 } from "../../../../test/src/platform-schemas.js";
 import { createHarness, type Harness, testPolicy, testResolver } from "../../test/harness.js";
 import {
+  insertApiKey,
+  type Receiver,
+  receivedOn as receivedOnPath,
+  startReceiver,
+} from "../../test/webhook-receiver.js";
+import { buildWorkerApp } from "../worker-app.js";
+import {
   createDeliveryQueue,
   type DeliveryQueue,
   startWebhookDispatcher,
   type WebhookDispatcher,
 } from "./webhook-dispatcher.js";
+import { createWebhookMetrics } from "./webhook-metrics.js";
 import { checkWebhookUrl, webhookAddressPolicy } from "./webhook-url.js";
-
-interface Received {
-  path: string;
-  id: string;
-  type: string;
-  data: Record<string, unknown>;
-  status: number;
-  /** The whole verified body. */
-  event: unknown;
-}
-
-/** The local receiver: per path a secret and an answer rule; every request's signature checked. */
-interface Receiver {
-  port: number;
-  secrets: Map<string, string>;
-  /** Status to answer for the n-th request (1-based) of event `id` on a path; default 200. */
-  rules: Map<string, (n: number) => number>;
-  received: Received[];
-  badSignatures: number;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const seen = new Map<string, number>();
-  const receiver: Receiver = {
-    port: 0,
-    secrets: new Map(),
-    rules: new Map(),
-    received: [],
-    badSignatures: 0,
-    close: async () => undefined,
-  };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const path = req.url ?? "/";
-      const body = Buffer.concat(chunks).toString("utf8");
-      const secret = receiver.secrets.get(path);
-      let event: { id: string; type: string; data: Record<string, unknown> };
-      try {
-        if (!secret) throw new Error("no secret");
-        event = new Webhook(secret).verify(body, req.headers as Record<string, string>) as typeof event;
-      } catch {
-        receiver.badSignatures++;
-        res.writeHead(400).end();
-        return;
-      }
-      const key = `${path} ${event.id}`;
-      const n = (seen.get(key) ?? 0) + 1;
-      seen.set(key, n);
-      const status = receiver.rules.get(path)?.(n) ?? 200;
-      expect(req.headers["webhook-id"]).toBe(event.id);
-      receiver.received.push({ path, id: event.id, type: event.type, data: event.data, status, event });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  receiver.port = (server.address() as AddressInfo).port;
-  receiver.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return receiver;
-}
 
 const KEY = `tmi_${"A".repeat(43)}`;
 const OTHER_KEY = `tmi_${"B".repeat(43)}`;
@@ -108,6 +48,8 @@ let prefix: string;
 let queue: DeliveryQueue;
 let dispatcherPool: ReturnType<typeof createPgPool>;
 let dispatcher: WebhookDispatcher | null = null;
+const registry = new Registry();
+let metrics: ReturnType<typeof createWebhookMetrics>;
 let nextBlock = 1000;
 const resolver = testResolver();
 
@@ -119,6 +61,7 @@ function startDispatcher(): WebhookDispatcher {
     network: { policy: testPolicy, resolver },
     settings: { backoffBaseMs: 100, backoffMaxMs: 400, pollMs: 30, reconcileMs: 300, timeoutMs: 3000 },
     logger: createLogger({ service: "webhooks-test", level: "silent" }),
+    metrics,
   });
 }
 
@@ -198,8 +141,7 @@ async function createWebhook(
   return created;
 }
 
-const receivedOn = (path: string, status = 200) =>
-  receiver.received.filter((r) => r.path === path && r.status === status);
+const receivedOn = (path: string, status = 200) => receivedOnPath(receiver, path, status);
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -208,21 +150,21 @@ beforeAll(async () => {
   queue = createDeliveryQueue(redis, prefix.slice(0, -1));
   h = await createHarness({ driver: "fs", webhooks: { queue, urlPolicy: { policy: testPolicy, resolver } } });
   dispatcherPool = createPgPool({ url: h.database.url, max: 4 });
-  for (const [id, key] of [
-    ["key_test_one", KEY],
-    ["key_test_two", OTHER_KEY],
-  ] as const) {
-    await h.sql.query(
-      "INSERT INTO api_keys (id, name, tier, key_hash, key_start) VALUES ($1, $1, 'free', $2, $3)",
-      [id, hashApiKey(key), key.slice(0, 8)],
-    );
-  }
+  metrics = createWebhookMetrics({
+    registry,
+    pool: dispatcherPool,
+    connection: redis,
+    prefix: prefix.slice(0, -1),
+  });
+  await insertApiKey(h.sql, "key_test_one", KEY);
+  await insertApiKey(h.sql, "key_test_two", OTHER_KEY);
   dispatcher = startDispatcher();
   await dispatcher.ready();
 });
 
 afterAll(async () => {
   await dispatcher?.close();
+  await metrics?.close();
   await queue?.close();
   await dispatcherPool?.end();
   await h?.close();
@@ -308,6 +250,49 @@ describe("webhooks", () => {
       );
       return rows.rows[0]?.status === "delivered" && rows.rows[0]?.attempts === 3;
     });
+  });
+
+  test("behavior: the worker's /metrics count attempts by outcome, the delivery latency and the queue depths", async () => {
+    const worker = buildWorkerApp({
+      logger: createLogger({ service: "webhooks-test", level: "silent" }),
+      registry,
+    });
+    const scrape = async () => {
+      const response = await worker.inject({ url: "/metrics" });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers["content-type"]).toMatch(/^text\/plain/);
+      const values = new Map<string, number>();
+      for (const line of response.body.split("\n"))
+        if (line && !line.startsWith("#")) {
+          const at = line.lastIndexOf(" ");
+          values.set(line.slice(0, at), Number(line.slice(at + 1)));
+        }
+      return values;
+    };
+    const before = await scrape();
+    for (const gauge of [
+      "webhook_outbox_pending",
+      "webhook_deliveries_pending",
+      "webhook_deliveries_due",
+      'webhook_queue_jobs{state="waiting"}',
+      'webhook_queue_jobs{state="delayed"}',
+    ])
+      expect(before.get(gauge), gauge).toBeGreaterThanOrEqual(0);
+    receiver.rules.set("/metered", (n) => (n === 1 ? 503 : 200));
+    await createWebhook("/metered");
+    await insertTrades([{}]);
+    await waitFor(() => receivedOn("/metered").length === 1, { timeoutMs: 20_000 });
+    await waitFor(async () => {
+      const after = await scrape();
+      const grew = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0) >= 1;
+      return (
+        grew('webhook_delivery_attempts_total{outcome="retry"}') &&
+        grew('webhook_delivery_attempts_total{outcome="delivered"}') &&
+        grew('webhook_delivery_latency_seconds_count{type="trade"}') &&
+        grew('webhook_block_delivery_latency_seconds_count{type="trade"}')
+      );
+    });
+    await worker.close();
   });
 
   test("behavior: 410 Gone disables the webhook and says why", async () => {
