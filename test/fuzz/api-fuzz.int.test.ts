@@ -793,7 +793,15 @@ describe("fuzz: every route through the gateway", () => {
           const id = answer.headers.get("x-request-id");
           expect(id, `X-Request-ID of ${label}`).toMatch(REQUEST_ID);
           const sentId = c.headers["x-request-id"];
-          if (sentId !== undefined && REQUEST_ID.test(sentId)) expect(id, label).toBe(sentId);
+          // 414 and 431 come from an HTTP parser that refused the request line or headers before any
+          // header was read (the gateway's, or a service's behind it): no sent id to echo, a new one.
+          if (
+            sentId !== undefined &&
+            REQUEST_ID.test(sentId) &&
+            answer.status !== 414 &&
+            answer.status !== 431
+          )
+            expect(id, label).toBe(sentId);
 
           // Besides the route's own: 404 when a generated segment leaves the route (e.g. "a/b"); 400,
           // 414 and 431 for what the HTTP server refuses itself (bad encoding, over-long URL or parameter).
