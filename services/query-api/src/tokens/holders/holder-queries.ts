@@ -68,24 +68,41 @@ const TAG_WHERE: Record<HolderTag, string> = {
   sniper: "c.sniper",
 };
 
+/** The holders' order: balance descending, then holder ascending. */
+const HOLDER_KEY: KeysetSource["key"] = [
+  { sql: "b.balance", column: "balance", type: "numeric", descending: true },
+  { sql: "b.holder", column: "holder", type: "text", descending: false },
+];
+
 /**
  * The holders of one token (`$1`, lowercase) from `token_balances`, with their cohorts
  * (`token_cohorts`, primary key) and the creator (`$3`): positive balances only, the addresses of
  * `$2` (text[], {@link HolderTokenInfo.notHolders}) left out, ordered by balance descending then
  * holder ascending, keyset-paged over `token_balances_rank_idx`; with `tag`, only the holders
- * with that tag (same order). Rows: {@link HolderRow}.
+ * with that tag (same order; a cohort tag reads from the token's `token_cohorts` rows). Rows: {@link HolderRow}.
  */
 export function holdersSource(tag: HolderTag | undefined): KeysetSource {
   const where = "b.token_address = $1 AND b.balance > 0 AND b.holder <> ALL($2::text[])";
+  if (tag !== undefined && tag !== "creator") {
+    // A cohort's page starts from the cohort's rows (`token_cohorts` of the token), one balance probe
+    // each (a LATERAL with LIMIT: the planner cannot turn it around), then sorts them: work bounded
+    // by the token's cohort rows, where a walk of the balance index visits holders until the page's
+    // members (20–24 ms of PostgreSQL per request for 3 snipers among 5,000 holders at 1M tokens).
+    return {
+      name: `holders_${tag}`,
+      select: `b.holder, b.balance::text AS balance, ${TAGS_SQL}`,
+      from: `token_cohorts c CROSS JOIN LATERAL (SELECT bb.token_address, bb.holder, bb.balance FROM token_balances bb
+        WHERE bb.token_address = c.token_address AND bb.holder = c.wallet LIMIT 1) b`,
+      where: `c.token_address = $1 AND ${TAG_WHERE[tag]} AND b.balance > 0 AND b.holder <> ALL($2::text[])`,
+      key: HOLDER_KEY,
+    };
+  }
   return {
     name: tag === undefined ? "holders" : `holders_${tag}`,
     select: `b.holder, b.balance::text AS balance, ${TAGS_SQL}`,
     from: "token_balances b LEFT JOIN token_cohorts c ON c.token_address = b.token_address AND c.wallet = b.holder",
     where: tag === undefined ? where : `${where} AND ${TAG_WHERE[tag]}`,
-    key: [
-      { sql: "b.balance", column: "balance", type: "numeric", descending: true },
-      { sql: "b.holder", column: "holder", type: "text", descending: false },
-    ],
+    key: HOLDER_KEY,
   };
 }
 
