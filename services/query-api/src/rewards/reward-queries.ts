@@ -3,17 +3,16 @@ import type { Int8, SqlReader } from "../db.js";
 
 /**
  * The distributions of one token (`$1`, lowercase), newest first by (block_number, log_index),
- * with their claims' count and sum and whether a tree of the same root was uploaded; a page of an
- * unknown token is `null`. Source: `tokens`, `reward_distributions`, `reward_claims`, `reward_trees`.
+ * with their claims' count and sum (kept on the row by the indexer) and whether a tree of the same
+ * root was uploaded; a page of an unknown token is `null`. Source: `tokens`,
+ * `reward_distributions`, `reward_trees`.
  */
 export const TOKEN_REWARD_DISTRIBUTIONS: KeysetSource = {
   name: "reward_distributions",
   select: `r.distribution_id, r.epoch::text AS epoch, r.asset, r.root, r.block_number, r.block_timestamp,
-    r.transaction_hash, r.log_index, c.n AS claimed_count, c.amount::text AS claimed_amount,
+    r.transaction_hash, r.log_index, r.claimed_count, r.claimed_amount::text AS claimed_amount,
     EXISTS (SELECT 1 FROM reward_trees t WHERE t.distribution_id = r.distribution_id AND t.root = r.root) AS tree_uploaded`,
-  from: `reward_distributions r CROSS JOIN LATERAL (
-    SELECT count(*)::int AS n, coalesce(sum(rc.amount), 0) AS amount FROM reward_claims rc
-     WHERE rc.distribution_id = r.distribution_id) c`,
+  from: "reward_distributions r",
   where: "r.token_address = $1",
   key: [
     { sql: "r.block_number", column: "block_number", type: "int8", descending: true },
