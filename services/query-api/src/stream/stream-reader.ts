@@ -377,10 +377,7 @@ export async function readBlockRange(
       chainRowEvent("graduated", r.token_address, r, {
         token_address: r.token_address,
         pool_address: r.pool_address,
-        block_number: Number(r.block_number),
-        transaction_hash: r.transaction_hash,
-        log_index: r.log_index,
-        timestamp: Number(r.block_timestamp),
+        ...logPosition(r),
       }),
     );
   }
@@ -392,10 +389,7 @@ export async function readBlockRange(
         payout_address: r.payout,
         caller: r.caller,
         amount: r.amount,
-        block_number: Number(r.block_number),
-        transaction_hash: r.transaction_hash,
-        log_index: r.log_index,
-        timestamp: Number(r.block_timestamp),
+        ...logPosition(r),
       }),
     );
   }
@@ -407,10 +401,7 @@ export async function readBlockRange(
         epoch: r.epoch,
         asset: r.asset,
         root: r.root,
-        block_number: Number(r.block_number),
-        transaction_hash: r.transaction_hash,
-        log_index: r.log_index,
-        timestamp: Number(r.block_timestamp),
+        ...logPosition(r),
       }),
     );
   }
@@ -423,10 +414,7 @@ export async function readBlockRange(
         epoch: r.epoch,
         asset: r.asset,
         amount: r.amount,
-        block_number: Number(r.block_number),
-        transaction_hash: r.transaction_hash,
-        log_index: r.log_index,
-        timestamp: Number(r.block_timestamp),
+        ...logPosition(r),
       }),
     );
   }
@@ -482,6 +470,21 @@ export async function readEventBlockHash(
     [block.toString(), logIndex],
   );
   return rows[0]?.hash ?? null;
+}
+
+/** The wire position of an event row: block number, transaction hash, log index, block timestamp (s). */
+function logPosition(r: {
+  block_number: string;
+  transaction_hash: string;
+  log_index: number;
+  block_timestamp: string;
+}) {
+  return {
+    block_number: Number(r.block_number),
+    transaction_hash: r.transaction_hash,
+    log_index: r.log_index,
+    timestamp: Number(r.block_timestamp),
+  };
 }
 
 /**
