@@ -197,7 +197,16 @@ export async function ensureBenchDatabase(options: {
       "SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1",
       [options.name],
     );
-    if (!options.rebuild && existing.rows[0]?.comment === marker && (await hasTrades(url))) {
+    const comment = existing.rows[0]?.comment ?? null;
+    // A data set of this builder at another size is refused, not silently replaced: a 1M set
+    // takes ten minutes to build, and a command run without its `--tokens`/`--trades` once
+    // dropped it for a 10k one.
+    const size = comment?.startsWith(`${VERSION} `) ? comment.slice(VERSION.length + 1) : null;
+    if (!options.rebuild && size !== null && comment !== marker)
+      throw new Error(
+        `${options.name} holds ${size}, not tokens=${options.tokens} trades=${options.trades}: pass its --tokens/--trades, or --rebuild to replace it`,
+      );
+    if (!options.rebuild && comment === marker && (await hasTrades(url))) {
       // Migrations added since it was built (new indexes) are applied to it.
       await migrate({ databaseUrl: url, logger: { info() {}, warn: log, error: log } });
       return { url, tokens: options.tokens, trades: options.trades, built: false, seconds: 0 };

@@ -12,7 +12,8 @@ export const ADMIN_URL = process.env.TMI_TEST_PG_URL || "postgresql://postgres@1
 
 /**
  * The bench data set of `--database=<name>` (`database` by default), `--tokens=<n>` (10,000),
- * `--trades=<n>` (1,000,000), built when missing or of another size (`--rebuild`: always).
+ * `--trades=<n>` (1,000,000), built when missing or of an older builder (`--rebuild`: always);
+ * one of this builder at another size is refused (an error naming its size), never replaced.
  */
 export function openBenchData(
   args: BenchArgs,
