@@ -7,8 +7,17 @@ import {
   type NewestPosition,
   PAGE_COLUMNS,
   type TokenJsonRow,
-  VISIBLE_TOKEN,
 } from "../tokens/token-queries.js";
+
+/**
+ * `VISIBLE_TOKEN` for the tokens of creator $1 (`t.creator = $1`): the creator's exclusion is
+ * tested once on the parameter (a one-time filter) instead of per row. Per row, PostgreSQL's
+ * generic plan estimated that one row survives the creator anti-join, so it read every token of
+ * the creator through a bitmap and sorted them (1,000 heap pages for a creator of 1,000 tokens, 24 ms
+ * at 1M tokens) instead of walking `tokens_creator_newest_idx` and stopping after the page.
+ */
+const VISIBLE_CREATOR_TOKEN = `NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'token' AND x.address = t.address)
+  AND NOT EXISTS (SELECT 1 FROM excluded_addresses x WHERE x.kind = 'creator' AND x.address = $1)`;
 
 const PROFILE_SQL = `SELECT
   EXISTS (SELECT 1 FROM excluded_addresses WHERE kind = 'creator' AND address = $1) AS excluded,
@@ -45,7 +54,7 @@ export async function getCreatorAggregates(
 /** Visible tokens of creator $1, newest first: the first page of `$2` rows (see `firstRows`). */
 const CREATOR_TOKENS_FIRST_SQL = firstRows(
   `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
-  WHERE t.creator = $1 AND ${VISIBLE_TOKEN}
+  WHERE t.creator = $1 AND ${VISIBLE_CREATOR_TOKEN}
   ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
   "$2",
   NEWEST_PAGE_ORDER,
@@ -54,7 +63,7 @@ const CREATOR_TOKENS_FIRST_SQL = firstRows(
 /** Visible tokens of creator $1, newest first, after the keyset position ($2, $3): `$4` rows. */
 const CREATOR_TOKENS_AFTER_SQL = firstRows(
   `SELECT ${PAGE_COLUMNS} FROM ${TOKEN_FROM_SQL}
-  WHERE t.creator = $1 AND (t.created_block_number, t.created_log_index) < ($2::int8, $3::int4) AND ${VISIBLE_TOKEN}
+  WHERE t.creator = $1 AND (t.created_block_number, t.created_log_index) < ($2::int8, $3::int4) AND ${VISIBLE_CREATOR_TOKEN}
   ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
   "$4",
   NEWEST_PAGE_ORDER,
@@ -113,7 +122,7 @@ const EARNINGS_COLUMNS = `t.created_block_number, t.created_log_index, ${EARNING
 /** Earnings of the visible tokens of creator $1, newest first: the first page of `$2` rows. */
 const CREATOR_EARNINGS_FIRST_SQL = firstRows(
   `SELECT ${EARNINGS_COLUMNS} FROM tokens t LEFT JOIN token_fees f ON f.token_address = t.address
-  WHERE t.creator = $1 AND ${VISIBLE_TOKEN}
+  WHERE t.creator = $1 AND ${VISIBLE_CREATOR_TOKEN}
   ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
   "$2",
   NEWEST_PAGE_ORDER,
@@ -122,7 +131,7 @@ const CREATOR_EARNINGS_FIRST_SQL = firstRows(
 /** Earnings of the visible tokens of creator $1, newest first, after ($2, $3): `$4` rows. */
 const CREATOR_EARNINGS_AFTER_SQL = firstRows(
   `SELECT ${EARNINGS_COLUMNS} FROM tokens t LEFT JOIN token_fees f ON f.token_address = t.address
-  WHERE t.creator = $1 AND (t.created_block_number, t.created_log_index) < ($2::int8, $3::int4) AND ${VISIBLE_TOKEN}
+  WHERE t.creator = $1 AND (t.created_block_number, t.created_log_index) < ($2::int8, $3::int4) AND ${VISIBLE_CREATOR_TOKEN}
   ORDER BY t.created_block_number DESC, t.created_log_index DESC`,
   "$4",
   NEWEST_PAGE_ORDER,
