@@ -1941,6 +1941,8 @@ ones), as each title says; everything else is as returned.
         "reserve_amount_usd",
         "stats",
         ...(label.includes("currency=usd") ? ["candles"] : []),
+        // A wallet's rewards (docs/api.md "Reward distributions"): no uploaded leaf, no claim.
+        ...(/\/api\/v1\/wallets\/[^/]+\/rewards/.test(label) ? ["proof", "claim"] : []),
         // Webhooks (metadata-api, docs/api.md "Webhooks"): documented nullable fields.
         ...(label.includes("/api/v1/webhooks")
           ? [
