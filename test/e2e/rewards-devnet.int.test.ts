@@ -25,6 +25,7 @@ import {
   dumpIndexedTables,
   emitterInitCode,
   indexToHead,
+  recomputeAtHead,
   topicOf,
   waitFor,
 } from "@tmi/testkit";
@@ -245,18 +246,13 @@ async function subscribe(query: string) {
 
 /** Waits until the indexer reached the head and the API agrees with the recomputation, then asserts it. */
 async function expectAgreement(wallets: readonly Address[], leaves: Map<string, Address[]>): Promise<any> {
-  let last: { api: any; expected: any } | undefined;
-  await waitFor(
-    async () => {
-      const head = await chainHead(system.devnet.rpcUrl);
-      if ((await system.indexer().indexedBlock()) !== head) return false;
-      last = await recompute(BigInt(head), wallets, leaves);
-      return JSON.stringify(last.api) === JSON.stringify(last.expected);
-    },
-    { timeoutMs: 120_000, intervalMs: 500, message: "reward routes = recomputation from logs and views" },
-  ).catch(() => {});
-  expect(last?.api).toEqual(last?.expected);
-  return last!.api;
+  const last = await recomputeAtHead(
+    system.devnet.rpcUrl,
+    () => system.indexer().indexedBlock(),
+    (block) => recompute(block, wallets, leaves),
+  );
+  expect(last.api).toEqual(last.expected);
+  return last.api;
 }
 
 beforeAll(async () => {
