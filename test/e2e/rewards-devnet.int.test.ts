@@ -484,6 +484,10 @@ describe("trader-reward distributions through the gateway", () => {
     );
     expect(uncovered).toMatchObject({ amount: (balance + 1n).toString(), claimed: false, claimable: false });
     await expect(buyer.claimReward(2n, token, zeroAddress, balance + 1n, uncovered.proof)).rejects.toThrow();
+    // Two distributions a wallet now: the walk of one item a page follows a cursor.
+    const final = await expectAgreement(wallets, leafMap);
+    for (const wallet of [buyer, third])
+      expect(final[`rewards ${lower(wallet.address)} limit=1`].map((r: any) => r.epoch)).toEqual(["2", "1"]);
   }, 600_000);
 
   test("behavior: the simulator publishes and claims distributions and uploads their trees: the wallets' rewards show proofs", async () => {

@@ -176,7 +176,8 @@ export interface Recomputation {
  * and `recompute(head)` answers `api` equal to `expected` (as JSON text: key order and values),
  * retrying every 500 ms for up to 120 s (an upload or the response cache may lag the head).
  * Returns the last recomputation, agreeing or not: the caller asserts `api` equals `expected`, so
- * a disagreement fails with the diff of the last attempt. `recompute` is the test's own: the
+ * a disagreement fails with the diff of the last attempt; throws waitFor's timeout error when
+ * there was none (the head never reached, or `recompute` threw every time). `recompute` is the test's own: the
  * routes' bodies beside the same figures recomputed from the contracts' raw logs up to the block
  * and checked against their views at it.
  */
@@ -186,6 +187,7 @@ export async function recomputeAtHead(
   recompute: (block: bigint) => Promise<Recomputation>,
 ): Promise<Recomputation> {
   let last: Recomputation | undefined;
+  let failure: unknown;
   await waitFor(
     async () => {
       const head = await chainHead(rpcUrl);
@@ -194,8 +196,11 @@ export async function recomputeAtHead(
       return JSON.stringify(last.api) === JSON.stringify(last.expected);
     },
     { timeoutMs: 120_000, intervalMs: 500, message: "the routes = their recomputation from the chain" },
-  ).catch(() => {});
-  if (!last) throw new Error("the indexer never reached the chain's head");
+  ).catch((error: unknown) => {
+    failure = error;
+  });
+  // Without a recomputation to compare (head never reached, `recompute` threw): waitFor's error.
+  if (last === undefined) throw failure;
   return last;
 }
 
