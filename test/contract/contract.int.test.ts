@@ -44,7 +44,7 @@ import {
   traderPageSchema,
   unexpectedNulls,
   usdChartSchema,
-  walletRewardsSchema,
+  walletRewardPageSchema,
   walletSummarySchema,
   webhookCreatedSchema,
   webhookDeliveriesSchema,
@@ -1130,26 +1130,33 @@ ones), as each title says; everything else is as returned.
     });
     expect(expectAnswer(await post({ leaves }), 200, rewardTreeSchema)).toEqual(stored);
     // The upload shows within the response cache's age (it is not an indexed block).
-    let rewards: z.output<typeof walletRewardsSchema> | undefined;
+    let rewards: z.output<typeof walletRewardPageSchema> | undefined;
     await waitFor(
       async () => {
         rewards = await expectTyped(
           api(["Reward distributions", "A wallet's rewards with its proof (addition)"]).GET(
             "/api/v1/wallets/{address}/rewards",
-            { params: { path: { address: bob.address } } },
+            { params: { path: { address: bob.address }, query: { limit: "1" } } },
           ),
           200,
-          walletRewardsSchema,
+          walletRewardPageSchema,
         );
-        return rewards.leaves.length === 1;
+        return rewards.items[0]?.proof !== null && rewards.items.length === 1;
       },
       { timeoutMs: 30_000, intervalMs: 250, message: "the uploaded leaf is served" },
     );
-    expect(rewards!.leaves[0]).toMatchObject({
+    // The wallet's one distribution: a page of one item and no further page.
+    expect(rewards!.next_cursor).toBeUndefined();
+    expect(rewards!.items[0]).toEqual({
       distribution_id: id,
+      token_address: alpha.token.toLowerCase(),
+      epoch: "7",
+      asset: zeroAddress,
+      root: published.tree.root,
       amount: leaves[0]!.amount,
       proof: published.tree.leaves[0]!.proof,
       claimed: false,
+      claim: null,
       claimable: true,
     });
     const distributions = await expectTyped(
@@ -1934,6 +1941,8 @@ ones), as each title says; everything else is as returned.
         "reserve_amount_usd",
         "stats",
         ...(label.includes("currency=usd") ? ["candles"] : []),
+        // A wallet's rewards (docs/api.md "Reward distributions"): no uploaded leaf, no claim.
+        ...(/\/api\/v1\/wallets\/[^/]+\/rewards/.test(label) ? ["proof", "claim"] : []),
         // Webhooks (metadata-api, docs/api.md "Webhooks"): documented nullable fields.
         ...(label.includes("/api/v1/webhooks")
           ? [

@@ -25,6 +25,7 @@ import {
   dumpIndexedTables,
   emitterInitCode,
   indexToHead,
+  recomputeAtHead,
   topicOf,
   waitFor,
 } from "@tmi/testkit";
@@ -48,6 +49,23 @@ async function get(path: string): Promise<any> {
   expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
   return res.body;
 }
+
+/** Every item of the wallet's rewards pages of `limit` (default 100), following `next_cursor`. */
+async function rewardsOf(wallet: string, limit = 100): Promise<any[]> {
+  const items: any[] = [];
+  let cursor = "";
+  for (let page = 0; page < 1000; page++) {
+    const body = await get(`/api/v1/wallets/${wallet}/rewards?limit=${limit}${cursor}`);
+    items.push(...body.items);
+    if (body.next_cursor === undefined) return items;
+    expect(body.items).toHaveLength(limit);
+    cursor = `&cursor=${body.next_cursor}`;
+  }
+  throw new Error(`${wallet}: no last page of rewards after 1000 pages`);
+}
+
+/** The distributions of a wallet's rewards that have an uploaded leaf (with its proof). */
+const leavesOf = (items: any[]) => items.filter((i) => i.proof !== null);
 
 async function upload(id: string, leaves: { claimant: string; amount: bigint | string }[]) {
   return system.request(`/api/v1/rewards/distributions/${id}/tree`, {
@@ -128,28 +146,69 @@ async function recompute(block: bigint, wallets: readonly Address[], leaves: Map
       `/api/v1/tokens/${token}/rewards/distributions?limit=100`,
     );
   }
+  const rootOf = new Map(published.map((p) => [p.args.distributionId, p.args.root]));
   for (const wallet of wallets) {
-    const body = await get(`/api/v1/wallets/${wallet}/rewards`);
-    const mine = claims.filter((c) => lower(c.args.claimant) === lower(wallet)).reverse();
-    expected[`claims ${lower(wallet)}`] = await Promise.all(
-      mine.map(async (c) => ({
-        distribution_id: c.args.distributionId,
-        token_address: lower(c.args.launchToken),
-        epoch: c.args.epoch.toString(),
-        asset: lower(c.args.asset),
-        amount: c.args.amount.toString(),
-        claimed: await at(c),
-      })),
+    // The whole list in one page, and the same walked one item a page.
+    const whole = await get(`/api/v1/wallets/${wallet}/rewards?limit=100`);
+    expect(whole.next_cursor).toBeUndefined();
+    const walked = await rewardsOf(wallet, 1);
+    const mine = claims.filter((c) => lower(c.args.claimant) === lower(wallet));
+    // The wallet's distributions: its claims in the logs and its served leaves (whose proofs
+    // the distributor accepts: the claims below), newest epoch first.
+    const ids = new Set([
+      ...mine.map((c) => c.args.distributionId as string),
+      ...leavesOf(whole.items).map((l: any) => l.distribution_id as string),
+    ]);
+    const items = [];
+    for (const id of ids) {
+      const claim = mine.find((c) => c.args.distributionId === id);
+      const leaf = whole.items.find((l: any) => l.distribution_id === id && l.proof !== null);
+      const p = published.find((l) => l.args.distributionId === id);
+      const [token, asset] = [lower(p.args.launchToken), lower(p.args.asset)];
+      const amount: bigint = claim?.args.amount ?? BigInt(leaf.amount);
+      const balance = (await client.readContract({
+        address: system.devnet.deployment.contracts.traderRewardsVault,
+        abi: traderRewardsVaultV3Abi,
+        functionName: "accrued",
+        args: [token, asset],
+        blockNumber: block,
+      })) as bigint;
+      items.push({
+        distribution_id: id,
+        token_address: token,
+        epoch: p.args.epoch.toString(),
+        asset,
+        root: rootOf.get(id),
+        amount: amount.toString(),
+        proof: leaf?.proof ?? null,
+        claimed: claim !== undefined,
+        claim: claim === undefined ? null : await at(claim),
+        claimable: claim === undefined && leaf !== undefined && balance >= amount,
+        epochOrder: p.args.epoch as bigint,
+      });
+    }
+    items.sort((a, b) =>
+      a.epochOrder !== b.epochOrder
+        ? a.epochOrder < b.epochOrder
+          ? 1
+          : -1
+        : a.distribution_id < b.distribution_id
+          ? 1
+          : -1,
     );
-    api[`claims ${lower(wallet)}`] = body.claims;
-    // Each served leaf: claimed exactly when a RewardClaimed of (id, wallet) is in the logs.
-    expected[`leaves ${lower(wallet)}`] = body.leaves.map((l: any) => ({
-      ...l,
-      claimed: claims.some(
-        (c) => c.args.distributionId === l.distribution_id && lower(c.args.claimant) === lower(wallet),
-      ),
-    }));
-    api[`leaves ${lower(wallet)}`] = body.leaves;
+    const expectedItems = items.map(({ epochOrder: _, ...item }) => item);
+    expected[`rewards ${lower(wallet)}`] = expectedItems;
+    expected[`rewards ${lower(wallet)} limit=1`] = expectedItems;
+    api[`rewards ${lower(wallet)}`] = whole.items;
+    api[`rewards ${lower(wallet)} limit=1`] = walked;
+    // The claims and the leaves with proofs, as the rest of the test reads them.
+    for (const [side, list] of [
+      [api, whole.items],
+      [expected, expectedItems],
+    ] as const) {
+      side[`claims ${lower(wallet)}`] = list.filter((i: any) => i.claimed);
+      side[`leaves ${lower(wallet)}`] = leavesOf(list);
+    }
   }
   return { api: JSON.parse(JSON.stringify(api)), expected: JSON.parse(JSON.stringify(expected)) };
 }
@@ -187,18 +246,13 @@ async function subscribe(query: string) {
 
 /** Waits until the indexer reached the head and the API agrees with the recomputation, then asserts it. */
 async function expectAgreement(wallets: readonly Address[], leaves: Map<string, Address[]>): Promise<any> {
-  let last: { api: any; expected: any } | undefined;
-  await waitFor(
-    async () => {
-      const head = await chainHead(system.devnet.rpcUrl);
-      if ((await system.indexer().indexedBlock()) !== head) return false;
-      last = await recompute(BigInt(head), wallets, leaves);
-      return JSON.stringify(last.api) === JSON.stringify(last.expected);
-    },
-    { timeoutMs: 120_000, intervalMs: 500, message: "reward routes = recomputation from logs and views" },
-  ).catch(() => {});
-  expect(last?.api).toEqual(last?.expected);
-  return last!.api;
+  const last = await recomputeAtHead(
+    system.devnet.rpcUrl,
+    () => system.indexer().indexedBlock(),
+    (block) => recompute(block, wallets, leaves),
+  );
+  expect(last.api).toEqual(last.expected);
+  return last.api;
 }
 
 beforeAll(async () => {
@@ -292,8 +346,7 @@ describe("trader-reward distributions through the gateway", () => {
     // block for at most QUERY_CACHE_MAX_AGE_MS (docs/api.md "Reward distributions").
     await waitFor(
       async () => {
-        for (const wallet of wallets)
-          if ((await get(`/api/v1/wallets/${wallet}/rewards`)).leaves.length !== 1) return false;
+        for (const wallet of wallets) if (leavesOf(await rewardsOf(wallet)).length !== 1) return false;
         return true;
       },
       { timeoutMs: 30_000, intervalMs: 200, message: "the uploaded leaves are served" },
@@ -422,14 +475,19 @@ describe("trader-reward distributions through the gateway", () => {
     let uncovered: any;
     await waitFor(
       async () => {
-        const body = await get(`/api/v1/wallets/${buyer.address}/rewards`);
-        uncovered = body.leaves.find((l: any) => l.distribution_id === big.distributionId);
+        uncovered = leavesOf(await rewardsOf(buyer.address)).find(
+          (l: any) => l.distribution_id === big.distributionId,
+        );
         return uncovered !== undefined;
       },
       { timeoutMs: 30_000, intervalMs: 200, message: "the uncovered leaf is served" },
     );
     expect(uncovered).toMatchObject({ amount: (balance + 1n).toString(), claimed: false, claimable: false });
     await expect(buyer.claimReward(2n, token, zeroAddress, balance + 1n, uncovered.proof)).rejects.toThrow();
+    // Two distributions a wallet now: the walk of one item a page follows a cursor.
+    const final = await expectAgreement(wallets, leafMap);
+    for (const wallet of [buyer, third])
+      expect(final[`rewards ${lower(wallet.address)} limit=1`].map((r: any) => r.epoch)).toEqual(["2", "1"]);
   }, 600_000);
 
   test("behavior: the simulator publishes and claims distributions and uploads their trees: the wallets' rewards show proofs", async () => {
@@ -463,7 +521,7 @@ describe("trader-reward distributions through the gateway", () => {
       async () => {
         served = [];
         for (const claimant of new Set(claims.map((c) => lower(c.args.claimant))))
-          served.push(...(await get(`/api/v1/wallets/${claimant}/rewards`)).leaves);
+          served.push(...leavesOf(await rewardsOf(claimant)));
         return served.some((l) => l.claimed);
       },
       { timeoutMs: 30_000, intervalMs: 250, message: "a simulated wallet's claimed leaf is served" },
@@ -480,10 +538,6 @@ describe("trader-reward distributions through the gateway", () => {
       expect(bad.status, path).toBe(400);
       expect(bad.body.error.code, path).toBe("invalid_address");
     }
-    expect(await get(`/api/v1/wallets/0x${"cd".repeat(20)}/rewards`)).toEqual({
-      address: `0x${"cd".repeat(20)}`,
-      claims: [],
-      leaves: [],
-    });
+    expect(await get(`/api/v1/wallets/0x${"cd".repeat(20)}/rewards`)).toEqual({ items: [] });
   });
 });

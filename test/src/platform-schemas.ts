@@ -415,33 +415,29 @@ export const rewardDistributionPageSchema = pageSchema(
   }),
 );
 
-/** Wallet trader rewards (addition: `/api/v1/wallets/{address}/rewards`). */
-export const walletRewardsSchema = z.strictObject({
-  address: addressSchema,
-  claims: z.array(
-    z.strictObject({
-      distribution_id: hashSchema,
-      token_address: addressSchema,
-      epoch: amountSchema,
-      asset: addressSchema,
-      amount: amountSchema,
-      claimed: rewardLogSchema,
-    }),
-  ),
-  leaves: z.array(
-    z.strictObject({
+/**
+ * Wallet trader rewards (addition: `/api/v1/wallets/{address}/rewards`): a page of the
+ * distributions the wallet has a claim or an uploaded leaf in, newest epoch first.
+ */
+export const walletRewardPageSchema = pageSchema(
+  z
+    .strictObject({
       distribution_id: hashSchema,
       token_address: addressSchema,
       epoch: amountSchema,
       asset: addressSchema,
       root: hashSchema,
       amount: amountSchema,
-      proof: z.array(hashSchema),
+      proof: z.array(hashSchema).nullable(),
       claimed: z.boolean(),
+      claim: rewardLogSchema.nullable(),
       claimable: z.boolean(),
-    }),
-  ),
-});
+    })
+    // A claim exactly when claimed; claimable only with a proof and not claimed.
+    .refine((r) => r.claimed === (r.claim !== null), "claim present exactly when claimed")
+    .refine((r) => !r.claimable || (!r.claimed && r.proof !== null), "claimable needs a proof and no claim")
+    .refine((r) => r.claimed || r.proof !== null, "an item has a claim or a leaf"),
+);
 
 /** A stored reward tree (addition: `POST /api/v1/rewards/distributions/{id}/tree`, 201 and 200). */
 export const rewardTreeSchema = z.strictObject({

@@ -69,10 +69,13 @@ export type DexScreenerEvents = Schemas["DexScreenerEventsResponse"];
 export type RewardDistribution = Schemas["RewardDistribution"];
 /** A page of {@link RewardDistribution}. */
 export type RewardDistributionPage = Schemas["RewardDistributionPage"];
-/** A wallet's reward claims and leaves with proofs (`/api/v1/wallets/{address}/rewards`). */
-export type WalletRewards = Schemas["WalletRewards"];
-/** A leaf of a wallet in an uploaded tree: `amount` and `proof` are the distributor's `claim` arguments. */
-export type RewardLeaf = Schemas["RewardLeaf"];
+/**
+ * One distribution of a wallet (`/api/v1/wallets/{address}/rewards`): its claim, its leaf in an
+ * uploaded tree, or both; with a leaf, `amount` and `proof` are the distributor's `claim` arguments.
+ */
+export type WalletReward = Schemas["WalletReward"];
+/** A page of {@link WalletReward}, newest epoch first (`limit`, `cursor`, `order`). */
+export type WalletRewardPage = Schemas["WalletRewardPage"];
 
 /**
  * The answer of `POST /api/v1/rewards/distributions/{id}/tree` (served by metadata-api behind the

@@ -164,6 +164,46 @@ export async function chainHead(rpcUrl: string): Promise<number> {
   return Number.parseInt(body.result, 16);
 }
 
+/** The routes' bodies and, beside them, the same recomputed independently (keys name the parts compared). */
+export interface Recomputation {
+  api: Record<string, unknown>;
+  expected: Record<string, unknown>;
+}
+
+/**
+ * The acceptance tests' comparison of routes with a recomputation from the chain: waits until the
+ * indexer has committed the chain's head (`indexedBlock()` equals `eth_blockNumber` of `rpcUrl`)
+ * and `recompute(head)` answers `api` equal to `expected` (as JSON text: key order and values),
+ * retrying every 500 ms for up to 120 s (an upload or the response cache may lag the head).
+ * Returns the last recomputation, agreeing or not: the caller asserts `api` equals `expected`, so
+ * a disagreement fails with the diff of the last attempt; throws waitFor's timeout error when
+ * there was none (the head never reached, or `recompute` threw every time). `recompute` is the test's own: the
+ * routes' bodies beside the same figures recomputed from the contracts' raw logs up to the block
+ * and checked against their views at it.
+ */
+export async function recomputeAtHead(
+  rpcUrl: string,
+  indexedBlock: () => Promise<number | null>,
+  recompute: (block: bigint) => Promise<Recomputation>,
+): Promise<Recomputation> {
+  let last: Recomputation | undefined;
+  let failure: unknown;
+  await waitFor(
+    async () => {
+      const head = await chainHead(rpcUrl);
+      if ((await indexedBlock()) !== head) return false;
+      last = await recompute(BigInt(head));
+      return JSON.stringify(last.api) === JSON.stringify(last.expected);
+    },
+    { timeoutMs: 120_000, intervalMs: 500, message: "the routes = their recomputation from the chain" },
+  ).catch((error: unknown) => {
+    failure = error;
+  });
+  // Without a recomputation to compare (head never reached, `recompute` threw): waitFor's error.
+  if (last === undefined) throw failure;
+  return last;
+}
+
 /**
  * Starts the indexer ({@link startIndexer}) and waits until it has committed the chain's
  * current head. Returns the running process: `stop()` it when done (or keep it following).

@@ -21,8 +21,8 @@ import {
   dumpIndexedTables,
   emitterInitCode,
   indexToHead,
+  recomputeAtHead,
   topicOf,
-  waitFor,
 } from "@tmi/testkit";
 import { type Address, encodeAbiParameters, parseEther, toEventSelector, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -258,18 +258,13 @@ async function recompute(block: bigint) {
 
 /** Waits until the indexer reached the chain's head and the API agrees with the recomputation at that block, then asserts it. */
 async function expectAgreement(): Promise<any> {
-  let last: { api: any; expected: any } | undefined;
-  await waitFor(
-    async () => {
-      const head = await chainHead(env.devnet.rpcUrl);
-      if ((await env.indexer.indexedBlock()) !== head) return false;
-      last = await recompute(BigInt(head));
-      return JSON.stringify(last.api) === JSON.stringify(last.expected);
-    },
-    { timeoutMs: 120_000, intervalMs: 500, message: "fee routes = recomputation from logs and views" },
-  ).catch(() => {});
-  expect(last?.api).toEqual(last?.expected);
-  return last!.api;
+  const last = await recomputeAtHead(
+    env.devnet.rpcUrl,
+    () => env.indexer.indexedBlock(),
+    (block) => recompute(block),
+  );
+  expect(last.api).toEqual(last.expected);
+  return last.api;
 }
 
 beforeAll(async () => {

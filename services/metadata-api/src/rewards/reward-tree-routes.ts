@@ -103,6 +103,8 @@ export function registerRewardTreeRoutes(app: HttpApp, deps: RewardTreeRoutesDep
             distributionId: id,
             root: built.root,
             claimant: l.claimant.toLowerCase(),
+            // The order of the wallet rewards page (query-api): the epoch is part of the id.
+            epoch: distribution.epoch,
             amount: l.amount.toString(),
             leafHash: l.leafHash,
             proof: l.proof,

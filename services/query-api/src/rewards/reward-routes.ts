@@ -3,11 +3,13 @@ import { eventPageQuery } from "../common/route-helpers.js";
 import { dataRoutes, tokenRoute } from "../route-context.js";
 import {
   type RewardDistributionRow,
-  readWalletRewards,
   rewardDistributionOf,
   TOKEN_REWARD_DISTRIBUTIONS,
+  WALLET_REWARDS,
+  type WalletRewardRow,
+  walletRewardOf,
 } from "./reward-queries.js";
-import { rewardDistributionPageSchema, walletRewardsSchema } from "./reward-schemas.js";
+import { rewardDistributionPageSchema, walletRewardPageSchema } from "./reward-schemas.js";
 
 /**
  * `GET /api/v1/tokens/:address/rewards/distributions` (docs/api.md "Reward distributions"): the
@@ -34,9 +36,10 @@ export const rewardDistributionRoutes = tokenRoute("rewards/distributions", {
 });
 
 /**
- * `GET /api/v1/wallets/:address/rewards` (docs/api.md "Reward distributions"): the wallet's
- * claims and its leaves in uploaded trees with proofs. A wallet with nothing has empty lists.
- * Errors: 400 `invalid_address`.
+ * `GET /api/v1/wallets/:address/rewards` (docs/api.md "Reward distributions"): a page of the
+ * distributions the wallet has a claim or an uploaded leaf in (amount, proof, claim, claimable),
+ * ordered by (epoch, distribution_id), newest epoch first by default. A wallet with nothing has an
+ * empty page. Errors: 400 `invalid_address`, 400 `invalid_request` (limit, cursor, order).
  */
 export const walletRewardRoutes = dataRoutes("wallets", (routes, ctx) => {
   routes.byAddress(
@@ -44,9 +47,20 @@ export const walletRewardRoutes = dataRoutes("wallets", (routes, ctx) => {
     {
       summary: "Wallet trader rewards",
       description:
-        "Every RewardClaimed of the wallet, and every leaf of the wallet in an uploaded tree of a published distribution: amount, proof for the distributor's claim, claimed, claimable.",
-      ok: walletRewardsSchema,
+        "One item per distribution in which the wallet has a RewardClaimed or a leaf of an uploaded tree: amount, proof for the distributor's claim, the claim, claimable. Ordered by (epoch, distribution_id), newest epoch first by default (`order=asc` for oldest first).",
+      query: eventPageQuery,
+      ok: walletRewardPageSchema,
     },
-    (address) => readWalletRewards(ctx.db, address),
+    async (address, { order, limit, cursor }) => {
+      const page = await readKeysetPage<WalletRewardRow>(ctx.db, WALLET_REWARDS, {
+        filters: [address],
+        order,
+        limit,
+        cursor,
+        cursors: ctx.cursors,
+        route: `wallets.rewards:${address}:${order}`,
+      });
+      return keysetBody(page ?? { rows: [] }, walletRewardOf);
+    },
   );
 });

@@ -45,49 +45,37 @@ export const rewardDistributionSchema = z
 /** A page of a token's distributions, newest first. */
 export const rewardDistributionPageSchema = pageSchema(rewardDistributionSchema, "RewardDistributionPage");
 
-/** A claim of a wallet (`RewardClaimed`). */
-export const rewardClaimSchema = z
-  .object({
-    distribution_id: distributionId,
-    token_address: addressSchema.meta({ description: "RewardClaimed.launchToken" }),
-    epoch,
-    asset,
-    amount: amountSchema.meta({ description: "RewardClaimed.amount (base units)" }),
-    claimed: logAt("RewardClaimed"),
-  })
-  .meta({ id: "RewardClaim" });
-
-/** A leaf of the wallet in an uploaded tree. */
-export const rewardLeafSchema = z
+/**
+ * One distribution of a wallet (`GET /api/v1/wallets/{address}/rewards`): its claim
+ * (`RewardClaimed`) and its leaf in an uploaded tree, either or both.
+ */
+export const walletRewardSchema = z
   .object({
     distribution_id: distributionId,
     token_address: addressSchema.meta({ description: "DistributionPublished.launchToken" }),
     epoch,
     asset,
-    root: hashSchema.meta({ description: "DistributionPublished.root (the uploaded tree's root equals it)" }),
-    amount: amountSchema.meta({ description: "the leaf's amount (the uploaded tree; base units)" }),
-    proof: z.array(hashSchema).meta({
+    root: hashSchema.meta({
+      description: "DistributionPublished.root (an uploaded tree's root equals it)",
+    }),
+    amount: amountSchema.meta({
       description:
-        "bytes32[] for the distributor's claim(epoch, launchToken, asset, amount, proof): the uploaded tree's sorted-pair proof of leafHash(id, wallet, amount)",
+        "the wallet's amount (base units): the uploaded leaf's amount, else RewardClaimed.amount (equal when both exist: the distributor verifies the claim's proof of that amount)",
+    }),
+    proof: z.array(hashSchema).nullable().meta({
+      description:
+        "bytes32[] for the distributor's claim(epoch, launchToken, asset, amount, proof): the uploaded tree's sorted-pair proof of leafHash(id, wallet, amount) (served after a claim too); null when no uploaded tree of the distribution has a leaf of the wallet",
     }),
     claimed: z.boolean().meta({ description: "a RewardClaimed of this distribution and wallet is indexed" }),
+    claim: logAt("RewardClaimed").nullable().meta({
+      description: "the RewardClaimed log of the wallet's claim; null when not claimed",
+    }),
     claimable: z.boolean().meta({
       description:
-        "not claimed, and the trader-rewards vault's indexed balance for (token, asset) (Σ TraderRewardsFunded − Σ TraderRewardPaid) covers amount",
+        "not claimed, a leaf is uploaded (proof not null), and the trader-rewards vault's indexed balance for (token, asset) (Σ TraderRewardsFunded − Σ TraderRewardPaid) covers amount",
     }),
   })
-  .meta({ id: "RewardLeaf" });
+  .meta({ id: "WalletReward" });
 
-/** `GET /api/v1/wallets/{address}/rewards`. */
-export const walletRewardsSchema = z
-  .object({
-    address: addressSchema,
-    claims: z
-      .array(rewardClaimSchema)
-      .meta({ description: "every RewardClaimed of the wallet, newest first" }),
-    leaves: z.array(rewardLeafSchema).meta({
-      description:
-        "every leaf of the wallet in an uploaded tree of a published distribution, newest distribution first",
-    }),
-  })
-  .meta({ id: "WalletRewards" });
+/** A page of a wallet's rewards, newest epoch first (`GET /api/v1/wallets/{address}/rewards`). */
+export const walletRewardPageSchema = pageSchema(walletRewardSchema, "WalletRewardPage");
