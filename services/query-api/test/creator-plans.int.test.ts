@@ -10,12 +10,12 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { listCreatorEarnings, listCreatorTokens } from "../src/creators/creator-queries.js";
 import { READ_SESSION_SETTINGS } from "../src/db.js";
 import { explainPrepared, recordingDb, rowsExaminedOn } from "./plans.js";
+import { insertSeriesTokens } from "./seed.js";
 
 /** Creators, and tokens of each (interleaved: a creator's tokens lie on as many heap pages). */
 const CREATORS = 40;
 const PER_CREATOR = 500;
 const creatorAt = (i: string) => `'0xc' || lpad(to_hex(${i}), 39, '0')`;
-const tokenAt = (i: string) => `'0x' || lpad(to_hex(${i}), 40, '0')`;
 /** Creator 1 (its tokens are 1, 1 + CREATORS, ...; the newest has the highest number). */
 const CREATOR = `0xc${"1".padStart(39, "0")}`;
 /** Creator 2, excluded by the operator. */
@@ -30,16 +30,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   const admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
-  await admin.query(
-    `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
-                         created_block_number, created_transaction_index, created_transaction_hash, created_log_index,
-                         created_at, curve_address, virtual_token_reserve, virtual_eth_reserve, graduation_threshold,
-                         updated_block_number, current_price)
-     SELECT ${tokenAt("i")}, 31337, ${creatorAt(`(i - 1) % ${CREATORS} + 1`)}, 'T' || i, 'T', 't' || i, 't', 10^27,
-            100 + i, 0, '0x' || lpad(to_hex(i), 64, '0'), 0, 1763712000 + i, '0xd' || lpad(to_hex(i), 39, '0'),
-            10^27, 10^18, 8 * 10^26, 100 + i, 10^9 + i
-     FROM generate_series(1, ${CREATORS * PER_CREATOR}) i`,
-  );
+  await insertSeriesTokens(admin, CREATORS * PER_CREATOR, creatorAt(`(i - 1) % ${CREATORS} + 1`));
   await admin.query(
     `INSERT INTO excluded_addresses (address, kind, reason)
      SELECT a, 'token', 'test' FROM unnest($1::text[]) a UNION ALL SELECT $2, 'creator', 'test'`,

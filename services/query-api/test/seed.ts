@@ -109,6 +109,24 @@ export async function insertToken(db: pg.Pool, t: SeedToken): Promise<void> {
   );
 }
 
+/**
+ * Inserts tokens 1..`count` in one statement for the plan tests: token i has the address
+ * `0x` + i in 40 hex digits, the creator of the SQL expression `creator` (over `i`), block 100 + i
+ * (so the newest has the highest i), a curve, price 10^9 + i and no trades.
+ */
+export async function insertSeriesTokens(db: pg.ClientBase, count: number, creator: string): Promise<void> {
+  await db.query(
+    `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
+                         created_block_number, created_transaction_index, created_transaction_hash, created_log_index,
+                         created_at, curve_address, virtual_token_reserve, virtual_eth_reserve, graduation_threshold,
+                         updated_block_number, current_price)
+     SELECT '0x' || lpad(to_hex(i), 40, '0'), 31337, ${creator}, 'T' || i, 'T', 't' || i, 't', 10^27, 100 + i, 0,
+            '0x' || lpad(to_hex(i), 64, '0'), 0, 1763712000 + i, '0xc' || lpad(to_hex(i), 39, '0'),
+            10^27, 10^18, 8 * 10^26, 100 + i, 10^9 + i
+     FROM generate_series(1, ${count}) i`,
+  );
+}
+
 export interface SeedTrade {
   token: string;
   block: number;

@@ -10,6 +10,7 @@ import { READ_SESSION_SETTINGS } from "../src/db.js";
 import { readTokenTraders } from "../src/tokens/traders/trader-queries.js";
 import { getWalletTotals, listHoldings } from "../src/wallets/wallet-queries.js";
 import { explainPrepared, recordingDb, rowsExaminedOn } from "./plans.js";
+import { insertSeriesTokens } from "./seed.js";
 
 /** Tokens of the wallet: it traded all of them and still holds the first half. */
 const N = 2000;
@@ -39,16 +40,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   const admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
-  await admin.query(
-    `INSERT INTO tokens (address, chain_id, creator, name, symbol, search_name, search_symbol, initial_supply,
-                         created_block_number, created_transaction_index, created_transaction_hash, created_log_index,
-                         created_at, curve_address, virtual_token_reserve, virtual_eth_reserve, graduation_threshold,
-                         updated_block_number, current_price)
-     SELECT ${tokenAt("i")}, 31337, '0x${"99".repeat(20)}', 'T' || i, 'T', 't' || i, 't', 10^27, 100 + i, 0,
-            '0x' || lpad(to_hex(i), 64, '0'), 0, 1763712000 + i, '0xc' || lpad(to_hex(i), 39, '0'),
-            10^27, 10^18, 8 * 10^26, 100 + i, 10^9 + i
-     FROM generate_series(1, ${N}) i`,
-  );
+  await insertSeriesTokens(admin, N, `'0x${"99".repeat(20)}'`);
   // The wallet holds the first half; the other wallets one token each.
   await admin.query(
     `INSERT INTO token_balances (token_address, holder, balance)
