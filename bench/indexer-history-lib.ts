@@ -190,7 +190,8 @@ export function benchIndexerCompiled(): boolean {
  * Starts the indexer process on `devnet` into the database of `databaseUrl`, as `pnpm --filter
  * @tmi/indexer start` runs it: 256 MB old space, 64 MB semi-spaces (a batch's objects die young
  * instead of being promoted; docs/benchmarks.md, Indexer), info logs, 250 ms head polls.
- * @param nodeOptions extra Node options (a CPU profiler preload)
+ * @param nodeOptions extra Node options (a CPU profiler preload); `BENCH_INDEXER_NODE_OPTIONS` (when
+ *   set) comes last, so its flags override these (e.g. another `--max-old-space-size`)
  * @param env extra settings
  * @param compiled built or from sources (default {@link benchIndexerCompiled})
  */
@@ -215,6 +216,7 @@ export function startBenchIndexer(
         "--max-old-space-size=256",
         "--max-semi-space-size=64",
         ...(options.nodeOptions ?? []),
+        process.env.BENCH_INDEXER_NODE_OPTIONS,
       ]
         .filter(Boolean)
         .join(" "),

@@ -10,6 +10,8 @@
 // the inspector's CPU profiler (bench/_cpu-prof-preload.mjs) and writes the profile there.
 // BENCH_INDEXER_FROM=dist|source: the built indexer as deployed (default; `pnpm build` first) or its
 // TypeScript sources through tsx (whose module transpiling at start counts in the CPU per event).
+// BENCH_INDEXER_NODE_OPTIONS: Node/V8 flags appended after the deployed ones (they win: V8 flag
+// experiments such as another old-space size, run in pairs against the default).
 // BENCH_INDEXER_WEBHOOKS=1 subscribes one enabled webhook to every event type before indexing, so
 // the webhook outbox triggers write their rows (without a subscription they return at once): run
 // with and without, alternating, for the triggers' cost; `outbox_events` counts what they wrote.

@@ -1,7 +1,8 @@
 /**
  * Rule: `curve.progress_bps` = floor(sold_supply × 10000 / graduation_threshold), at most 10000;
  * 0 without a threshold. Served from `tokens` by {@link progressBpsSql}; the same rule is the SQL
- * function `tmi_progress_bps` of the `token.progress` webhooks (migration 1796800000000_).
+ * function `tmi_progress_bps` of the `token.progress` webhooks (migration 1796800000000_); the
+ * indexer applies it to keep `token_progress_highs` (services/indexer/src/model/progress.ts).
  */
 
 /** Basis points of a complete curve. */

@@ -11,6 +11,7 @@ import { addHolderHourDelta } from "../model/holder-history.js";
 import { addBalance, type BalanceChanges, balanceRows } from "../model/holders.js";
 import type { KnownState } from "../model/known-state.js";
 import { addPositionTrade } from "../model/positions.js";
+import { addProgressTrade } from "../model/progress.js";
 import { emptyRewardRows } from "../model/rewards.js";
 import { addRiskBalance, addRiskTrade, addRiskTransfer } from "../model/risk.js";
 import { addTokenTrade, tokenDelta } from "../model/tokens.js";
@@ -49,6 +50,7 @@ export async function buildBatch(
     fees: emptyFeeDeltas(),
     rewards: emptyRewardRows(),
     risk: new Map(),
+    progressHighs: new Map(),
     holderHours: new Map(),
   };
   const balances: BalanceChanges = new Map();
@@ -84,6 +86,7 @@ export async function buildBatch(
       const info = state.tokens.get(trade.tokenAddress)!;
       creatorDelta(batch.creators, info.creator, trade.blockNumber).volume += trade.curveValue;
       addRiskTrade(batch.risk, info, trade);
+      addProgressTrade(batch.progressHighs, info, trade);
     },
     activity(token, withTokenArg = false) {
       const e = current!;

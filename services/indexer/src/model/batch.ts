@@ -11,6 +11,7 @@ import type { FeeDeltas } from "./fees.js";
 import type { HolderHourChanges } from "./holder-history.js";
 import type { BalanceDelta } from "./holders.js";
 import type { PositionDelta } from "./positions.js";
+import type { ProgressHighs } from "./progress.js";
 import type { RewardRows } from "./rewards.js";
 import type { RiskChanges } from "./risk.js";
 import type { NewTokenRow, TokenDelta } from "./tokens.js";
@@ -49,6 +50,8 @@ export interface Batch {
   creators: Map<string, CreatorDelta>;
   /** token → its risk figures' change over the range (model/risk): every token a trade or Transfer touched. */
   risk: RiskChanges;
+  /** token → the first trade reaching its highest curve progress in the range (model/progress). */
+  progressHighs: ProgressHighs;
   /** ETH/USD answers (model/eth-usd). */
   ethUsd: EthUsdRow[];
   /** The fee economy's sums (model/fees). */

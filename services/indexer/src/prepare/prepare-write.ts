@@ -14,6 +14,7 @@ import { feesCtes } from "./fees.js";
 import { holderHistoryCtes } from "./holder-history.js";
 import { holdersCtes } from "./holders.js";
 import { positionsCtes } from "./positions.js";
+import { progressCtes } from "./progress.js";
 import { rewardsCtes } from "./rewards.js";
 import { riskCtes, riskRefreshStatement } from "./risk.js";
 import { newTokensStatement, tokensUpdateCtes } from "./tokens.js";
@@ -55,7 +56,7 @@ export function inReorgWindow(toBlock: number, headBlock: number, keepBlocks: nu
 /**
  * Formats a range for writing (pure CPU work, done while the previous range is being written):
  * COPY text of the activity log and trades, the insert of launched tokens, and one statement for
- * every other read model (each read model's own CTEs: traders, holders, holder counts, positions, risk, candles,
+ * every other read model (each read model's own CTEs: traders, holders, holder counts, positions, risk, progress highs, candles,
  * tokens, creators, ETH/USD), the risk refresh that follows it, the blocks kept for reorg checks, the journal pruning, the checkpoint and the
  * `tmi_indexed` NOTIFY.
  */
@@ -134,6 +135,7 @@ function readModelStatement(
     ...holderHistoryCtes(batch.holderHours, holders.oldBalances, q),
     ...positionsCtes(batch.positions, q),
     ...riskCtes(batch.risk, q),
+    ...progressCtes(batch.progressHighs, q),
     ...candlesCtes(batch.candles, batch.candleTraders, traders.countedTraders, q),
     ...tokensUpdateCtes(
       batch.tokenDeltas,

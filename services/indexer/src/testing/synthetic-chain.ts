@@ -330,3 +330,17 @@ export class SyntheticChain {
     return this.curves.get(token)!.state;
   }
 }
+
+/** The platform addresses the writer's tests index a {@link SyntheticChain} with. */
+export const TEST_PLATFORM = {
+  factory: addr(0xfac),
+  weth: addr(0xffff),
+  feeManager: addr(0xfee),
+  manager: addr(0x3a9),
+} as const;
+
+/** A test token's curve address (its address + 0x1000). */
+export const curveOf = (token: string) => addr(Number(BigInt(token)) + 0x1000);
+
+/** A test token's canonical pool address (its address + 0x2000). */
+export const poolOf = (token: string) => addr(Number(BigInt(token)) + 0x2000);

@@ -19,8 +19,9 @@ export async function executeWrite(client: PoolClient, prepared: PreparedWrite):
     );
   }
   await timed("copy_events", () => copyIn(client, CHAIN_EVENTS_COPY, prepared.events));
-  // New tokens before their trades: the trades' statement trigger (token.progress webhooks and
-  // `token_progress_highs`) reads each trade's token row.
+  // New tokens before their trades: the trades' statement trigger for `token.progress` webhooks
+  // (only while a subscription wants them) reads each trade's token row, and the progress highs of
+  // before the range (the read-model statement below raises them).
   if (prepared.newTokens) {
     const q = prepared.newTokens;
     await timed("new_tokens", () => client.query(q.text, q.values));

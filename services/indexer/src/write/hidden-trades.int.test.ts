@@ -6,13 +6,11 @@ import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { indexRanges } from "../testing/index-ranges.js";
-import { addr, SyntheticChain } from "../testing/synthetic-chain.js";
+import { addr, curveOf, poolOf, SyntheticChain, TEST_PLATFORM } from "../testing/synthetic-chain.js";
 import { loadKnownState } from "./known-state-loader.js";
 
-const PLATFORM = { factory: addr(0xfac), weth: addr(0xffff), feeManager: addr(0xfee), manager: addr(0x3a9) };
+const PLATFORM = TEST_PLATFORM;
 const [T1, T2, T3] = [addr(0x701), addr(0x702), addr(0x703)];
-const curveOf = (t: string) => addr(Number(BigInt(t)) + 0x1000);
-const poolOf = (t: string) => addr(Number(BigInt(t)) + 0x2000);
 const [CREATOR, ALICE, BOB] = [addr(0xc1), addr(0xa1), addr(0xb0)];
 
 let database: TestDatabase;
