@@ -106,8 +106,12 @@ export function searchPageSql(order: TokenOrder, conditions: PageConditions, bud
     budget.cap < 1
   )
     throw new Error(`invalid search budget ${JSON.stringify(budget)}`);
-  // The page size: a value, over rows already bounded by the budget (no plan depends on it).
+  // The page size: a value, applied as `firstRows` does (under the constant limit of the largest
+  // page). A bare `LIMIT $take` is estimated as 10 % of its input in the generic plan, which then
+  // costs more than a custom plan for the actual size: PostgreSQL re-planned this statement (the
+  // eleven reads and the Token object) on every execution, about as costly as running it.
   const limit = "$take";
+  const byPage = keysetOrderBy(keyOf(order.key, "page"), "desc");
   const walked = [...(order.where ? [order.where] : []), ...conditions.position];
   const inOrder = [...walked, ...conditions.filters];
   const byKey = keysetOrderBy(keyOf(order.key, "t"), "desc");
@@ -142,25 +146,33 @@ export function searchPageSql(order: TokenOrder, conditions: PageConditions, bud
     }),
   );
   return `WITH recent AS MATERIALIZED (
-    SELECT t.* FROM (
+    ${firstRows(
+      `SELECT t.* FROM (
       SELECT ${keyColumns(order.key)}, t.address, t.creator, t.search_name, t.search_symbol${conditions.filters.length === 0 ? "" : `, ${conditions.filters.join(" AND ")} AS kept`}
       FROM tokens t WHERE ${walked.length === 0 ? "true" : walked.join(" AND ")}
       ORDER BY ${keysetOrderBy(order.key, "desc")} LIMIT ${budget.window}) t
     WHERE ${SEARCH_MATCH}${conditions.filters.length === 0 ? "" : " AND t.kept"} AND ${VISIBLE_TOKEN}
-    ORDER BY ${byKey} LIMIT ${limit}),
+    ORDER BY ${byKey}`,
+      limit,
+      byPage,
+    )}),
   state AS MATERIALIZED (SELECT count(*) < ${limit} AS short FROM recent),
   ${reads.map((r) => r.sql).join(",\n  ")},
   page AS (
     SELECT address FROM recent WHERE NOT (SELECT short FROM state)
     UNION ALL
-    (SELECT t.address FROM (
+    SELECT m.address FROM (${firstRows(
+      `SELECT t.* FROM (
       SELECT ${keyOf(order.key, "r")
         .map((c) => c.sql)
         .join(", ")}, r.address, r.creator, true AS kept
       FROM recent r WHERE (SELECT short FROM state)
       ${reads.map((r) => `UNION SELECT ${rowOf(r.name)} FROM ${r.name}`).join("\n      ")}) t
       WHERE t.kept AND ${VISIBLE_TOKEN}
-      ORDER BY ${byKey} LIMIT ${limit}))
+      ORDER BY ${byKey}`,
+      limit,
+      byPage,
+    )}) m)
   SELECT ${keyColumns(order.key)}, ${TOKEN_ITEM_JSON} AS item
   FROM page p, ${TOKEN_FROM_SQL}
   WHERE t.address = p.address
