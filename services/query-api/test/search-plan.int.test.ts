@@ -27,7 +27,17 @@ beforeAll(async () => {
      FROM (SELECT i, CASE WHEN i % 10 = 0 THEN 'Pepe ' ELSE 'Cat ' END || i AS nm
            FROM generate_series(1, ${COUNT}) AS i) s`,
   );
-  await h.admin.query("ANALYZE tokens");
+  // 100,000 trades over the tokens (curve and pool), for the market-wide feed.
+  await h.admin.query(
+    `INSERT INTO trades (block_number, log_index, transaction_index, transaction_hash, block_timestamp, token_address,
+       trader, side, source, token_amount, reserve_amount, curve_value, protocol_fee, creator_fee, price)
+     SELECT 1000 + n / 4, n % 4, 0, '0xf' || lpad(to_hex(n), 63, '0'), 1763800000 + n,
+       '0x' || lpad(to_hex(1 + n % ${COUNT}), 40, '0'), '0xa' || lpad(to_hex(n % 5000), 39, '0'),
+       CASE WHEN n % 3 = 0 THEN 'sell' ELSE 'buy' END, CASE WHEN n % 5 = 0 THEN 'uniswap_v3' ELSE 'curve' END,
+       10^21, 10^15, 10^15, 0, 0, 10^12
+     FROM generate_series(1, 100000) n`,
+  );
+  await h.admin.query("ANALYZE tokens; ANALYZE trades");
 }, 120_000);
 
 afterAll(async () => {
@@ -43,14 +53,36 @@ test("behavior: a search page's statement settles on its generic plan (no re-pla
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       expect(response.body.items.length).toBe(20);
     }
-  const { rows } = await h.pool.query<{ name: string; generic_plans: string; custom_plans: string }>(
-    "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%recent AS MATERIALIZED%'",
-  );
   // The one-part sorts' search statements (the two-part sorts' rest is one when their
   // snapshot part, absent here, leaves the page short).
-  expect(rows.length).toBeGreaterThanOrEqual(5);
+  expect(await expectGenericPlans("statement LIKE '%recent AS MATERIALIZED%'")).toBeGreaterThanOrEqual(5);
+}, 120_000);
+
+test("behavior: the market-wide trades feed's statements settle on their generic plans", async () => {
+  for (let i = 0; i < 8; i++)
+    for (const query of ["limit=20", "source=curve&limit=20"]) {
+      const first = await h.get(`/api/v1/trades?${query}`);
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      expect(first.body.items.length).toBe(20);
+      const next = await h.get(
+        `/api/v1/trades?${query}&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+      );
+      expect(next.status, JSON.stringify(next.body)).toBe(200);
+    }
+  expect(await expectGenericPlans("name LIKE 'qapi_market_trades%'")).toBe(4);
+}, 120_000);
+
+/**
+ * Asserts that every statement prepared on the app's one connection matching `where` (SQL over
+ * `pg_prepared_statements`) ran its generic plan after its 5 custom ones; returns how many matched.
+ */
+async function expectGenericPlans(where: string): Promise<number> {
+  const { rows } = await h.pool.query<{ name: string; generic_plans: string; custom_plans: string }>(
+    `SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE ${where}`,
+  );
   for (const row of rows) {
     expect(Number(row.custom_plans), row.name).toBeLessThanOrEqual(5);
     expect(Number(row.generic_plans), row.name).toBeGreaterThan(0);
   }
-}, 120_000);
+  return rows.length;
+}

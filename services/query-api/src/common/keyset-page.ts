@@ -48,11 +48,35 @@ export interface KeysetSource {
   key: readonly KeysetColumn[];
   parent?: { from: string; where: string };
   /**
+   * Read the page under a constant `LIMIT` {@link PAGE_TAKE_MAX}, the page size (`$n`) applied
+   * above it ({@link firstRows}): a bare `LIMIT $n` is planned as 10 % of its input, which can make
+   * the generic plan dearer than a custom one, and PostgreSQL then plans the statement again on
+   * every execution (the market-wide trades feed at 1M tokens). Default: a bare `LIMIT $n`.
+   */
+  constantLimit?: boolean;
+  /**
    * The page statement, when {@link keysetSql}'s is not the one to run (same parameters, rows and
    * order): e.g. a key computed per row is sorted on its own before the page's other columns are
    * read. Default: {@link keysetSql}.
    */
   statement?: (order: PageOrder, after: boolean, filterCount: number) => string;
+}
+
+/** The most rows a page statement reads: the largest page (`limit` 100) and the look-ahead row of its cursor. */
+export const PAGE_TAKE_MAX = 101;
+
+/**
+ * The first `take` rows (a bind parameter, e.g. `$2`) of `ordered`, a `SELECT … ORDER BY …`
+ * without `LIMIT`, in its order, which `orderBy` repeats over its output columns (`page.<column>`:
+ * PostgreSQL then knows the rows come sorted and adds no sort). The page size is a value, so one named prepared statement serves
+ * every page size (docs/operations.md "Prepared statements"). `ordered` is planned under the
+ * constant `LIMIT` {@link PAGE_TAKE_MAX}: alone, `LIMIT $n` is planned as 10 % of the rows, so
+ * PostgreSQL either re-plans the statement on every execution (the Token object's expression
+ * costs more to plan than a page to read) or settles on a plan made for thousands of rows. The
+ * outer `LIMIT` stops the inner one after `take` rows (it is read lazily).
+ */
+export function firstRows(ordered: string, take: string, orderBy: string): string {
+  return `SELECT * FROM (${ordered}\n  LIMIT ${PAGE_TAKE_MAX}) page ORDER BY ${orderBy} LIMIT ${take}`;
 }
 
 /** Ordering of a page: `desc` (the key's own directions; newest first for chain positions) or `asc` (all reversed). */
@@ -76,9 +100,19 @@ export function keysetSql(
     ? `\n    AND ${keysetCondition(source.key, order, (i, type) => `$${filterCount + 1 + i}::${type}`)}`
     : "";
   const limit = `$${filterCount + 1 + (after ? source.key.length : 0)}`;
-  const page = `SELECT ${source.select}
+  const ordered = `SELECT ${source.select}
   FROM ${source.from} WHERE ${source.where}${keyset}
-  ORDER BY ${orderBy}
+  ORDER BY ${orderBy}`;
+  const page = source.constantLimit
+    ? firstRows(
+        ordered,
+        limit,
+        keysetOrderBy(
+          source.key.map((c) => ({ ...c, sql: `page.${c.column}` })),
+          order,
+        ),
+      )
+    : `${ordered}
   LIMIT ${limit}`;
   if (!source.parent) return page;
   return `SELECT x.* FROM ${source.parent.from} LEFT JOIN LATERAL (

@@ -1,5 +1,6 @@
 import { type Lifecycle, pricingSource, type TradeSource } from "@tmi/shared/market";
 import { TOKEN_FROM_SQL, tokenJsonSql } from "@tmi/shared/token";
+import { firstRows, PAGE_TAKE_MAX } from "../common/keyset-page.js";
 import { tokenUsdJsonSql } from "../common/usd-sql.js";
 import { type Int8, prepared, type SqlReader } from "../db.js";
 import type { CheckpointCache } from "../freshness/checkpoint-cache.js";
@@ -7,6 +8,9 @@ import { ATH_JSON_SQL, COMPACT_RISK_JSON_SQL, FULL_RISK_JSON_SQL } from "./risk/
 import type { Pricing } from "./token-schemas.js";
 import { type StatsCache, statsCacheKey } from "./token-stats-cache.js";
 import { tokenStatsJsonSql } from "./token-stats-queries.js";
+
+/** The page helpers of every list (defined with the keyset pages), used by the token pages. */
+export { firstRows, PAGE_TAKE_MAX };
 
 /**
  * SQL condition (over `tokens t`) that keeps tokens visible to discovery: neither the token nor
@@ -63,9 +67,6 @@ export const PAGE_COLUMNS = `t.created_block_number, t.created_log_index, ${TOKE
 /** Keyset position in the newest-first token order: (created_block_number, created_log_index). */
 export type NewestPosition = [bigint, number];
 
-/** The most rows a page statement reads: the largest page (`limit` 100) and the look-ahead row of its cursor. */
-export const PAGE_TAKE_MAX = 101;
-
 /**
  * `take` (rows a page statement reads) as its bind value.
  * @throws Error when `take` is not an integer from 1 to {@link PAGE_TAKE_MAX}.
@@ -74,20 +75,6 @@ export function checkTake(take: number): number {
   if (!Number.isInteger(take) || take < 1 || take > PAGE_TAKE_MAX)
     throw new Error(`invalid page size ${take}`);
   return take;
-}
-
-/**
- * The first `take` rows (a bind parameter, e.g. `$2`) of `ordered`, a `SELECT … ORDER BY …`
- * without `LIMIT`, in its order, which `orderBy` repeats over its output columns (`page.<column>`:
- * PostgreSQL then knows the rows come sorted and adds no sort). The page size is a value, so one named prepared statement serves
- * every page size (docs/operations.md "Prepared statements"). `ordered` is planned under the
- * constant `LIMIT` {@link PAGE_TAKE_MAX}: alone, `LIMIT $n` is planned as 10 % of the rows, so
- * PostgreSQL either re-plans the statement on every execution (the Token object's expression
- * costs more to plan than a page to read) or settles on a plan made for thousands of rows. The
- * outer `LIMIT` stops the inner one after `take` rows (it is read lazily).
- */
-export function firstRows(ordered: string, take: string, orderBy: string): string {
-  return `SELECT * FROM (${ordered}\n  LIMIT ${PAGE_TAKE_MAX}) page ORDER BY ${orderBy} LIMIT ${take}`;
 }
 
 /** The newest-first order over the columns of a {@link firstRows} page of {@link PAGE_COLUMNS}. */
