@@ -27,7 +27,8 @@ LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND 
 // The same in USD, with the ETH/USD answer in force at each bucket's end (the latest positive
 // answer whose round `updated_at` is before it) read from `eth_usd_buckets`: its rows of the
 // range (one `eth_usd_buckets_pkey` range scan, at most one per bucket) carried forward over the
-// buckets without one (a running count groups each bucket with the last one holding a row), and
+// buckets without one (a running max of [bucket_start, answer] keeps the last one's: one window over
+// the buckets in their order, no second sort), and
 // the row before the range for the buckets ahead of the range's first row (one backward probe,
 // evaluated once). Multiplied in numeric like the other `usd` fields. Before: one LATERAL probe
 // of `eth_usd_answers` per bucket (docs/benchmarks.md).
@@ -42,20 +43,18 @@ const jsonText = (text: string) => `coalesce('"' || ${text} || '"', 'null')`;
 const usd = (wei: string) => jsonText(`trim_scale(${wei} * u.k)::text`);
 /** A volume: "0" when zero or absent, else its USD value. */
 const usdVolume = (wei: string) => `CASE WHEN ${wei} IS NULL OR ${wei} = 0 THEN '"0"' ELSE ${usd(wei)} END`;
-const USD_CANDLES_JSON_SQL = `WITH s AS (
+const USD_CANDLES_JSON_SQL = `WITH a AS (
   SELECT g.b, c.trade_count, c.buy_count, c.sell_count, c.volume, c.buy_volume, c.sell_volume,
-         c.unique_trader_count, c.open_price, c.high_price, c.low_price, c.close_price, e.answer AS own,
-         count(e.answer) OVER (ORDER BY g.b) AS grp
+         c.unique_trader_count, c.open_price, c.high_price, c.low_price, c.close_price,
+         coalesce((max(CASE WHEN e.answer IS NOT NULL THEN ARRAY[e.bucket_start::numeric, e.answer] END)
+           OVER (ORDER BY g.b))[2],
+           (SELECT p.answer FROM eth_usd_buckets p WHERE p.interval = $2 AND p.bucket_start < $3
+             ORDER BY p.bucket_start DESC LIMIT 1)) AS answer
   FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
   LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) c
     ON c.bucket_start = g.b
   LEFT JOIN (SELECT bucket_start, answer FROM eth_usd_buckets WHERE interval = $2 AND bucket_start BETWEEN $3 AND $4) e
     ON e.bucket_start = g.b
-), a AS (
-  SELECT s.*, coalesce(first_value(s.own) OVER (PARTITION BY s.grp ORDER BY s.b),
-    (SELECT p.answer FROM eth_usd_buckets p WHERE p.interval = $2 AND p.bucket_start < $3
-      ORDER BY p.bucket_start DESC LIMIT 1)) AS answer
-  FROM s
 ), u AS (
   SELECT a.*, a.answer * ${USD_FACTOR} AS k FROM a
 )

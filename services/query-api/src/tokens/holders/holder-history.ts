@@ -39,19 +39,18 @@ export const holderHistorySchema = z
 
 // One row per bucket of the window (generate_series): the stored count of the bucket when it has
 // one (one `holder_counts_pkey` range scan over the window), else carried forward from the last
-// bucket that has one (a running count groups each bucket with it), else the latest count before
+// bucket that has one (a running max of [bucket_start, holder_count] keeps the last one's: one
+// window over the buckets in their order, no second sort), else the latest count before
 // the window (one backward probe, evaluated once), else 0. Before: one backward probe per bucket
 // (docs/benchmarks.md "USD chart by concatenation").
-const HISTORY_JSON_SQL = `WITH s AS (
-  SELECT g.b, h.holder_count, count(h.holder_count) OVER (ORDER BY g.b) AS grp
+const HISTORY_JSON_SQL = `WITH v AS (
+  SELECT g.b, coalesce(
+    (max(CASE WHEN h.bucket_start IS NOT NULL THEN ARRAY[h.bucket_start, h.holder_count] END) OVER (ORDER BY g.b))[2],
+    (SELECT p.holder_count FROM holder_counts p WHERE p.token_address = $1 AND p.interval = $2
+      AND p.bucket_start < $3 ORDER BY p.bucket_start DESC LIMIT 1), 0) AS holder_count
   FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
   LEFT JOIN (SELECT bucket_start, holder_count FROM holder_counts
     WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) h ON h.bucket_start = g.b
-), v AS (
-  SELECT s.b, coalesce(first_value(s.holder_count) OVER (PARTITION BY s.grp ORDER BY s.b),
-    (SELECT p.holder_count FROM holder_counts p WHERE p.token_address = $1 AND p.interval = $2
-      AND p.bucket_start < $3 ORDER BY p.bucket_start DESC LIMIT 1), 0) AS holder_count
-  FROM s
 )
 SELECT coalesce(string_agg('{"time":' || v.b || ',"holder_count":' || v.holder_count || '}', ',' ORDER BY v.b), '') AS items
 FROM v`;
