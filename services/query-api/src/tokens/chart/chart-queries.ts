@@ -1,6 +1,5 @@
 import { CANDLE_INTERVALS } from "@tmi/shared/market";
 import { DEFAULT_ETH_USD_DECIMALS } from "../../common/usd-schemas.js";
-import { usdAmountSql } from "../../common/usd-sql.js";
 import { type Int8, prepared, type SqlReader } from "../../db.js";
 import { type ChartWindowRequest, chartWindow } from "./chart-buckets.js";
 import type { ChartCurrency } from "./chart-schemas.js";
@@ -28,37 +27,46 @@ LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND 
 // The same in USD, with the ETH/USD answer in force at each bucket's end (the latest positive
 // answer whose round `updated_at` is before it) read from `eth_usd_buckets`: its rows of the
 // range (one `eth_usd_buckets_pkey` range scan, at most one per bucket) carried forward over the
-// buckets without one (a running count groups each bucket with the last one holding a row), and
+// buckets without one (a running max of [bucket_start, answer] keeps the last one's: one window over
+// the buckets in their order, no second sort), and
 // the row before the range for the buckets ahead of the range's first row (one backward probe,
 // evaluated once). Multiplied in numeric like the other `usd` fields. Before: one LATERAL probe
 // of `eth_usd_answers` per bucket (docs/benchmarks.md).
-const USD = (wei: string) => usdAmountSql(wei, "u.answer");
-const USD_CANDLES_JSON_SQL = `WITH s AS (
+// Built by concatenation in json_build_object's own layout (`{"key" : value, …}`: the bytes of
+// the answer are unchanged), which costs less than json_build_object per bucket; the factor
+// `answer × 10^-(18 + decimals)` is computed once per bucket (`k`) instead of once per field
+// (exact either way: numeric products keep every digit). docs/benchmarks.md "USD chart by concatenation".
+const USD_FACTOR = `'1e-${18 + DEFAULT_ETH_USD_DECIMALS}'::numeric`;
+/** JSON string of a text expression, `null` when it is null. */
+const jsonText = (text: string) => `coalesce('"' || ${text} || '"', 'null')`;
+/** JSON string of `wei` in USD at the bucket's factor `u.k`. */
+const usd = (wei: string) => jsonText(`trim_scale(${wei} * u.k)::text`);
+/** A volume: "0" when zero or absent, else its USD value. */
+const usdVolume = (wei: string) => `CASE WHEN ${wei} IS NULL OR ${wei} = 0 THEN '"0"' ELSE ${usd(wei)} END`;
+const USD_CANDLES_JSON_SQL = `WITH a AS (
   SELECT g.b, c.trade_count, c.buy_count, c.sell_count, c.volume, c.buy_volume, c.sell_volume,
-         c.unique_trader_count, c.open_price, c.high_price, c.low_price, c.close_price, e.answer AS own,
-         count(e.answer) OVER (ORDER BY g.b) AS grp
+         c.unique_trader_count, c.open_price, c.high_price, c.low_price, c.close_price,
+         coalesce((max(CASE WHEN e.answer IS NOT NULL THEN ARRAY[e.bucket_start::numeric, e.answer] END)
+           OVER (ORDER BY g.b))[2],
+           (SELECT p.answer FROM eth_usd_buckets p WHERE p.interval = $2 AND p.bucket_start < $3
+             ORDER BY p.bucket_start DESC LIMIT 1)) AS answer
   FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
   LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) c
     ON c.bucket_start = g.b
   LEFT JOIN (SELECT bucket_start, answer FROM eth_usd_buckets WHERE interval = $2 AND bucket_start BETWEEN $3 AND $4) e
     ON e.bucket_start = g.b
 ), u AS (
-  SELECT s.*, coalesce(first_value(s.own) OVER (PARTITION BY s.grp ORDER BY s.b),
-    (SELECT p.answer FROM eth_usd_buckets p WHERE p.interval = $2 AND p.bucket_start < $3
-      ORDER BY p.bucket_start DESC LIMIT 1)) AS answer
-  FROM s
+  SELECT a.*, a.answer * ${USD_FACTOR} AS k FROM a
 )
-SELECT coalesce(string_agg(json_build_object(
-    'bucket_start', u.b,
-    'trade_count', coalesce(u.trade_count, 0), 'buy_count', coalesce(u.buy_count, 0),
-    'sell_count', coalesce(u.sell_count, 0),
-    'volume', CASE WHEN u.volume IS NULL OR u.volume = 0 THEN '0' ELSE ${USD("u.volume")} END,
-    'buy_volume', CASE WHEN u.buy_volume IS NULL OR u.buy_volume = 0 THEN '0' ELSE ${USD("u.buy_volume")} END,
-    'sell_volume', CASE WHEN u.sell_volume IS NULL OR u.sell_volume = 0 THEN '0' ELSE ${USD("u.sell_volume")} END,
-    'unique_trader_count', coalesce(u.unique_trader_count, 0),
-    'open_price', ${USD("u.open_price")}, 'high_price', ${USD("u.high_price")},
-    'low_price', ${USD("u.low_price")}, 'close_price', ${USD("u.close_price")},
-    'eth_usd', trim_scale(u.answer * '1e-${DEFAULT_ETH_USD_DECIMALS}'::numeric)::text)::text,
+SELECT coalesce(string_agg('{"bucket_start" : ' || u.b
+    || ', "trade_count" : ' || coalesce(u.trade_count, 0) || ', "buy_count" : ' || coalesce(u.buy_count, 0)
+    || ', "sell_count" : ' || coalesce(u.sell_count, 0)
+    || ', "volume" : ' || ${usdVolume("u.volume")} || ', "buy_volume" : ' || ${usdVolume("u.buy_volume")}
+    || ', "sell_volume" : ' || ${usdVolume("u.sell_volume")}
+    || ', "unique_trader_count" : ' || coalesce(u.unique_trader_count, 0)
+    || ', "open_price" : ' || ${usd("u.open_price")} || ', "high_price" : ' || ${usd("u.high_price")}
+    || ', "low_price" : ' || ${usd("u.low_price")} || ', "close_price" : ' || ${usd("u.close_price")}
+    || ', "eth_usd" : ' || ${jsonText(`trim_scale(u.answer * '1e-${DEFAULT_ETH_USD_DECIMALS}'::numeric)::text`)} || '}',
   ',' ORDER BY u.b), '') AS candles
 FROM u`;
 

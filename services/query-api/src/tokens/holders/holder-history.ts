@@ -37,15 +37,23 @@ export const holderHistorySchema = z
   })
   .meta({ id: "HolderHistory" });
 
-// One row per bucket of the window (generate_series), each the latest stored count at or before
-// it (one backward probe of `holder_counts_pkey`): gap-filled with the last count, 0 before the
-// first change. At most 1,000 buckets, each one index probe.
-const HISTORY_JSON_SQL = `SELECT coalesce(string_agg('{"time":' || g.b || ',"holder_count":' || coalesce(v.holder_count, 0) || '}',
-  ',' ORDER BY g.b), '') AS items
-FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
-LEFT JOIN LATERAL (SELECT h.holder_count FROM holder_counts h
-  WHERE h.token_address = $1 AND h.interval = $2 AND h.bucket_start <= g.b
-  ORDER BY h.bucket_start DESC LIMIT 1) v ON true`;
+// One row per bucket of the window (generate_series): the stored count of the bucket when it has
+// one (one `holder_counts_pkey` range scan over the window), else carried forward from the last
+// bucket that has one (a running max of [bucket_start, holder_count] keeps the last one's: one
+// window over the buckets in their order, no second sort), else the latest count before
+// the window (one backward probe, evaluated once), else 0. Before: one backward probe per bucket
+// (docs/benchmarks.md "USD chart by concatenation").
+const HISTORY_JSON_SQL = `WITH v AS (
+  SELECT g.b, coalesce(
+    (max(CASE WHEN h.bucket_start IS NOT NULL THEN ARRAY[h.bucket_start, h.holder_count] END) OVER (ORDER BY g.b))[2],
+    (SELECT p.holder_count FROM holder_counts p WHERE p.token_address = $1 AND p.interval = $2
+      AND p.bucket_start < $3 ORDER BY p.bucket_start DESC LIMIT 1), 0) AS holder_count
+  FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
+  LEFT JOIN (SELECT bucket_start, holder_count FROM holder_counts
+    WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) h ON h.bucket_start = g.b
+)
+SELECT coalesce(string_agg('{"time":' || v.b || ',"holder_count":' || v.holder_count || '}', ',' ORDER BY v.b), '') AS items
+FROM v`;
 
 /**
  * The holder history of `token` as JSON text (the buckets of the chart's window rule, from the
