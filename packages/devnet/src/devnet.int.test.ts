@@ -593,7 +593,8 @@ describe("devnet", () => {
       traders: 6,
       tokens: 3,
       durationSeconds: 240,
-      until: (s) => s.launches >= 5 && s.sells >= 8 && s.transfers >= 3,
+      // Until a snipe landed within two blocks (a loaded machine can delay one past them).
+      until: (s) => s.launches >= 5 && s.sells >= 8 && s.transfers >= 3 && s.snipes >= 1,
       graduateEvery: 0,
       economyShare: 0,
       feedIntervalSeconds: 0,

@@ -26,6 +26,12 @@ export interface SimulatorStats {
   /** Uniswap V3 pool swaps (both directions) after graduation. */
   swaps: number;
   transfers: number;
+  /**
+   * Sniping buys mined within two blocks of their token's launch (the sniper cohort of docs/api.md
+   * "Risk and all-time high"); a snipe that a busy wallet or a slow machine delays past that is a
+   * plain buy.
+   */
+  snipes: number;
   feedUpdates: number;
   /**
    * Fee-economy transactions: creator fee claims, payout hand-overs, curve pot funding, LP fee
@@ -151,6 +157,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
     graduations: 0,
     swaps: 0,
     transfers: 0,
+    snipes: 0,
     feedUpdates: 0,
     economy: 0,
     distributions: 0,
@@ -222,7 +229,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
       // With a value, the creator's first buy (a second transaction: createToken is not payable),
       // sent together with the buys of sniping bots, which race it into the next block.
       const devBuy = value > 0n ? trader.buy(result.token, value) : undefined;
-      if (random.chance(0.6)) snipe(result.token, index);
+      if (random.chance(0.6)) snipe(result.token, index, result.receipt.blockNumber);
       if (devBuy) {
         noteReceipt(await devBuy);
         holdings[index]!.add(result.token);
@@ -330,7 +337,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
    * snipers, docs/api.md "Risk and all-time high"). Busy or not: a wallet's transactions are
    * serialized, and a buy never makes a concurrent sell of the same wallet exceed its balance.
    */
-  function snipe(token: Address, creator: number): void {
+  function snipe(token: Address, creator: number, launchBlock: bigint): void {
     const others = traders.map((_, i) => i).filter((i) => i !== creator);
     for (let n = 1 + random.int(2); n > 0 && others.length > 0; n--) {
       const i = others.splice(random.int(others.length), 1)[0]!;
@@ -340,6 +347,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
             noteReceipt(result);
             holdings[i]!.add(token);
             stats.buys += 1;
+            if (result.receipt.blockNumber <= launchBlock + 2n) stats.snipes += 1;
           })
           .catch(fail),
       );
