@@ -104,14 +104,7 @@ export function keysetSql(
   FROM ${source.from} WHERE ${source.where}${keyset}
   ORDER BY ${orderBy}`;
   const page = source.constantLimit
-    ? firstRows(
-        ordered,
-        limit,
-        keysetOrderBy(
-          source.key.map((c) => ({ ...c, sql: `page.${c.column}` })),
-          order,
-        ),
-      )
+    ? firstRows(ordered, limit, keysetOrderBy(keyOf(source.key, "page"), order))
     : `${ordered}
   LIMIT ${limit}`;
   if (!source.parent) return page;
@@ -122,6 +115,10 @@ export function keysetSql(
 /** Whether `column` descends in `order`. */
 const descends = (column: KeysetColumn, order: PageOrder) =>
   order === "desc" ? column.descending : !column.descending;
+
+/** `k` read from its output columns (`column`) of the relation `alias` (a subquery or a materialized step). */
+export const keyOf = (k: readonly KeysetColumn[], alias: string): KeysetColumn[] =>
+  k.map((c) => ({ ...c, sql: `${alias}.${c.column}` }));
 
 /** `ORDER BY` list of `key` in `order` (without the keywords). */
 export function keysetOrderBy(key: readonly KeysetColumn[], order: PageOrder): string {

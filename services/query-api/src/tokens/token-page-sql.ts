@@ -1,6 +1,6 @@
 import { lifecycleOf } from "@tmi/shared/market";
 import { TOKEN_FROM_SQL, TOKEN_METADATA_JOIN_SQL } from "@tmi/shared/token";
-import { type KeysetColumn, keysetCondition, keysetOrderBy } from "../common/keyset-page.js";
+import { type KeysetColumn, keyOf, keysetCondition, keysetOrderBy } from "../common/keyset-page.js";
 import type { TokenOrder, TokenPhase } from "./token-orders.js";
 import { firstRows, TOKEN_ITEM_JSON, VISIBLE_TOKEN } from "./token-queries.js";
 
@@ -46,10 +46,6 @@ export const phaseSql = (phase: TokenPhase | undefined): string[] =>
 
 /** Key columns in the select list, as `k0`, `k1`. */
 const keyColumns = (k: readonly KeysetColumn[]) => k.map((c) => `${c.sql} AS ${c.column}`).join(", ");
-
-/** `k` read from the columns `k0`, `k1` of the relation `alias` (a materialized step of a statement). */
-export const keyOf = (k: readonly KeysetColumn[], alias: string): KeysetColumn[] =>
-  k.map((c) => ({ ...c, sql: `${alias}.${c.column}` }));
 
 /** The cursor condition of `k` with its values read from `$k0`, `$k1`, ... (init plans, see `inPrefix`). */
 export const afterSql = (k: readonly KeysetColumn[]): string =>
