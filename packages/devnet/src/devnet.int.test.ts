@@ -593,8 +593,15 @@ describe("devnet", () => {
       traders: 6,
       tokens: 3,
       durationSeconds: 240,
-      // Until a snipe landed within two blocks (a loaded machine can delay one past them).
-      until: (s) => s.launches >= 5 && s.sells >= 8 && s.transfers >= 3 && s.snipes >= 1,
+      // Until every cohort the assertions read has been mined at least once (a loaded machine
+      // can delay a snipe past two blocks, or let a sniper's buy precede the creator's).
+      until: (s) =>
+        s.launches >= 5 &&
+        s.sells >= 8 &&
+        s.snipes >= 1 &&
+        s.devBuys >= 1 &&
+        s.insiderTransfers >= 1 &&
+        s.creatorSells >= 1,
       graduateEvery: 0,
       economyShare: 0,
       feedIntervalSeconds: 0,

@@ -32,6 +32,15 @@ export interface SimulatorStats {
    * plain buy.
    */
   snipes: number;
+  /**
+   * Launches whose first curve trade is the creator's own buy (the dev-buy cohort); snipers racing
+   * the creator's buy into the same block can take the first place.
+   */
+  devBuys: number;
+  /** Creator-to-side-wallet transfers of the creator's own token (the insider cohort). */
+  insiderTransfers: number;
+  /** Sells by a token's creator of its own token on the curve. */
+  creatorSells: number;
   feedUpdates: number;
   /**
    * Fee-economy transactions: creator fee claims, payout hand-overs, curve pot funding, LP fee
@@ -158,6 +167,9 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
     swaps: 0,
     transfers: 0,
     snipes: 0,
+    devBuys: 0,
+    insiderTransfers: 0,
+    creatorSells: 0,
     feedUpdates: 0,
     economy: 0,
     distributions: 0,
@@ -231,9 +243,11 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
       const devBuy = value > 0n ? trader.buy(result.token, value) : undefined;
       if (random.chance(0.6)) snipe(result.token, index, result.receipt.blockNumber);
       if (devBuy) {
-        noteReceipt(await devBuy);
+        const bought = await devBuy;
+        noteReceipt(bought);
         holdings[index]!.add(result.token);
         stats.buys += 1;
+        if (await firstTradeOf(result.curve, result.receipt.blockNumber, bought)) stats.devBuys += 1;
         // A creator that funds side wallets: part of its buy handed to one or two other wallets.
         if (traders.length > 1 && random.chance(0.4)) {
           const balance = await trader.balanceOf(result.token);
@@ -244,6 +258,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
             );
             holdings[to]!.add(result.token);
             stats.transfers += 1;
+            stats.insiderTransfers += 1;
           }
         }
       }
@@ -295,6 +310,7 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
       if (amount > 0n) {
         noteReceipt(await trader.sell(token, amount));
         stats.sells += 1;
+        stats.creatorSells += 1;
         return;
       }
     }
@@ -329,6 +345,21 @@ export async function runSimulator(options: SimulatorOptions): Promise<Simulator
     noteReceipt(await trader.buy(token, random.ethAmount(0.04, 1, 0.001, 1)));
     holdings[index]!.add(token);
     stats.buys += 1;
+  }
+
+  /**
+   * Whether `trade` is the first `TokensBought` of `curve` since its launch block (read from the
+   * node's logs: snipers sent at the same time can be mined before it).
+   */
+  async function firstTradeOf(curve: Address, launchBlock: bigint, trade: TxResult): Promise<boolean> {
+    const bought = await client.getContractEvents({
+      address: curve,
+      abi: zonkCurveV3Abi,
+      eventName: "TokensBought",
+      fromBlock: launchBlock,
+      toBlock: trade.receipt.blockNumber,
+    });
+    return bought[0]?.transactionHash === trade.hash;
   }
 
   /**
@@ -648,7 +679,8 @@ export function formatStats(stats: SimulatorStats, seconds: number): string {
   return (
     `simulator ${seconds.toFixed(0)} s: ${stats.transactions} txs (${(stats.transactions / Math.max(seconds, 0.001)).toFixed(1)} tx/s), ` +
     `launches ${stats.launches}, buys ${stats.buys}, sells ${stats.sells}, graduations ${stats.graduations}, ` +
-    `swaps ${stats.swaps}, transfers ${stats.transfers}, feed ${stats.feedUpdates}, ` +
+    `swaps ${stats.swaps}, transfers ${stats.transfers} (insider ${stats.insiderTransfers}), snipes ${stats.snipes}, ` +
+    `dev buys ${stats.devBuys}, creator sells ${stats.creatorSells}, feed ${stats.feedUpdates}, ` +
     `economy ${stats.economy} (distributions ${stats.distributions}, trees uploaded ${stats.treesUploaded}, reward claims ${stats.rewardClaims}), failed ${stats.failed}`
   );
 }
