@@ -32,7 +32,7 @@ const creatorAddressSql = (i: string) => `('0x' || substr(md5('c' || ${i}) || md
 const traderAddressSql = (i: string) => `('0x' || substr(md5('w' || ${i}) || md5('v' || ${i}), 1, 40))`;
 const hashSql = (seed: string) => `('0x' || md5('h' || ${seed}) || md5('k' || ${seed}))`;
 
-const VERSION = "qapi-bench-v6-risk";
+const VERSION = "qapi-bench-v7-usd-buckets";
 
 /** The tables filled in bulk (largest first): loaded without indexes (built after), unlogged (no WAL). */
 const BULK_TABLES = ["candles", "trades", "chain_events", "positions", "token_balances", "tokens"];
@@ -499,6 +499,9 @@ export async function ensureBenchDatabase(options: {
     );
     // As the exclusion commands do: the excluded tokens' trades leave the feed's indexes.
     await step(client, "hidden trades", syncHiddenTradesSql("true"), log);
+    // With triggers (the bulk session runs none): the answers' statement trigger keeps the per-bucket
+    // ETH/USD read model as it does for the indexer, so USD charts multiply real answers.
+    await client.query("SET session_replication_role = origin");
     await step(
       client,
       "eth_usd_answers",
@@ -507,6 +510,7 @@ export async function ensureBenchDatabase(options: {
        FROM generate_series(0, ${FIRST_TRADE_BLOCK} + ${M} / 2, 600) AS blk`,
       log,
     );
+    await client.query("SET session_replication_role = replica");
     await step(
       client,
       "checkpoint",
