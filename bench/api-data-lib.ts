@@ -499,6 +499,16 @@ export async function ensureBenchDatabase(options: {
     );
     // As the exclusion commands do: the excluded tokens' trades leave the feed's indexes.
     await step(client, "hidden trades", syncHiddenTradesSql("true"), log);
+    // The prefix table of the search (its triggers do not run in the bulk session): the fill of
+    // its migration, which also gave a set built before it the same rows (hence no new version).
+    await step(
+      client,
+      "token search prefixes",
+      `INSERT INTO token_search_prefixes (prefix, created_block_number, created_log_index, address)
+       SELECT p, t.created_block_number, t.created_log_index, t.address
+       FROM tokens t, tmi_token_prefixes(t.search_name, t.search_symbol, t.address) p`,
+      log,
+    );
     // With triggers (the bulk session runs none): the answers' statement trigger keeps the per-bucket
     // ETH/USD read model as it does for the indexer, so USD charts multiply real answers.
     await client.query("SET session_replication_role = origin");

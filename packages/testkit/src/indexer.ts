@@ -239,6 +239,7 @@ const DUMP_TABLES: Record<string, string> = {
   reward_claims: "distribution_id, claimant",
   eth_usd_buckets: "interval, bucket_start",
   token_progress_highs: "token_address",
+  token_search_prefixes: "prefix, created_block_number, created_log_index",
 };
 
 /**

@@ -3,6 +3,7 @@ import { TOKEN_FROM_SQL } from "@tmi/shared/token";
 import type { KeysetColumn, KeysetPosition } from "../common/keyset-page.js";
 import { type Int8, prepared, type SqlReader } from "../db.js";
 import {
+  NEWEST_ORDER,
   PROGRESS_BPS_SQL,
   type ScreenedRows,
   TOKEN_ORDERS,
@@ -16,7 +17,9 @@ import {
   afterSql,
   orderedPageSql,
   type PageConditions,
+  PREFIX_TABLE_MAX_CHARS,
   phaseSql,
+  prefixPageSql,
   rankedPageSql,
   SCREENER_WINDOW,
   SEARCH_BUDGET,
@@ -54,7 +57,7 @@ function bind(text: string, values: Record<string, unknown>): { text: string; va
  * `curve`, `graduated`) × `search` or not × cursor or not × screener or not; each part of the
  * two-part sorts likewise (the snapshot part: the latest snapshot's first page, or the cursor's
  * snapshot after a position); the plain list's first page and page after a cursor, the batch,
- * the snapshot check.
+ * the snapshot check, the prefix table's search first and after a cursor (`prefixPageSql`).
  */
 export const TOKEN_LIST_STATEMENT_BOUND =
   (Object.keys(TOKEN_ORDERS).length + 2 * Object.keys(TWO_PART_SORTS).length) *
@@ -62,7 +65,7 @@ export const TOKEN_LIST_STATEMENT_BOUND =
     2 *
     2 *
     2 +
-  4;
+  6;
 
 /**
  * Runs `text` (named placeholders) as a prepared statement named after its text: one of at most
@@ -160,6 +163,20 @@ export async function listOrderedTokens(
     ...(options.notInSnapshot !== undefined ? { snapshot: options.notInSnapshot.toString() } : {}),
     ...screener.values,
   };
+  // Newest first without other filters, a term the prefix table holds: exact whatever its matches.
+  if (
+    filters.search !== "" &&
+    order === NEWEST_ORDER &&
+    conditions.filters.length === 0 &&
+    [...filters.search].length <= PREFIX_TABLE_MAX_CHARS
+  )
+    return {
+      rows: await run<TokenPageRow>(db, prefixPageSql(after !== null), {
+        take: values.take,
+        term: filters.search,
+        ...positionValues(after),
+      }),
+    };
   if (filters.search !== "")
     return {
       rows: await run<TokenPageRow>(

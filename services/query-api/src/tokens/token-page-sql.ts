@@ -81,6 +81,38 @@ export function orderedPageSql(order: TokenOrder, conditions: PageConditions): s
 }
 
 /**
+ * The longest term the prefix table answers (`token_search_prefixes`: every prefix of 1 to this
+ * many characters of each token's name, symbol and address, migration `token-search-prefixes`).
+ */
+export const PREFIX_TABLE_MAX_CHARS = 8;
+
+/** Launch order over `token_search_prefixes p` (its primary key walked backwards), as `k0`, `k1`. */
+const PREFIX_KEY: readonly KeysetColumn[] = [
+  { sql: "p.created_block_number", column: "k0", type: "int8", descending: true },
+  { sql: "p.created_log_index", column: "k1", type: "int4", descending: true },
+];
+
+/**
+ * A page of `$take` visible tokens whose name, symbol or address starts with `$term` (at most
+ * {@link PREFIX_TABLE_MAX_CHARS} characters), newest launch first, after the position `$k0`,
+ * `$k1` when `after`, as {@link TokenPageRow}s: the term's rows of `token_search_prefixes` walked
+ * backwards from the cursor, stopping after the page. Exact and bounded whatever the number of
+ * matches (the rows read: the page plus the excluded tokens among them).
+ */
+export function prefixPageSql(after: boolean): string {
+  return `SELECT t.k0, t.k1, ${TOKEN_ITEM_JSON} AS item
+  FROM (${firstRows(
+    `SELECT ${keyColumns(PREFIX_KEY)}, t.* FROM token_search_prefixes p JOIN tokens t ON t.address = p.address
+    WHERE ${["p.prefix = $term", ...(after ? [afterSql(PREFIX_KEY)] : []), VISIBLE_TOKEN].join(" AND ")}
+    ORDER BY ${keysetOrderBy(PREFIX_KEY, "desc")}`,
+    "$take",
+    keysetOrderBy(keyOf(PREFIX_KEY, "page"), "desc"),
+  )}) t
+  ${TOKEN_METADATA_JOIN_SQL}
+  ORDER BY ${keysetOrderBy(keyOf(PREFIX_KEY, "t"), "desc")}`;
+}
+
+/**
  * A page of `$take` visible prefix matches of [$lo, $hi) in `order` after the position, filtered,
  * in bounded work (`budget`), as {@link TokenPageRow}s. One statement with a generic plan:
  *

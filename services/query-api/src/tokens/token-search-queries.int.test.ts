@@ -157,6 +157,48 @@ describe("search pages", () => {
     }
   });
 
+  test("behavior: newest first, a term of up to 8 characters is exact past the cap (the prefix table)", async () => {
+    // A window and cap of 2 leave the bounded reads of `tokens` approximate for these prefixes
+    // (40 names, 120 addresses); newest first without phase, the prefix table answers exactly.
+    for (const prefix of ["pepe", "0xa", "p", "p10", "moon 1", "cat 1", "x"]) {
+      const expected = await reference("newest", prefix);
+      for (const limit of [1, 3, 20]) {
+        const pages = await walk("newest", prefix, limit, { window: 2, cap: 2 });
+        expect(pages.flat(), `${prefix} limit ${limit}`).toEqual(expected);
+        for (const page of pages.slice(0, -1)) expect(page.length, `${prefix} limit ${limit}`).toBe(limit);
+      }
+    }
+  });
+
+  test("behavior: the prefix table follows a launch, a rewritten name and a removed token", async () => {
+    const address = testAddress(900);
+    const search = async (prefix: string) => (await walk("newest", prefix, 20, SEARCH_BUDGET)).flat();
+    await insertToken(writer, {
+      address,
+      block: 5_000n,
+      logIndex: 0,
+      timestamp: 1_763_800_000n,
+      name: "Quokka",
+    });
+    try {
+      expect(await search("quo")).toEqual([address]);
+      await writer.query("UPDATE tokens SET name = 'Wombat', search_name = 'wombat' WHERE address = $1", [
+        address,
+      ]);
+      expect(await search("quo")).toEqual([]);
+      expect(await search("wom")).toEqual([address]);
+      expect(await search("0xa000000000000000000000000000000000000384")).toEqual([address]);
+    } finally {
+      await writer.query("DELETE FROM tokens WHERE address = $1", [address]);
+    }
+    expect(await search("wom")).toEqual([]);
+    const { rows } = await reader.query(
+      "SELECT count(*)::int AS n FROM token_search_prefixes WHERE address = $1",
+      [address],
+    );
+    expect(rows[0].n).toBe(0);
+  });
+
   test("behavior: past the cap, pages stay in order without repeats and hold only matches", async () => {
     // "pepe" has 40 name matches, "0xa" 120 address matches: more than a `cap` of 2 with a
     // window of 2, so a page may come from the matches read (docs/api.md).
