@@ -425,6 +425,18 @@ export function apiRoutes(
         }),
     },
     {
+      // A sparse phase: the prefix table's windowed walk (docs/api.md "Search, exact in launch order").
+      route: "search_graduated",
+      group: "lists",
+      path: () => `/api/v1/tokens?phase=graduated&search=${encodeURIComponent(rotate(searches))}`,
+      raw: (db) =>
+        orderedPage(db, {
+          order: TOKEN_ORDERS.newest,
+          ...firstPage("tokens?sort=newest&phase=graduated&search=x"),
+          filters: { search: rotate(searches), phase: "graduated" },
+        }),
+    },
+    {
       route: "search_deep",
       group: "lists",
       path: () =>

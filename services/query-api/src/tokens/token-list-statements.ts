@@ -25,6 +25,7 @@ import {
   SEARCH_BUDGET,
   type SearchBudget,
   screenedPageSql,
+  screenedPrefixPageSql,
   screenedRankedPageSql,
   searchPageSql,
 } from "./token-page-sql.js";
@@ -57,7 +58,8 @@ function bind(text: string, values: Record<string, unknown>): { text: string; va
  * `curve`, `graduated`) × `search` or not × cursor or not × screener or not; each part of the
  * two-part sorts likewise (the snapshot part: the latest snapshot's first page, or the cursor's
  * snapshot after a position); the plain list's first page and page after a cursor, the batch,
- * the snapshot check, the prefix table's search first and after a cursor (`prefixPageSql`).
+ * the snapshot check; the prefix table's search (newest first: the one-part sort and the rest of
+ * `trending`) × `phase` × cursor or not × screener or not (`prefixPageSql`, `screenedPrefixPageSql`).
  */
 export const TOKEN_LIST_STATEMENT_BOUND =
   (Object.keys(TOKEN_ORDERS).length + 2 * Object.keys(TWO_PART_SORTS).length) *
@@ -65,7 +67,8 @@ export const TOKEN_LIST_STATEMENT_BOUND =
     2 *
     2 *
     2 +
-  6;
+  4 +
+  2 * (TOKEN_PHASES.length + 1) * 2 * 2;
 
 /**
  * Runs `text` (named placeholders) as a prepared statement named after its text: one of at most
@@ -163,20 +166,23 @@ export async function listOrderedTokens(
     ...(options.notInSnapshot !== undefined ? { snapshot: options.notInSnapshot.toString() } : {}),
     ...screener.values,
   };
-  // Newest first without other filters, a term the prefix table holds: exact whatever its matches.
+  // Newest first, a term the prefix table holds: exact whatever its matches (with filters, at
+  // most `window` of its matches examined per page).
   if (
     filters.search !== "" &&
     order === NEWEST_ORDER &&
-    conditions.filters.length === 0 &&
     [...filters.search].length <= PREFIX_TABLE_MAX_CHARS
-  )
-    return {
-      rows: await run<TokenPageRow>(db, prefixPageSql(after !== null), {
-        take: values.take,
-        term: filters.search,
-        ...positionValues(after),
-      }),
-    };
+  ) {
+    const prefixed = { ...values, term: filters.search };
+    if (conditions.filters.length === 0)
+      return { rows: await run<TokenPageRow>(db, prefixPageSql(after !== null), prefixed) };
+    const window = options.window ?? SCREENER_WINDOW;
+    return screenedRows(
+      await run(db, screenedPrefixPageSql(conditions.filters, after !== null, window), prefixed),
+      take,
+      window,
+    );
+  }
   if (filters.search !== "")
     return {
       rows: await run<TokenPageRow>(

@@ -113,6 +113,23 @@ export function prefixPageSql(after: boolean): string {
 }
 
 /**
+ * {@link prefixPageSql} with `filters` (phase, screener, the trending snapshot's tokens left
+ * out) in bounded work: the term's rows of `token_search_prefixes` walked from the cursor for at
+ * most `window` rows, as {@link screenedPageSql} returns them (the rows that pass, and the
+ * window's last row when the walk reached it: the position to resume from).
+ */
+export function screenedPrefixPageSql(filters: string[], after: boolean, window: number): string {
+  return windowedSql(
+    PREFIX_KEY,
+    `SELECT ${keyColumns(PREFIX_KEY)}, t.*, (${[...filters, VISIBLE_TOKEN].join(" AND ")}) AS kept
+      FROM token_search_prefixes p JOIN tokens t ON t.address = p.address
+      WHERE ${["p.prefix = $term", ...(after ? [afterSql(PREFIX_KEY)] : [])].join(" AND ")}
+      ORDER BY ${keysetOrderBy(PREFIX_KEY, "desc")}`,
+    window,
+  );
+}
+
+/**
  * A page of `$take` visible prefix matches of [$lo, $hi) in `order` after the position, filtered,
  * in bounded work (`budget`), as {@link TokenPageRow}s. One statement with a generic plan:
  *

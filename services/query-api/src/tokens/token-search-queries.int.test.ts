@@ -89,7 +89,14 @@ async function reference(sort: Sort, prefix: string, phase?: TokenPhase): Promis
 }
 
 /** Every page of a search in `sort`, followed by its cursors: the addresses of each page. */
-async function walk(sort: Sort, prefix: string, limit: number, budget: SearchBudget, phase?: TokenPhase) {
+async function walk(
+  sort: Sort,
+  prefix: string,
+  limit: number,
+  budget: SearchBudget,
+  phase?: TokenPhase,
+  window?: number,
+) {
   const route = `t:${sort}:${prefix}:${phase ?? ""}`;
   const pages: string[][] = [];
   let cursor: string | undefined;
@@ -102,6 +109,7 @@ async function walk(sort: Sort, prefix: string, limit: number, budget: SearchBud
       cursors: codec,
       route,
       budget,
+      ...(window !== undefined ? { window } : {}),
     });
     pages.push(page.items.map((item) => JSON.parse(item).address as string));
     cursor = page.nextCursor;
@@ -166,6 +174,27 @@ describe("search pages", () => {
         const pages = await walk("newest", prefix, limit, { window: 2, cap: 2 });
         expect(pages.flat(), `${prefix} limit ${limit}`).toEqual(expected);
         for (const page of pages.slice(0, -1)) expect(page.length, `${prefix} limit ${limit}`).toBe(limit);
+      }
+    }
+  });
+
+  test("behavior: newest first with a phase, the prefix table's walk is exact in bounded windows (pages may be short)", async () => {
+    // A window of 3 of the term's entries per page: pages hold the matches of the phase among
+    // them (possibly none) and a cursor to go on; followed to the end, every match in order.
+    for (const prefix of ["pepe", "0xa", "p", "moon 1", "x"]) {
+      for (const phase of ["graduated", "curve"] as const) {
+        const expected = await reference("newest", prefix, phase);
+        for (const [limit, window] of [
+          [1, 3],
+          [3, 3],
+          [20, 3],
+          [3, 50],
+        ] as const) {
+          const label = `${prefix} ${phase} limit ${limit} window ${window}`;
+          const pages = await walk("newest", prefix, limit, { window: 2, cap: 2 }, phase, window);
+          expect(pages.flat(), label).toEqual(expected);
+          for (const page of pages) expect(page.length, label).toBeLessThanOrEqual(limit);
+        }
       }
     }
   });
