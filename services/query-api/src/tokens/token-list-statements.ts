@@ -18,6 +18,7 @@ import {
   orderedPageSql,
   type PageConditions,
   PREFIX_TABLE_MAX_CHARS,
+  PREFIX_WINDOW,
   phaseSql,
   prefixPageSql,
   rankedPageSql,
@@ -167,7 +168,7 @@ export async function listOrderedTokens(
     ...screener.values,
   };
   // Newest first, a term the prefix table holds: exact whatever its matches (with filters, at
-  // most `window` of its matches examined per page).
+  // most `window` (default PREFIX_WINDOW) of its matches examined per page).
   if (
     filters.search !== "" &&
     order === NEWEST_ORDER &&
@@ -176,7 +177,7 @@ export async function listOrderedTokens(
     const prefixed = { ...values, term: filters.search };
     if (conditions.filters.length === 0)
       return { rows: await run<TokenPageRow>(db, prefixPageSql(after !== null), prefixed) };
-    const window = options.window ?? SCREENER_WINDOW;
+    const window = options.window ?? PREFIX_WINDOW;
     return screenedRows(
       await run(db, screenedPrefixPageSql(conditions.filters, after !== null, window), prefixed),
       take,

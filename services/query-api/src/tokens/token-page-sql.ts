@@ -113,6 +113,13 @@ export function prefixPageSql(after: boolean): string {
 }
 
 /**
+ * Entries of `token_search_prefixes` a search page with filters examines at most (docs/api.md
+ * "Search, exact in launch order"): each costs a primary-key read of `tokens`; 2,000 (the
+ * screener's window) cost 16 ms of PostgreSQL per page of a sparse phase at 1M tokens.
+ */
+export const PREFIX_WINDOW = 500;
+
+/**
  * {@link prefixPageSql} with `filters` (phase, screener, the trending snapshot's tokens left
  * out) in bounded work: the term's rows of `token_search_prefixes` walked from the cursor for at
  * most `window` rows, as {@link screenedPageSql} returns them (the rows that pass, and the
