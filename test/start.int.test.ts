@@ -131,9 +131,21 @@ describe("pnpm start", () => {
     expect(existsSync(join(dataDir, "logs/indexer.log"))).toBe(true);
 
     // 2. Restart: the same chain over the same database (the tokens of run 1 are still there).
-    const second = await settings();
-    const run2 = start({ ...second, SIMULATE: "false" });
-    await ready(run2);
+    // A resume is idempotent: a start that lost one of its drawn ports to a test running beside
+    // it (`EADDRINUSE`) is started again on new ports.
+    let second = await settings();
+    let run2 = start({ ...second, SIMULATE: "false" });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await ready(run2);
+        break;
+      } catch (error) {
+        if (attempt >= 3 || !run2.output().includes("EADDRINUSE")) throw error;
+        await run2.exited;
+        second = await settings();
+        run2 = start({ ...second, SIMULATE: "false" });
+      }
+    }
     expect(run2.output()).toContain("resuming the saved chain");
     expect(run2.output()).not.toContain("resetting database");
     const resumed = await tokens(second, run2);

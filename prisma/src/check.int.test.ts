@@ -18,7 +18,7 @@ describe("checkSchemaDrift", () => {
     expect(report.scratchDatabase).toMatch(/^tmi_test_/);
     // Not vacuous: the comparison covers the whole schema.
     const shape = expected();
-    expect(shape.size).toBe(34); // api_keys the 19th; eth_usd_buckets, token_cohorts, token_risk, holder_counts the 20th to 23rd; webhooks, webhook_outbox, webhook_deliveries the 24th to 26th; token_fees, token_asset_fees, creator_lp_fees (fee economy) the 27th to 29th; reward_distributions, reward_claims, reward_trees, reward_tree_leaves the 30th to 33rd; token_progress_highs (token.progress webhooks) the 34th
+    expect(shape.size).toBe(35); // api_keys the 19th; eth_usd_buckets, token_cohorts, token_risk, holder_counts the 20th to 23rd; webhooks, webhook_outbox, webhook_deliveries the 24th to 26th; token_fees, token_asset_fees, creator_lp_fees (fee economy) the 27th to 29th; reward_distributions, reward_claims, reward_trees, reward_tree_leaves the 30th to 33rd; token_progress_highs (token.progress webhooks) the 34th; token_search_prefixes (search in launch order) the 35th
     expect(shape.get("tokens")?.columns.size).toBe(54);
     expect([...(shape.get("tokens")?.indexes.keys() ?? [])].sort()).toEqual([
       "tokens_address_prefix_idx",
