@@ -30,7 +30,7 @@ import { MARKET_TRADES, MARKET_TRADES_BY_SOURCE } from "../services/query-api/sr
 import { getWalletTotals, listHoldings } from "../services/query-api/src/wallets/wallet-queries.js";
 import { executeText } from "../services/query-api/test/plans.js";
 import { apiRoutes } from "./api-routes-lib.js";
-import { openBenchData, pickApiSamples } from "./api-samples-lib.js";
+import { holdersTieMiddle, openBenchData, pickApiSamples } from "./api-samples-lib.js";
 import { parseBenchArgs } from "./bench-args-lib.js";
 
 const args = parseBenchArgs();
@@ -74,6 +74,7 @@ const deep = (
     "SELECT coalesce(fully_diluted_value, -1)::text AS v, address FROM tokens ORDER BY coalesce(fully_diluted_value, -1) DESC, address LIMIT 1 OFFSET 5000",
   )
 )[0];
+const tie = await holdersTieMiddle(pick);
 const middle = (await pick("SELECT address FROM tokens ORDER BY address LIMIT 1 OFFSET 5000"))[0].address;
 const batch = (await pick("SELECT address FROM tokens ORDER BY md5(address) LIMIT 100")).map(
   (r) => r.address,
@@ -96,6 +97,14 @@ const cases: [string, (db: SqlReader) => Promise<unknown>][] = [
       orderedPage(db, {
         order: TOKEN_ORDERS.market_cap,
         ...page("s:deep", none, codec.encode("s:deep", [BigInt(deep.v), deep.address])),
+      }),
+  ],
+  [
+    "sort_holders_tie_deep",
+    (db) =>
+      orderedPage(db, {
+        order: TOKEN_ORDERS.holders,
+        ...page("s:tie", none, codec.encode("s:tie", tie)),
       }),
   ],
   [

@@ -364,6 +364,17 @@ export function apiRoutes(
         }),
     },
     {
+      route: "sort_holders_tie_deep",
+      group: "lists",
+      path: () => `/api/v1/tokens?sort=holders&cursor=${samples.holdersTieDeep}`,
+      raw: (db) =>
+        orderedPage(db, {
+          order: TOKEN_ORDERS.holders,
+          ...firstPage("tokens?sort=holders&phase=&search="),
+          cursor: samples.holdersTieDeep,
+        }),
+    },
+    {
       route: "sort_volume_tail",
       group: "lists",
       path: () => `/api/v1/tokens?sort=volume_24h&cursor=${samples.volumeTailCursor}`,

@@ -30,6 +30,26 @@ export function openBenchData(
   });
 }
 
+/**
+ * The position `[holder_count, address]` in the middle of the holders sort's largest tie group
+ * (most tokens share a holder count: 900,000 of the 1M set): a page deep inside a tie group
+ * (docs/api.md "Discovery"), read with `pick` (a query returning rows).
+ */
+export async function holdersTieMiddle(
+  pick: (sql: string, values?: unknown[]) => Promise<Record<string, unknown>[]>,
+): Promise<[number, string]> {
+  const tie = (
+    await pick("SELECT holder_count AS v, count(*)::int AS n FROM tokens GROUP BY 1 ORDER BY 2 DESC LIMIT 1")
+  )[0] as { v: number; n: number };
+  const middle = (
+    await pick("SELECT address FROM tokens WHERE holder_count = $1 ORDER BY address OFFSET $2 LIMIT 1", [
+      tie.v,
+      Math.floor(tie.n / 2),
+    ])
+  )[0] as { address: string };
+  return [tie.v, middle.address];
+}
+
 /** The samples the routes rotate over, read from the data set at `url`; cursors made with `codec`. */
 export async function pickApiSamples(url: string, codec: CursorCodec) {
   const setup = new pg.Pool({ connectionString: url, max: 2 });
@@ -135,6 +155,7 @@ export async function pickApiSamples(url: string, codec: CursorCodec) {
         [2000, 5000, 8000],
       )
     ).map((row) => codec.encode("tokens?sort=market_cap&phase=&search=", [BigInt(row.v), row.address]));
+    const holdersTieDeep = codec.encode("tokens?sort=holders&phase=&search=", await holdersTieMiddle(pick));
     const middle = (await pick("SELECT address FROM tokens ORDER BY address LIMIT 1 OFFSET 5000"))[0].address;
     const volumeTailCursor = codec.encode("tokens?sort=volume_24h&phase=&search=", [snapshotId, middle]);
     const all: string[] = (await pick("SELECT address FROM tokens ORDER BY md5(address) LIMIT 1000")).map(
@@ -182,6 +203,7 @@ export async function pickApiSamples(url: string, codec: CursorCodec) {
       snapshotId,
       trendingCursor,
       deepMarketCap,
+      holdersTieDeep,
       middle,
       volumeTailCursor,
       batches,

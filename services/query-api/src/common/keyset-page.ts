@@ -21,6 +21,12 @@ export interface KeysetColumn {
   type: KeysetType;
   /** `true` when this column descends in the `desc` order (the default order of a page). */
   descending: boolean;
+  /**
+   * A `text` column whose cursor carries another form of its value: an involution (its own
+   * inverse) applied when a row's position is encoded and when a cursor is decoded, e.g. the
+   * token list's tie key (the address with its hex digits inverted) travels as the address.
+   */
+  cursorForm?: (value: string) => string;
 }
 
 /**
@@ -150,7 +156,7 @@ export function keysetCondition(
   return `${bound} AND (${terms.map((t, i) => (i === 0 ? t : `(${t})`)).join(" OR ")})`;
 }
 
-/** The position of `row` in `source`'s order, read from its key columns. */
+/** The position of `row` in `source`'s order, read from its key columns, as a cursor carries it (`cursorForm`). */
 export function keysetPositionOf(
   source: Pick<KeysetSource, "key">,
   row: Record<string, unknown>,
@@ -158,7 +164,7 @@ export function keysetPositionOf(
   return source.key.map((c) => {
     const value = row[c.column];
     if (c.type === "int4") return Number(value);
-    if (c.type === "text") return String(value);
+    if (c.type === "text") return c.cursorForm ? c.cursorForm(String(value)) : String(value);
     return typeof value === "bigint" ? value : toBigInt(String(value as Int8));
   });
 }
@@ -179,7 +185,8 @@ export function decodeKeyset(
 }
 
 /**
- * `values` (decoded from a cursor) as a position of `key`: one value per column, of its type.
+ * `values` (decoded from a cursor) as a position of `key`: one value per column, of its type, in
+ * the column's form (`cursorForm` applied).
  * @throws AppError `invalid_request` (field `cursor`) otherwise.
  */
 export function checkKeyset(key: readonly KeysetColumn[], values: readonly CursorValue[]): KeysetPosition {
@@ -194,7 +201,10 @@ export function checkKeyset(key: readonly KeysetColumn[], values: readonly Curso
           : typeof value === "bigint";
     if (!ok) throw invalidCursor();
   });
-  return [...values];
+  return key.map((c, i) => {
+    const value = values[i] as CursorValue;
+    return c.cursorForm && typeof value === "string" ? c.cursorForm(value) : value;
+  });
 }
 
 /** One page read by {@link readKeysetPage}: at most `limit` rows and the cursor of the next page when one exists. */

@@ -32,9 +32,29 @@ export const PROGRESS_BPS_SQL = `(${progressBpsSql("t.sold_supply", "t.graduatio
 const key = (...columns: [sql: string, type: KeysetColumn["type"], descending: boolean][]): KeysetColumn[] =>
   columns.map(([sql, type, descending], i) => ({ sql, column: `k${i}`, type, descending }));
 
-/** Value descending, then address ascending. */
-const byValue = (sql: string, type: KeysetColumn["type"]) =>
-  key([sql, type, true], ["t.address", "text", false]);
+/**
+ * The tie of the value sorts over `tokens t`: the address with every hex digit d written 15 − d,
+ * descending — the address ascending (addresses are stored lowercase), in the same direction as
+ * the value, so the whole key is one direction and a cursor is a row comparison that starts the
+ * index scan at the position instead of filtering the value's tie group (the indexes of
+ * migration `value-sort-tie-keys` hold the same expression).
+ */
+export const ADDRESS_TIE_SQL = "translate(t.address, '0123456789abcdef', 'fedcba9876543210')";
+
+const HEX_DIGITS = "0123456789abcdef";
+
+/**
+ * {@link ADDRESS_TIE_SQL} in JS: every lowercase hex digit d of `value` as 15 − d, other characters
+ * kept. Its own inverse, so cursors carry the address (`cursorForm`).
+ */
+export const invertHexDigits = (value: string): string =>
+  value.replace(/[0-9a-f]/g, (d) => HEX_DIGITS[15 - HEX_DIGITS.indexOf(d)] as string);
+
+/** Value descending, then address ascending (as {@link ADDRESS_TIE_SQL} descending). */
+const byValue = (sql: string, type: KeysetColumn["type"]): KeysetColumn[] => [
+  { sql, column: "k0", type, descending: true },
+  { sql: ADDRESS_TIE_SQL, column: "k1", type: "text", descending: true, cursorForm: invertHexDigits },
+];
 
 /** One-part orders over `tokens t`: the key (an index's) and the rows it holds. */
 export interface TokenOrder {

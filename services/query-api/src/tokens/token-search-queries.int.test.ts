@@ -3,7 +3,6 @@ import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { insertToken, testAddress } from "../../test/fixtures.js";
-import { keysetOrderBy } from "../common/keyset-page.js";
 import { createReadPool } from "../db.js";
 import {
   orderedPage,
@@ -12,6 +11,7 @@ import {
   TOKEN_ORDERS,
   type TokenPhase,
 } from "./token-list-queries.js";
+import { PROGRESS_BPS_SQL } from "./token-orders.js";
 import { prefixRange, VISIBLE_TOKEN } from "./token-queries.js";
 
 // 120 tokens, newest = highest block: every 3rd a "Pepe" (40: more than a prefix index's probe),
@@ -72,6 +72,15 @@ afterAll(async () => {
 
 type Sort = keyof typeof TOKEN_ORDERS;
 
+/** The documented order of each sort, written apart from the keys (value sorts: the address ascending in a tie). */
+const REFERENCE_ORDER_BY: Record<Sort, string> = {
+  newest: "t.created_block_number DESC, t.created_log_index DESC",
+  market_cap: "coalesce(t.fully_diluted_value, -1) DESC, t.address",
+  last_trade: "coalesce(t.latest_trade_timestamp, -1) DESC, t.address",
+  holders: "t.holder_count DESC, t.address",
+  progress: `${PROGRESS_BPS_SQL} DESC, t.address`,
+};
+
 /** Every visible token of `sort` and `phase` starting with `prefix`, in the sort's order, by `LIKE` (the reference). */
 async function reference(sort: Sort, prefix: string, phase?: TokenPhase): Promise<string[]> {
   const order = TOKEN_ORDERS[sort];
@@ -82,7 +91,7 @@ async function reference(sort: Sort, prefix: string, phase?: TokenPhase): Promis
     ...(phase ? [`t.lifecycle = '${phase === "graduated" ? "graduated" : "active"}'`] : []),
   ];
   const { rows } = await reader.query<{ address: string }>(
-    `SELECT t.address FROM tokens t WHERE ${where.join(" AND ")} ORDER BY ${keysetOrderBy(order.key, "desc")}`,
+    `SELECT t.address FROM tokens t WHERE ${where.join(" AND ")} ORDER BY ${REFERENCE_ORDER_BY[sort]}`,
     [prefix],
   );
   return rows.map((row) => row.address);
