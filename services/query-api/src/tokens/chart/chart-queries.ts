@@ -9,16 +9,29 @@ FROM tokens t LEFT JOIN indexer_checkpoints c ON c.chain_id = t.chain_id WHERE t
 
 // Gap-filled candles as JSON text, built by PostgreSQL: one row per bucket start of the range
 // (generate_series), the stored candle when there is one (a `candles_pkey` range scan), else
-// the empty bucket. Up to 1,000 buckets (~180 KB) per chart: building them in Node cost more
-// CPU than the whole query.
+// the empty bucket. Up to 1,000 buckets (~320 KB) per chart: building them in Node cost more
+// CPU than the whole query. Each bucket is written by concatenation, compact (`{"key":value,…}`),
+// which costs less than json_build_object (and its `" : "` layout) per bucket; an empty bucket
+// is a constant around its start
+// (docs/benchmarks.md "Charts: empty buckets as constants").
+
+/** JSON string of a text expression, `null` when it is null. */
+const jsonText = (text: string) => `coalesce('"' || ${text} || '"', 'null')`;
+
+/** The fields of a stored candle `c` after `bucket_start`, in ETH (wei). */
+const ETH_CANDLE_FIELDS = `',"trade_count":' || c.trade_count || ',"buy_count":' || c.buy_count
+    || ',"sell_count":' || c.sell_count || ',"volume":"' || c.volume || '","buy_volume":"' || c.buy_volume
+    || '","sell_volume":"' || c.sell_volume || '","unique_trader_count":' || c.unique_trader_count
+    || ',"open_price":' || ${jsonText("c.open_price::text")} || ',"high_price":' || ${jsonText("c.high_price::text")}
+    || ',"low_price":' || ${jsonText("c.low_price::text")} || ',"close_price":' || ${jsonText("c.close_price::text")}`;
+
+/** The fields of an empty bucket after `bucket_start`, in the layout of {@link ETH_CANDLE_FIELDS}. */
+const EMPTY_BUCKET_FIELDS = `,"trade_count":0,"buy_count":0,"sell_count":0,"volume":"0","buy_volume":"0","sell_volume":"0","unique_trader_count":0,"open_price":null,"high_price":null,"low_price":null,"close_price":null`;
+
 const CANDLES_JSON_SQL = `SELECT coalesce(string_agg(
   CASE WHEN c.bucket_start IS NULL
-    THEN '{"bucket_start":' || g.b || ',"trade_count":0,"buy_count":0,"sell_count":0,"volume":"0","buy_volume":"0","sell_volume":"0","unique_trader_count":0,"open_price":null,"high_price":null,"low_price":null,"close_price":null}'
-    ELSE json_build_object('bucket_start', c.bucket_start, 'trade_count', c.trade_count, 'buy_count', c.buy_count,
-      'sell_count', c.sell_count, 'volume', c.volume::text, 'buy_volume', c.buy_volume::text,
-      'sell_volume', c.sell_volume::text, 'unique_trader_count', c.unique_trader_count,
-      'open_price', c.open_price::text, 'high_price', c.high_price::text, 'low_price', c.low_price::text,
-      'close_price', c.close_price::text)::text
+    THEN '{"bucket_start":' || g.b || '${EMPTY_BUCKET_FIELDS}}'
+    ELSE '{"bucket_start":' || g.b || ${ETH_CANDLE_FIELDS} || '}'
   END, ',' ORDER BY g.b), '') AS candles
 FROM generate_series($3::int8, $4::int8, $5::int8) AS g(b)
 LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND bucket_start BETWEEN $3 AND $4) c
@@ -32,17 +45,16 @@ LEFT JOIN (SELECT * FROM candles WHERE token_address = $1 AND interval = $2 AND 
 // the row before the range for the buckets ahead of the range's first row (one backward probe,
 // evaluated once). Multiplied in numeric like the other `usd` fields. Before: one LATERAL probe
 // of `eth_usd_answers` per bucket (docs/benchmarks.md).
-// Built by concatenation in json_build_object's own layout (`{"key" : value, …}`: the bytes of
-// the answer are unchanged), which costs less than json_build_object per bucket; the factor
+// Built by concatenation as the ETH chart; the factor
 // `answer × 10^-(18 + decimals)` is computed once per bucket (`k`) instead of once per field
-// (exact either way: numeric products keep every digit). docs/benchmarks.md "USD chart by concatenation".
+// (exact either way: numeric products keep every digit). docs/benchmarks.md "USD chart by
+// concatenation". An empty bucket multiplies nothing: its fields are the constant of the ETH
+// chart, then its `eth_usd`.
 const USD_FACTOR = `'1e-${18 + DEFAULT_ETH_USD_DECIMALS}'::numeric`;
-/** JSON string of a text expression, `null` when it is null. */
-const jsonText = (text: string) => `coalesce('"' || ${text} || '"', 'null')`;
 /** JSON string of `wei` in USD at the bucket's factor `u.k`. */
 const usd = (wei: string) => jsonText(`trim_scale(${wei} * u.k)::text`);
-/** A volume: "0" when zero or absent, else its USD value. */
-const usdVolume = (wei: string) => `CASE WHEN ${wei} IS NULL OR ${wei} = 0 THEN '"0"' ELSE ${usd(wei)} END`;
+/** A volume: "0" when zero, else its USD value. */
+const usdVolume = (wei: string) => `CASE WHEN ${wei} = 0 THEN '"0"' ELSE ${usd(wei)} END`;
 const USD_CANDLES_JSON_SQL = `WITH a AS (
   SELECT g.b, c.trade_count, c.buy_count, c.sell_count, c.volume, c.buy_volume, c.sell_volume,
          c.unique_trader_count, c.open_price, c.high_price, c.low_price, c.close_price,
@@ -58,15 +70,17 @@ const USD_CANDLES_JSON_SQL = `WITH a AS (
 ), u AS (
   SELECT a.*, a.answer * ${USD_FACTOR} AS k FROM a
 )
-SELECT coalesce(string_agg('{"bucket_start" : ' || u.b
-    || ', "trade_count" : ' || coalesce(u.trade_count, 0) || ', "buy_count" : ' || coalesce(u.buy_count, 0)
-    || ', "sell_count" : ' || coalesce(u.sell_count, 0)
-    || ', "volume" : ' || ${usdVolume("u.volume")} || ', "buy_volume" : ' || ${usdVolume("u.buy_volume")}
-    || ', "sell_volume" : ' || ${usdVolume("u.sell_volume")}
-    || ', "unique_trader_count" : ' || coalesce(u.unique_trader_count, 0)
-    || ', "open_price" : ' || ${usd("u.open_price")} || ', "high_price" : ' || ${usd("u.high_price")}
-    || ', "low_price" : ' || ${usd("u.low_price")} || ', "close_price" : ' || ${usd("u.close_price")}
-    || ', "eth_usd" : ' || ${jsonText(`trim_scale(u.answer * '1e-${DEFAULT_ETH_USD_DECIMALS}'::numeric)::text`)} || '}',
+SELECT coalesce(string_agg('{"bucket_start":' || u.b || CASE WHEN u.trade_count IS NULL
+    THEN '${EMPTY_BUCKET_FIELDS}'
+    ELSE ',"trade_count":' || u.trade_count || ',"buy_count":' || u.buy_count
+    || ',"sell_count":' || u.sell_count
+    || ',"volume":' || ${usdVolume("u.volume")} || ',"buy_volume":' || ${usdVolume("u.buy_volume")}
+    || ',"sell_volume":' || ${usdVolume("u.sell_volume")}
+    || ',"unique_trader_count":' || u.unique_trader_count
+    || ',"open_price":' || ${usd("u.open_price")} || ',"high_price":' || ${usd("u.high_price")}
+    || ',"low_price":' || ${usd("u.low_price")} || ',"close_price":' || ${usd("u.close_price")}
+    END
+    || ',"eth_usd":' || ${jsonText(`trim_scale(u.answer * '1e-${DEFAULT_ETH_USD_DECIMALS}'::numeric)::text`)} || '}',
   ',' ORDER BY u.b), '') AS candles
 FROM u`;
 
