@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { checkKeyset, keysetPositionOf } from "../common/keyset-page.js";
-import { invertHexDigits, TOKEN_ORDERS } from "./token-orders.js";
+import { invertHexDigits } from "@tmi/shared/codec";
+import { TOKEN_ORDERS } from "./token-orders.js";
 
 const randomAddress = () => `0x${randomBytes(20).toString("hex")}`;
 /** Byte order (PostgreSQL's `C` collation; the same for these characters under the others). */

@@ -1,3 +1,4 @@
+import { invertedAddressSql, invertHexDigits } from "@tmi/shared/codec";
 import { lifecycleOf, progressBpsSql } from "@tmi/shared/market";
 import type { KeysetColumn } from "../common/keyset-page.js";
 import type { Screener } from "./token-screener.js";
@@ -39,16 +40,7 @@ const key = (...columns: [sql: string, type: KeysetColumn["type"], descending: b
  * index scan at the position instead of filtering the value's tie group (the indexes of
  * migration `value-sort-tie-keys` hold the same expression).
  */
-export const ADDRESS_TIE_SQL = "translate(t.address, '0123456789abcdef', 'fedcba9876543210')";
-
-const HEX_DIGITS = "0123456789abcdef";
-
-/**
- * {@link ADDRESS_TIE_SQL} in JS: every lowercase hex digit d of `value` as 15 − d, other characters
- * kept. Its own inverse, so cursors carry the address (`cursorForm`).
- */
-export const invertHexDigits = (value: string): string =>
-  value.replace(/[0-9a-f]/g, (d) => HEX_DIGITS[15 - HEX_DIGITS.indexOf(d)] as string);
+export const ADDRESS_TIE_SQL = invertedAddressSql("t.address");
 
 /** Value descending, then address ascending (as {@link ADDRESS_TIE_SQL} descending). */
 const byValue = (sql: string, type: KeysetColumn["type"]): KeysetColumn[] => [
