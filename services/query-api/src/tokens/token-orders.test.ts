@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { invertHexDigits } from "@tmi/shared/codec";
 import { describe, expect, it } from "vitest";
 import { checkKeyset, keysetPositionOf } from "../common/keyset-page.js";
-import { invertHexDigits } from "@tmi/shared/codec";
 import { TOKEN_ORDERS } from "./token-orders.js";
 
 const randomAddress = () => `0x${randomBytes(20).toString("hex")}`;
