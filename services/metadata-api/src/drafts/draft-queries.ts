@@ -97,6 +97,24 @@ export interface BindableLaunch {
 }
 
 /**
+ * What differs between `draft` and the indexed `launch` for a binding to `transactionHash`:
+ * `"transaction"`, `"chain"`, `"name"`, `"symbol"` or `"initial supply"` (the first found), or
+ * null when the launch is the draft's — the conditions of the binding's update.
+ */
+export function indexedMismatch(
+  draft: DraftRow,
+  launch: BindableLaunch,
+  transactionHash: string,
+): string | null {
+  if (launch.createdTransactionHash !== transactionHash) return "transaction";
+  if (launch.chainId !== draft.chainId) return "chain";
+  if (launch.name !== draft.name) return "name";
+  if (launch.symbol !== draft.symbol) return "symbol";
+  if (launch.initialSupply !== draft.initialSupply) return "initial supply";
+  return null;
+}
+
+/**
  * The canonical launch of `tokenAddress`, or null when the indexer has not stored it (the
  * indexer keeps only canonical data in `tokens`: reorged launches are removed). Source: `tokens`
  * (read only; the columns read exist in every version of the chain interface).

@@ -9,6 +9,7 @@ import {
   type DraftRow,
   findDraft,
   findIndexedLaunch,
+  indexedMismatch,
   isBindingCurrent,
   isTokenTaken,
   markPending,
@@ -70,15 +71,6 @@ function mismatch(what: string): AppError {
   return new AppError("launch_mismatch", `the launch does not match the draft: ${what}`, {
     details: [{ field: what === "transaction" ? "transaction_hash" : "token_address", reason: what }],
   });
-}
-
-function indexedMismatch(draft: DraftRow, launch: BindableLaunch, transactionHash: string): string | null {
-  if (launch.createdTransactionHash !== transactionHash) return "transaction";
-  if (launch.chainId !== draft.chainId) return "chain";
-  if (launch.name !== draft.name) return "name";
-  if (launch.symbol !== draft.symbol) return "symbol";
-  if (launch.initialSupply !== draft.initialSupply) return "initial supply";
-  return null;
 }
 
 function receiptMismatch(draft: DraftRow, launch: ReceiptLaunch): string | null {

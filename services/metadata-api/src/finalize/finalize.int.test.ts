@@ -476,6 +476,50 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     // A stale job (the draft moved on) does nothing.
     expect(await process(job(0))).toBe("stale");
   });
+
+  test("behavior: a matching launch indexed between the job's bind and its check is bound, its claim kept", async () => {
+    await index();
+    const draft = await createDraft("Late Commit", "LATE");
+    const launch = await trader.createToken("Late Commit", "LATE");
+    const token = launch.token.toLowerCase();
+    expect(
+      await markPending(h.db, { id: draft, tokenAddress: token, transactionHash: launch.hash, signer: null }),
+    ).toMatchObject({ status: "pending" });
+    await index();
+    // The job's bind read `tokens` before the indexer committed the launch: its transaction saw no
+    // launch and bound nothing. Replayed here: the first transaction the job opens answers as it did.
+    let binds = 0;
+    const db = new Proxy(h.db, {
+      get(target, property, receiver) {
+        if (property === "$transaction" && binds++ === 0) return async () => null;
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const process = createFinalizeProcessor({
+      db,
+      logger: createLogger({ service: "test", level: "silent" }),
+    });
+    const outcome = await process({
+      id: draft,
+      data: {
+        draft_id: draft,
+        chain_id: devnet.chainId,
+        token_address: token,
+        transaction_hash: launch.hash,
+      },
+      attemptsMade: 0,
+      opts: { attempts: 12 },
+    } as unknown as Job);
+    // "mismatch" (and the claim released) before the fix; the sweep's worker may bind it first.
+    expect(outcome).toBe("finalized");
+    expect(binds).toBeGreaterThanOrEqual(1);
+    expect(await draftRow(draft)).toEqual({
+      status: "finalized",
+      token_address: token,
+      transaction_hash: launch.hash,
+    });
+  });
 });
 
 describe("finalize signatures: who may bind metadata", () => {
