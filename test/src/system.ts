@@ -4,7 +4,6 @@
 // The indexer is started separately ({@link System.startIndexer}) so that tests can observe the
 // system before it indexes.
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Devnet, startDevnet } from "@tmi/devnet";

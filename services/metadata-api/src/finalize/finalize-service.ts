@@ -4,7 +4,6 @@ import { AppError } from "@tmi/shared/errors";
 import type { Logger } from "pino";
 import { decodeEventLog, type Hex, type TransactionReceipt } from "viem";
 import {
-  type BindableLaunch,
   bindDraft,
   type DraftRow,
   findDraft,

@@ -15,7 +15,6 @@ import {
   webhookIdParamsSchema,
 } from "@tmi/shared/webhooks";
 import type { FastifyRequest } from "fastify";
-import type { z } from "zod";
 import { parseInput } from "../routes/parse-input.js";
 import { type DeliveryQueue, eventIdOf } from "./webhook-dispatcher.js";
 import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
