@@ -8,8 +8,7 @@ import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { listCreatorEarnings, listCreatorTokens } from "../src/creators/creator-queries.js";
-import { READ_SESSION_SETTINGS } from "../src/db.js";
-import { explainPrepared, recordingDb, rowsExaminedOn } from "./plans.js";
+import { explainPrepared, planSession, recordingDb, rowsExaminedOn } from "./plans.js";
 import { insertSeriesTokens } from "./seed.js";
 
 /** Creators, and tokens of each (interleaved: a creator's tokens lie on as many heap pages). */
@@ -46,11 +45,8 @@ afterAll(async () => {
 
 describe.each(["force_generic_plan", "force_custom_plan"])("%s", (mode) => {
   test("behavior: a creator's token and earnings pages examine rows bounded by the page, not by the creator's tokens", async () => {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
+    const client = await planSession(database.url, mode);
     try {
-      await client.query(READ_SESSION_SETTINGS);
-      await client.query(`SET plan_cache_mode = ${mode}`);
       const { db, statements } = recordingDb(client);
       const first = await listCreatorTokens(db, { creator: CREATOR, after: null, take: 21 });
       const addresses = first.map((row) => JSON.parse(row.item).address as string);

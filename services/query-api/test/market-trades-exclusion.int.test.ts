@@ -7,11 +7,10 @@ import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readKeysetPage } from "../src/common/keyset-page.js";
-import { READ_SESSION_SETTINGS } from "../src/db.js";
 import { addExclusion, removeExclusion } from "../src/exclusions.js";
 import { MARKET_TRADES, MARKET_TRADES_BY_SOURCE, type TradeRow } from "../src/trades/trade-queries.js";
 import { insertToken, testAddress } from "./fixtures.js";
-import { explainPrepared, recordingDb, rowsExaminedOn } from "./plans.js";
+import { explainPrepared, planSession, recordingDb, rowsExaminedOn } from "./plans.js";
 
 /** Trades of the busy token: the newest of the chain. */
 const BUSY_TRADES = 3000;
@@ -59,11 +58,8 @@ afterAll(async () => {
 
 /** Runs `body` on a read session under `plan_cache_mode` `mode`. */
 async function withSession(mode: string, body: (client: pg.Client) => Promise<void>): Promise<void> {
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
+  const client = await planSession(database.url, mode);
   try {
-    await client.query(READ_SESSION_SETTINGS);
-    await client.query(`SET plan_cache_mode = ${mode}`);
     await body(client);
   } finally {
     await client.end();

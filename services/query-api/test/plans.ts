@@ -1,7 +1,8 @@
 // Plans of query-api's prepared statements for the plan tests: the statement as a pooled
 // connection runs it (custom or generic plan), executed under `EXPLAIN (ANALYZE, FORMAT JSON)`,
 // and the rows each of its scans examined.
-import type pg from "pg";
+import pg from "pg";
+import { READ_SESSION_SETTINGS } from "../src/db.js";
 
 /** A node of a JSON plan (the fields the tests read). */
 export interface PlanNode {
@@ -87,4 +88,22 @@ export function recordingDb(client: pg.ClientBase) {
     },
   };
   return { db: db as unknown as import("../src/db.js").SqlReader, statements };
+}
+
+/**
+ * A new read session on `url` as query-api opens one (`READ_SESSION_SETTINGS`) under
+ * `plan_cache_mode` `mode` (`force_generic_plan`, `force_custom_plan` or `auto`), connected; the
+ * caller ends it.
+ */
+export async function planSession(url: string, mode: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(READ_SESSION_SETTINGS);
+    await client.query(`SET plan_cache_mode = ${mode}`);
+  } catch (error) {
+    await client.end();
+    throw error;
+  }
+  return client;
 }

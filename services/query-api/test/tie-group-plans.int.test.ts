@@ -11,11 +11,10 @@ import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { checkKeyset } from "../src/common/keyset-page.js";
-import { READ_SESSION_SETTINGS } from "../src/db.js";
 import { TOKEN_ORDERS } from "../src/tokens/token-list-queries.js";
 import { listOrderedTokens } from "../src/tokens/token-list-statements.js";
 import type { TokenFilters } from "../src/tokens/token-orders.js";
-import { explainPrepared, recordingDb, rowsExaminedOn } from "./plans.js";
+import { explainPrepared, planSession, recordingDb, rowsExaminedOn } from "./plans.js";
 import { insertSeriesTokens } from "./seed.js";
 
 /** Tokens, all in one tie group of every value sort (token i's address is i in hex). */
@@ -54,11 +53,8 @@ describe.each(["force_generic_plan", "force_custom_plan"])("%s", (mode) => {
   test.each(Object.keys(TIE_VALUES) as (keyof typeof TIE_VALUES)[])(
     "behavior: a cursor deep in the %s tie group reads the page",
     async (sort) => {
-      const client = new pg.Client({ connectionString: database.url });
-      await client.connect();
+      const client = await planSession(database.url, mode);
       try {
-        await client.query(READ_SESSION_SETTINGS);
-        await client.query(`SET plan_cache_mode = ${mode}`);
         const { db, statements } = recordingDb(client);
         const plain: TokenFilters = { search: "", phase: undefined };
         // Searched with a sort other than newest: the bounded search walks the order from the cursor.

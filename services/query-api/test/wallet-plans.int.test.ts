@@ -6,10 +6,9 @@ import { createCursorCodec } from "@tmi/shared/codec";
 import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { READ_SESSION_SETTINGS } from "../src/db.js";
 import { readTokenTraders } from "../src/tokens/traders/trader-queries.js";
 import { getWalletTotals, listHoldings } from "../src/wallets/wallet-queries.js";
-import { explainPrepared, recordingDb, rowsExaminedOn } from "./plans.js";
+import { explainPrepared, planSession, recordingDb, rowsExaminedOn } from "./plans.js";
 import { insertSeriesTokens } from "./seed.js";
 
 /** Tokens of the wallet: it traded all of them and still holds the first half. */
@@ -29,10 +28,7 @@ let database: TestDatabase;
 
 /** A new read session (query-api's settings) under `plan_cache_mode` `mode`. */
 async function session(mode: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  await client.query(READ_SESSION_SETTINGS);
-  await client.query(`SET plan_cache_mode = ${mode}`);
+  const client = await planSession(database.url, mode);
   return client;
 }
 

@@ -8,13 +8,11 @@
 // the wallet (the plan's rows examined, under the generic and the custom plan).
 
 import { createCursorCodec } from "@tmi/shared/codec";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readKeysetPage } from "../src/common/keyset-page.js";
-import { READ_SESSION_SETTINGS } from "../src/db.js";
 import { WALLET_REWARDS } from "../src/rewards/reward-queries.js";
 import { createHarness, type Harness, TEST_CURSOR_SECRET } from "./harness.js";
-import { explainPrepared, recordingDb, rowsExaminedOn } from "./plans.js";
+import { explainPrepared, planSession, recordingDb, rowsExaminedOn } from "./plans.js";
 
 const WALLET = `0x${"77".repeat(20)}`;
 const OTHER = `0x${"88".repeat(20)}`;
@@ -257,11 +255,8 @@ describe("GET /api/v1/wallets/{address}/rewards", () => {
   test.each(["force_generic_plan", "force_custom_plan"])(
     "behavior: a page deep in a wallet of 3000 distributions reads rows bounded by the page (%s)",
     async (mode) => {
-      const client = new pg.Client({ connectionString: h.database.url });
-      await client.connect();
+      const client = await planSession(h.database.url, mode);
       try {
-        await client.query(READ_SESSION_SETTINGS);
-        await client.query(`SET plan_cache_mode = ${mode}`);
         const cursors = createCursorCodec(TEST_CURSOR_SECRET);
         const { db, statements } = recordingDb(client);
         const route = `wallets.rewards:${BIG}:desc`;
