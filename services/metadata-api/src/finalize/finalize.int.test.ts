@@ -477,48 +477,61 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
     expect(await process(job(0))).toBe("stale");
   });
 
-  test("behavior: a matching launch indexed between the job's bind and its check is bound, its claim kept", async () => {
+  test("behavior: a matching launch the indexer commits between the job's bind and its check is bound, its claim never released", async () => {
+    const template = await trader.createToken("Template", "TMPL");
     await index();
     const draft = await createDraft("Late Commit", "LATE");
-    const launch = await trader.createToken("Late Commit", "LATE");
-    const token = launch.token.toLowerCase();
+    const token = `0x${"ac".repeat(20)}`;
+    const tx = `0x${"ca".repeat(32)}`;
     expect(
-      await markPending(h.db, { id: draft, tokenAddress: token, transactionHash: launch.hash, signer: null }),
+      await markPending(h.db, { id: draft, tokenAddress: token, transactionHash: tx, signer: null }),
     ).toMatchObject({ status: "pending" });
-    await index();
-    // The job's bind read `tokens` before the indexer committed the launch: its transaction saw no
-    // launch and bound nothing. Replayed here: the first transaction the job opens answers as it did.
-    let binds = 0;
-    const db = new Proxy(h.db, {
-      get(target, property, receiver) {
-        if (property === "$transaction" && binds++ === 0) return async () => null;
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    const process = createFinalizeProcessor({
-      db,
-      logger: createLogger({ service: "test", level: "silent" }),
-    });
-    const outcome = await process({
-      id: draft,
-      data: {
-        draft_id: draft,
-        chain_id: devnet.chainId,
+    // The indexer's transaction: the draft's launch (an indexed row, moved to this address and
+    // transaction, with the draft's name, symbol and supply) inserted and not committed yet.
+    const indexerTx = await h.sql.connect();
+    try {
+      await indexerTx.query("BEGIN");
+      const inserted = await indexerTx.query(
+        `INSERT INTO tokens SELECT (jsonb_populate_record(NULL::tokens, to_jsonb(t) || jsonb_build_object(
+           'address', $1::text, 'curve_address', $1::text, 'pool_address', NULL, 'created_transaction_hash', $2::text,
+           'name', 'Late Commit', 'symbol', 'LATE', 'initial_supply', $3::numeric))).* FROM tokens t WHERE t.address = $4`,
+        [token, tx, SUPPLY, template.token.toLowerCase()],
+      );
+      expect(inserted.rowCount).toBe(1);
+      // The indexer commits right after the job's bind read `tokens` (its first read of the table).
+      let reads = 0;
+      const db = h.db.$extends({
+        query: {
+          token: {
+            async findUnique({ args, query }) {
+              const row = await query(args);
+              if (reads++ === 0) await indexerTx.query("COMMIT");
+              return row;
+            },
+          },
+        },
+      }) as unknown as typeof h.db;
+      const process = createFinalizeProcessor({
+        db,
+        logger: createLogger({ service: "test", level: "silent" }),
+      });
+      const outcome = await process({
+        id: draft,
+        data: { draft_id: draft, chain_id: devnet.chainId, token_address: token, transaction_hash: tx },
+        attemptsMade: 0,
+        opts: { attempts: 12 },
+      } as unknown as Job);
+      // Before the fix: "mismatch", the claim released (back to `draft`), never retried.
+      expect(reads).toBeGreaterThan(1);
+      expect(outcome).toBe("finalized");
+      expect(await draftRow(draft)).toEqual({
+        status: "finalized",
         token_address: token,
-        transaction_hash: launch.hash,
-      },
-      attemptsMade: 0,
-      opts: { attempts: 12 },
-    } as unknown as Job);
-    // "mismatch" (and the claim released) before the fix; the sweep's worker may bind it first.
-    expect(outcome).toBe("finalized");
-    expect(binds).toBeGreaterThanOrEqual(1);
-    expect(await draftRow(draft)).toEqual({
-      status: "finalized",
-      token_address: token,
-      transaction_hash: launch.hash,
-    });
+        transaction_hash: tx,
+      });
+    } finally {
+      indexerTx.release();
+    }
   });
 });
 

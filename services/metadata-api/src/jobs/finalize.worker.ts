@@ -3,6 +3,7 @@ import type { Job } from "bullmq";
 import type { Logger } from "pino";
 import {
   bindDraft,
+  type DraftRow,
   findDraft,
   findIndexedLaunch,
   indexedMismatch,
@@ -32,8 +33,11 @@ export class NotIndexedYetError extends Error {
  * The processor of queue `metadata-finalize`: binds the draft with the same single conditional
  * UPDATE as the API (so the two racing cannot double-bind) once the indexer has the launch.
  * Not indexed yet → throws {@link NotIndexedYetError} (retried); on the last attempt, or when the
- * indexed launch does not match (name, symbol, supply, chain or transaction), releases the draft's
- * `pending` claim instead. A matching launch indexed between the bind and the check is bound.
+ * indexed launch does not match (other creation transaction, chain, name, symbol or supply: the
+ * `launch_mismatch` of the API, named in the log's `mismatch`), releases the draft's `pending`
+ * claim instead. Nothing bound although the indexed launch matches (the indexer committed it after
+ * the bind read `tokens`, or the draft changed state meanwhile) is transient: bound again, else
+ * retried, never released.
  */
 export function createFinalizeProcessor(deps: { db: Db; logger: Logger }) {
   return async function processFinalize(job: Job): Promise<FinalizeOutcome> {
@@ -63,13 +67,21 @@ export function createFinalizeProcessor(deps: { db: Db; logger: Logger }) {
       }
       return null;
     };
+    /** Why nothing was bound, from the draft as it is now: an outcome, or null while it waits for this launch. */
+    const settled = (draft: DraftRow | null): FinalizeOutcome | null => {
+      if (!draft) return "stale";
+      if (draft.status === "finalized")
+        return draft.tokenAddress === token ? "finalized" : "already_finalized";
+      if (draft.status !== "pending" || draft.tokenAddress !== token || draft.transactionHash !== tx)
+        return "stale";
+      return null;
+    };
     const bound = await bind();
     if (bound) return bound;
     const draft = await findDraft(deps.db, id);
-    if (!draft) return "stale";
-    if (draft.status === "finalized") return draft.tokenAddress === token ? "finalized" : "already_finalized";
-    if (draft.status !== "pending" || draft.tokenAddress !== token || draft.transactionHash !== tx)
-      return "stale";
+    const outcome = settled(draft);
+    if (outcome || !draft) return outcome ?? "stale";
+    // Read after the bind: the indexer may have committed the launch since the bind read `tokens`.
     const launch = await findIndexedLaunch(deps.db, token);
     if (launch) {
       const problem = indexedMismatch(draft, launch, tx);
@@ -81,10 +93,14 @@ export function createFinalizeProcessor(deps: { db: Db; logger: Logger }) {
         );
         return "mismatch";
       }
-      // The launch matches: it was indexed after the bind read `tokens` (the indexer committed in
-      // between), so bind again. Releasing here lost a signed finalize (a CI run, 28 Nov).
+      // The launch matches: releasing here lost a signed finalize (the bind's transaction had read
+      // `tokens` before the indexer committed the launch). Bind again; still nothing → retried.
       const again = await bind();
       if (again) return again;
+      const now = settled(await findDraft(deps.db, id));
+      if (now) return now;
+      log.info({ token_address: token }, "indexed launch matches but nothing was bound; retried");
+      throw new NotIndexedYetError();
     }
     if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
       await releasePending(deps.db, id, token, tx);
