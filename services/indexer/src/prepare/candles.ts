@@ -17,6 +17,9 @@ const BUCKET_KEY: Readonly<Record<string, UnnestColumn<CandleBucket>>> = {
  * unique trader count grown exactly: short intervals by the `candle_traders` rows that were new
  * (rows that would not change are not written),
  * long intervals by the range's distinct traders minus those already counted there.
+ * The stored `candle_traders` rows are read by one primary-key probe per range row (a LATERAL
+ * with LIMIT 1, which the planner keeps as a nested loop): a join it could flatten was planned as a
+ * hash of the whole table, a cost that grew with the history.
  * @param countedTraders name of a relation (token_address, interval, bucket_start, n): per long
  *   bucket, the range's traders already counted in it by earlier ranges (the traders read model's).
  */
@@ -35,8 +38,10 @@ export function candlesCtes(
       bo: ["bool", (t) => t.bought],
       so: ["bool", (t) => t.sold],
     })}
-    LEFT JOIN candle_traders e
-      ON e.token_address = d.a AND e.interval = d.i AND e.bucket_start = d.b AND e.trader = d.t)`,
+    LEFT JOIN LATERAL (
+      SELECT e.trader, e.bought, e.sold FROM candle_traders e
+      WHERE e.token_address = d.a AND e.interval = d.i AND e.bucket_start = d.b AND e.trader = d.t
+      LIMIT 1) e ON true)`,
     `candles_traders_up AS (
     INSERT INTO candle_traders (token_address, interval, bucket_start, trader, bought, sold)
     SELECT a, i, b, t, bo OR eb, so OR es FROM candles_traders_in
