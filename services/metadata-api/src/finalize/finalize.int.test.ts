@@ -533,6 +533,39 @@ describe("POST /api/v1/token-metadata/{draft}/finalize", () => {
       indexerTx.release();
     }
   });
+
+  test("behavior: a pending claim whose indexed launch truly differs is released by the worker, and the next finalize is 422 launch_mismatch", async () => {
+    const launch = await trader.createToken("Right Name", "WRN");
+    await index();
+    const draft = await createDraft("Wrong Name", "WRN");
+    const token = launch.token.toLowerCase();
+    const tx = launch.hash.toLowerCase();
+    // A claim taken before the indexer had the launch (the receipt carries no name), now indexed.
+    expect(
+      await markPending(h.db, { id: draft, tokenAddress: token, transactionHash: tx, signer: null }),
+    ).toMatchObject({ status: "pending" });
+    await h.jobs.enqueueFinalize({
+      draft_id: draft,
+      chain_id: devnet.chainId,
+      token_address: token,
+      transaction_hash: tx,
+    });
+    // The running worker (or its sweep) compares the indexed launch with the draft: a true mismatch.
+    await waitFor(async () => (await draftRow(draft)).status === "draft", {
+      timeoutMs: 60_000,
+      message: `the mismatching claim was not released\n${worker?.output().slice(-2000) ?? "no worker"}`,
+    });
+    expect(await draftRow(draft)).toEqual({ status: "draft", token_address: null, transaction_hash: null });
+    const line = worker
+      ?.output()
+      .split("\n")
+      .find((l) => l.includes(draft) && l.includes("indexed launch does not match the draft"));
+    expect(line).toContain('"mismatch":"name"');
+    expect(await finalize(draft, { token_address: token, transaction_hash: tx })).toMatchObject({
+      status: 422,
+      body: { code: "launch_mismatch", details: [{ field: "token_address", reason: "name" }] },
+    });
+  });
 });
 
 describe("finalize signatures: who may bind metadata", () => {
