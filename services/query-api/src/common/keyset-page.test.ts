@@ -21,12 +21,12 @@ const trades: KeysetSource = {
 const holders = TOKEN_HOLDERS;
 
 describe("keysetSql", () => {
-  it("default: the first page orders by the key, limit after the filters, inside the parent's lateral join", () => {
+  it("default: the first page orders by the key under the constant limit, the page size after the filters, inside the parent's lateral join", () => {
     expect(keysetSql(trades, "desc", false, 1)).toBe(`SELECT x.* FROM tokens t LEFT JOIN LATERAL (
-  SELECT r.block_number, r.transaction_index, r.log_index, r.transaction_hash
+  SELECT * FROM (SELECT r.block_number, r.transaction_index, r.log_index, r.transaction_hash
   FROM trades r WHERE r.token_address = $1
   ORDER BY r.block_number DESC, r.transaction_index DESC, r.log_index DESC, r.transaction_hash DESC
-  LIMIT $2) x ON true WHERE t.address = $1`);
+  LIMIT 101) page ORDER BY page.block_number DESC, page.transaction_index DESC, page.log_index DESC, page.transaction_hash DESC LIMIT $2) x ON true WHERE t.address = $1`);
   });
 
   it("behavior: one direction is a row comparison; asc reverses it", () => {
@@ -34,6 +34,7 @@ describe("keysetSql", () => {
     expect(desc).toContain(
       "AND (r.block_number, r.transaction_index, r.log_index, r.transaction_hash) < ($2::int8, $3::int4, $4::int4, $5::text)",
     );
+    expect(desc).toContain("LIMIT 101) page ORDER BY");
     expect(desc).toContain("LIMIT $6)");
     const asc = keysetSql(trades, "asc", true, 1);
     expect(asc).toContain(") > ($2::int8, $3::int4, $4::int4, $5::text)");
@@ -47,8 +48,10 @@ describe("keysetSql", () => {
     expect(sql).toContain(
       "AND b.balance <= $4::numeric AND (b.balance < $4::numeric OR (b.balance = $4::numeric AND b.holder > $5::text))",
     );
-    expect(sql).toContain("ORDER BY b.balance DESC, b.holder ASC\n  LIMIT $6");
-    expect(sql.startsWith("SELECT b.holder")).toBe(true);
+    expect(sql).toContain(
+      "ORDER BY b.balance DESC, b.holder ASC\n  LIMIT 101) page ORDER BY page.balance DESC, page.holder ASC LIMIT $6",
+    );
+    expect(sql.startsWith("SELECT * FROM (SELECT b.holder, b.balance,")).toBe(true);
     expect(keysetSql(holders, "asc", true, 3)).toContain(
       "AND b.balance >= $4::numeric AND (b.balance > $4::numeric OR (b.balance = $4::numeric AND b.holder < $5::text))",
     );

@@ -16,7 +16,11 @@ export type KeysetType = "int8" | "int4" | "numeric" | "text";
 export interface KeysetColumn {
   /** The column's expression in the page statement (e.g. `r.block_number`). */
   sql: string;
-  /** The column's name in the result row (the page's `select` must return it, e.g. `block_number`). */
+  /**
+   * The column's name in the result row (the page's `select` must return it, e.g. `block_number`),
+   * of the key's own SQL type: {@link keysetSql} orders the page again over it (a `::text` copy of
+   * a numeric key would sort as text).
+   */
   column: string;
   type: KeysetType;
   /** `true` when this column descends in the `desc` order (the default order of a page). */
@@ -54,13 +58,6 @@ export interface KeysetSource {
   key: readonly KeysetColumn[];
   parent?: { from: string; where: string };
   /**
-   * Read the page under a constant `LIMIT` {@link PAGE_TAKE_MAX}, the page size (`$n`) applied
-   * above it ({@link firstRows}): a bare `LIMIT $n` is planned as 10 % of its input, which can make
-   * the generic plan dearer than a custom one, and PostgreSQL then plans the statement again on
-   * every execution (the market-wide trades feed at 1M tokens). Default: a bare `LIMIT $n`.
-   */
-  constantLimit?: boolean;
-  /**
    * The page statement, when {@link keysetSql}'s is not the one to run (same parameters, rows and
    * order): e.g. a key computed per row is sorted on its own before the page's other columns are
    * read. Default: {@link keysetSql}.
@@ -93,7 +90,8 @@ export type KeysetPosition = CursorValue[];
 
 /**
  * The page statement of `source` in `order`: the first page (`after` false) or the page after a
- * cursor, `LIMIT` the last parameter. Exported for EXPLAIN in tests and docs.
+ * cursor, the page size the last parameter, applied by {@link firstRows} (planned under the
+ * constant `LIMIT` {@link PAGE_TAKE_MAX}). Exported for EXPLAIN in tests and docs.
  */
 export function keysetSql(
   source: KeysetSource,
@@ -109,10 +107,10 @@ export function keysetSql(
   const ordered = `SELECT ${source.select}
   FROM ${source.from} WHERE ${source.where}${keyset}
   ORDER BY ${orderBy}`;
-  const page = source.constantLimit
-    ? firstRows(ordered, limit, keysetOrderBy(keyOf(source.key, "page"), order))
-    : `${ordered}
-  LIMIT ${limit}`;
+  // Planned under the constant `LIMIT` (firstRows): a bare `LIMIT $n` is planned as 10 % of its
+  // input, the generic plan can then cost more than a custom one, and PostgreSQL plans the
+  // statement again on every execution (docs/operations.md "Prepared statements").
+  const page = firstRows(ordered, limit, keysetOrderBy(keyOf(source.key, "page"), order));
   if (!source.parent) return page;
   return `SELECT x.* FROM ${source.parent.from} LEFT JOIN LATERAL (
   ${page}) x ON true WHERE ${source.parent.where}`;
@@ -225,6 +223,7 @@ export interface KeysetPage<R> {
  *   filters: [token], order: "desc", limit: 20, cursor, cursors, route: `tokens.trades:${token}:desc`,
  * });
  * @throws AppError `invalid_request` (field `cursor`) for a cursor of another route or shape.
+ * @throws RangeError when `limit` is above 100 ({@link PAGE_TAKE_MAX} − 1: the statements' constant `LIMIT`).
  */
 export async function readKeysetPage<R extends Record<string, unknown>>(
   db: SqlReader,
@@ -239,6 +238,8 @@ export async function readKeysetPage<R extends Record<string, unknown>>(
   },
 ): Promise<KeysetPage<R> | null> {
   const { filters, order, limit, cursors, route } = options;
+  if (limit + 1 > PAGE_TAKE_MAX)
+    throw new RangeError(`a keyset page reads at most ${PAGE_TAKE_MAX - 1} rows`);
   const after = decodeKeyset(cursors, route, source, options.cursor);
   const values = [
     ...filters,

@@ -1,6 +1,8 @@
 import {
+  firstRows,
   type KeysetColumn,
   type KeysetSource,
+  keyOf,
   keysetCondition,
   keysetOrderBy,
   type PageOrder,
@@ -84,24 +86,25 @@ function walletRewardsSql(order: PageOrder, after: boolean): string {
   const bound = (alias: string) =>
     after ? `\n       AND ${keysetCondition(keyOver(alias), order, (i, type) => `$${2 + i}::${type}`)}` : "";
   const orderBy = (alias: string) => keysetOrderBy(keyOver(alias), order);
+  // Each source's first rows are read as `firstRows` does: planned under the constant LIMIT.
+  const page = (ordered: string) =>
+    firstRows(ordered, limit, keysetOrderBy(keyOf(WALLET_REWARD_KEY, "page"), order));
   return `WITH c AS (
-    SELECT c.distribution_id, c.epoch, c.token_address, c.asset, d.root, c.amount, c.block_number,
+    ${page(`SELECT c.distribution_id, c.epoch, c.token_address, c.asset, d.root, c.amount, c.block_number,
            c.block_timestamp, c.transaction_hash, c.log_index
       FROM reward_claims c
       JOIN reward_distributions d ON d.distribution_id = c.distribution_id
      WHERE c.claimant = $1${bound("c")}
-     ORDER BY ${orderBy("c")}
-     LIMIT ${limit}
+     ORDER BY ${orderBy("c")}`)}
   ), l AS (
-    SELECT l.distribution_id, l.epoch, d.token_address, d.asset, d.root, l.amount, l.proof
+    ${page(`SELECT l.distribution_id, l.epoch, d.token_address, d.asset, d.root, l.amount, l.proof
       FROM reward_tree_leaves l
       -- A lateral read per leaf, not a join: PostgreSQL estimates the join on (id, root) at one row
       -- and then sorts the wallet's every leaf instead of walking its index for the page's rows.
       JOIN LATERAL (SELECT d.token_address, d.asset, d.root FROM reward_distributions d
                      WHERE d.distribution_id = l.distribution_id AND d.root = l.root LIMIT 1) d ON true
      WHERE l.claimant = $1${bound("l")}
-     ORDER BY ${orderBy("l")}
-     LIMIT ${limit}
+     ORDER BY ${orderBy("l")}`)}
   ), x AS (
     SELECT coalesce(l.distribution_id, c.distribution_id) AS distribution_id,
            coalesce(l.epoch, c.epoch) AS epoch,

@@ -73,9 +73,6 @@ export const MARKET_TRADES: KeysetSource = {
   from: "trades r",
   where: `NOT r.hidden AND ${VISIBLE_TRADE}`,
   key: CHAIN_POSITION_KEY,
-  // With a bare `LIMIT $n` the generic plan was estimated dearer than a custom one at 1M tokens
-  // and every page of the feed was planned again (docs/benchmarks.md "Search at 1M tokens").
-  constantLimit: true,
 };
 
 /** {@link MARKET_TRADES} of one `source` (`$1`: `curve` or `uniswap_v3`), over `trades_visible_source_position_idx`. */

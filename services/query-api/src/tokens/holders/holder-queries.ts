@@ -90,7 +90,7 @@ export function holdersSource(tag: HolderTag | undefined): KeysetSource {
     // members (20–24 ms of PostgreSQL per request for 3 snipers among 5,000 holders at 1M tokens).
     return {
       name: `holders_${tag}`,
-      select: `b.holder, b.balance::text AS balance, ${TAGS_SQL}`,
+      select: `b.holder, b.balance, ${TAGS_SQL}`,
       from: `token_cohorts c CROSS JOIN LATERAL (SELECT bb.token_address, bb.holder, bb.balance FROM token_balances bb
         WHERE bb.token_address = c.token_address AND bb.holder = c.wallet LIMIT 1) b`,
       where: `c.token_address = $1 AND ${TAG_WHERE[tag]} AND b.balance > 0 AND b.holder <> ALL($2::text[])`,
@@ -99,7 +99,7 @@ export function holdersSource(tag: HolderTag | undefined): KeysetSource {
   }
   return {
     name: tag === undefined ? "holders" : `holders_${tag}`,
-    select: `b.holder, b.balance::text AS balance, ${TAGS_SQL}`,
+    select: `b.holder, b.balance, ${TAGS_SQL}`,
     from: "token_balances b LEFT JOIN token_cohorts c ON c.token_address = b.token_address AND c.wallet = b.holder",
     where: tag === undefined ? where : `${where} AND ${TAG_WHERE[tag]}`,
     key: HOLDER_KEY,

@@ -1,9 +1,11 @@
 import type { CursorCodec } from "@tmi/shared/codec";
 import {
   decodeKeyset,
+  firstRows,
   type KeysetColumn,
   type KeysetPage,
   type KeysetSource,
+  keyOf,
   keysetCondition,
   keysetOrderBy,
   keysetPositionOf,
@@ -81,9 +83,13 @@ export function pnlPageSql(order: PageOrder, after: boolean, filterCount: number
   const limit = `$${filterCount + 1 + (after ? PNL_KEY.length : 0)}`;
   return `SELECT x.* FROM tokens t LEFT JOIN LATERAL (
   SELECT p.trader, coalesce(b.balance, 0)::text AS balance, s.k AS sort_key, ${POSITION_COLUMNS()}
-  FROM (SELECT q.trader, ${pnlSql("q")} AS k FROM positions q
+  FROM (${firstRows(
+    `SELECT q.trader, ${pnlSql("q")} AS k FROM positions q
         WHERE q.token_address = t.address${keyset}
-        ORDER BY ${keysetOrderBy(PNL_KEY, order)} LIMIT ${limit}) s
+        ORDER BY ${keysetOrderBy(PNL_KEY, order)}`,
+    limit,
+    keysetOrderBy(keyOf(PNL_KEY, "page"), order),
+  )}) s
   CROSS JOIN LATERAL (SELECT * FROM positions r WHERE r.token_address = t.address AND r.trader = s.trader LIMIT 1) p
   LEFT JOIN LATERAL (
     SELECT q.balance FROM token_balances q
