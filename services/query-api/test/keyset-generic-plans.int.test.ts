@@ -20,7 +20,7 @@ import {
   walletTradesSource,
 } from "../src/trades/trade-queries.js";
 import { planSession, recordingDb } from "./plans.js";
-import { insertSeriesTokens } from "./seed.js";
+import { addr, insertSeriesTokens, txHash } from "./seed.js";
 
 /**
  * Tokens; every table below spreads its rows over them: thousands per token, so a bare `LIMIT $n`
@@ -40,9 +40,7 @@ const CREATOR = `0x${"99".repeat(20)}`;
 const tokenSql = (i: string) => `'0x' || lpad(to_hex(${i}), 40, '0')`;
 /** The test wallet address of the SQL integer expression `j`. */
 const walletSql = (j: string) => `'0xb' || lpad(to_hex(${j}), 39, '0')`;
-const token = (i: number) => `0x${i.toString(16).padStart(40, "0")}`;
 const wallet = (j: number) => `0xb${j.toString(16).padStart(39, "0")}`;
-const hash = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
 
 let database: TestDatabase;
 
@@ -125,7 +123,12 @@ afterAll(async () => {
 });
 
 /** A chain position after which run `r`'s page starts (different per run). */
-const chainAfter = (r: number): KeysetPosition => [BigInt(1000 + ROWS - 500 * r), 0, 0, hash(ROWS - 500 * r)];
+const chainAfter = (r: number): KeysetPosition => [
+  BigInt(1000 + ROWS - 500 * r),
+  0,
+  0,
+  txHash(ROWS - 500 * r),
+];
 
 /** One keyset source, its filters and a cursor position for run `r` (1..RUNS). */
 interface Case {
@@ -135,10 +138,10 @@ interface Case {
 }
 
 const CASES: [string, Case][] = [
-  ["a token's trades", { source: TOKEN_TRADES, filters: (r) => [token(r)], after: chainAfter }],
+  ["a token's trades", { source: TOKEN_TRADES, filters: (r) => [addr(r)], after: chainAfter }],
   [
     "a token's trades by a trader",
-    { source: TOKEN_TRADER_TRADES, filters: (r) => [token(r), wallet(r)], after: chainAfter },
+    { source: TOKEN_TRADER_TRADES, filters: (r) => [addr(r), wallet(r)], after: chainAfter },
   ],
   [
     "a wallet's trades",
@@ -157,13 +160,13 @@ const CASES: [string, Case][] = [
     "the trades feed of a source",
     { source: MARKET_TRADES_BY_SOURCE, filters: (r) => [r % 2 ? "curve" : "uniswap_v3"], after: chainAfter },
   ],
-  ["a token's activity", { source: TOKEN_ACTIVITY, filters: (r) => [token(r)], after: chainAfter }],
+  ["a token's activity", { source: TOKEN_ACTIVITY, filters: (r) => [addr(r)], after: chainAfter }],
   ...([undefined, "creator", "sniper", "insider", "launch_block_buyer"] as const).map(
     (tag): [string, Case] => [
       `a token's holders (${tag ?? "all"})`,
       {
         source: holdersSource(tag),
-        filters: (r) => [token(r), [wallet(r + 1000)], CREATOR],
+        filters: (r) => [addr(r), [wallet(r + 1000)], CREATOR],
         after: (r) => [10n ** 18n * BigInt(900 - 50 * r), wallet(r)],
       },
     ],
@@ -172,7 +175,7 @@ const CASES: [string, Case][] = [
     `a token's traders (${sort})`,
     {
       source: tokenTradersSource(sort),
-      filters: (r) => [token(r)],
+      filters: (r) => [addr(r)],
       after: (r) => [10n ** 15n + BigInt(ROWS - 1000 * r), wallet(r)],
     },
   ]),
@@ -180,7 +183,7 @@ const CASES: [string, Case][] = [
     "a token's reward distributions",
     {
       source: TOKEN_REWARD_DISTRIBUTIONS,
-      filters: (r) => [token(r)],
+      filters: (r) => [addr(r)],
       after: (r) => [BigInt(1000 + 200 * TOKENS - 100 * r), 0],
     },
   ],

@@ -15,13 +15,12 @@ import { TOKEN_ORDERS } from "../src/tokens/token-list-queries.js";
 import { listOrderedTokens } from "../src/tokens/token-list-statements.js";
 import type { TokenFilters } from "../src/tokens/token-orders.js";
 import { explainPrepared, planSession, recordingDb, rowsExaminedOn } from "./plans.js";
-import { insertSeriesTokens } from "./seed.js";
+import { addr, insertSeriesTokens } from "./seed.js";
 
-/** Tokens, all in one tie group of every value sort (token i's address is i in hex). */
+/** Tokens, all in one tie group of every value sort (token i's address is `addr(i)`). */
 const COUNT = 12_000;
 /** The cursor's place in the tie group: the page starts after this many tokens. */
 const DEEP = 6000;
-const address = (i: number) => `0x${i.toString(16).padStart(40, "0")}`;
 
 let database: TestDatabase;
 
@@ -66,7 +65,7 @@ describe.each(["force_generic_plan", "force_custom_plan"])("%s", (mode) => {
         };
         for (const filters of [plain, searched, screened]) {
           // Past 6,000 of the 12,000 tokens of the tie group (address ascending inside it).
-          const after = checkKeyset(TOKEN_ORDERS[sort].key, [TIE_VALUES[sort], address(DEEP)]);
+          const after = checkKeyset(TOKEN_ORDERS[sort].key, [TIE_VALUES[sort], addr(DEEP)]);
           const { rows } = await listOrderedTokens(db, {
             order: TOKEN_ORDERS[sort],
             filters,
@@ -76,7 +75,7 @@ describe.each(["force_generic_plan", "force_custom_plan"])("%s", (mode) => {
           expect(
             rows.map((row) => JSON.parse(row.item).address),
             `${sort} ${JSON.stringify(filters, (_, v) => (typeof v === "bigint" ? v.toString() : v))}`,
-          ).toEqual(Array.from({ length: 21 }, (_, k) => address(DEEP + 1 + k)));
+          ).toEqual(Array.from({ length: 21 }, (_, k) => addr(DEEP + 1 + k)));
         }
         expect(statements.length).toBe(3);
         for (const { name, values } of statements) {
