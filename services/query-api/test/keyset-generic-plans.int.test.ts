@@ -20,7 +20,7 @@ import {
   walletTradesSource,
 } from "../src/trades/trade-queries.js";
 import { planSession, recordingDb } from "./plans.js";
-import { addr, insertSeriesTokens, txHash } from "./seed.js";
+import { addr, insertSeriesPositions, insertSeriesTokens, txHash, wallet, walletSql } from "./seed.js";
 
 /**
  * Tokens; every table below spreads its rows over them: thousands per token, so a bare `LIMIT $n`
@@ -38,9 +38,6 @@ const CREATOR = `0x${"99".repeat(20)}`;
 
 /** The test token address of the SQL integer expression `i`. */
 const tokenSql = (i: string) => `'0x' || lpad(to_hex(${i}), 40, '0')`;
-/** The test wallet address of the SQL integer expression `j`. */
-const walletSql = (j: string) => `'0xb' || lpad(to_hex(${j}), 39, '0')`;
-const wallet = (j: number) => `0xb${j.toString(16).padStart(39, "0")}`;
 
 let database: TestDatabase;
 
@@ -77,16 +74,7 @@ beforeAll(async () => {
        SELECT ${t}, ${holder}, i % 7 = 1, i % 7 = 2, i % 7 = 3 FROM generate_series(1, ${ROWS}) i
        WHERE i % 7 BETWEEN 1 AND 3`,
     );
-    await admin.query(
-      `INSERT INTO positions (token_address, trader, bought_tokens, bought_reserve, sold_tokens, sold_reserve, volume,
-                              buy_count, sell_count, open_quantity, cost_basis, realized_pnl,
-                              first_block_number, first_transaction_hash, first_log_index, first_timestamp,
-                              last_block_number, last_transaction_hash, last_log_index, last_timestamp)
-       SELECT ${t}, ${holder}, 10^21, 10^15 + i, 0, i % 7, 10^15 + i, 1, 0, 10^21, 10^15, i % 11,
-              1000 + i, '0x' || lpad(to_hex(i), 64, '0'), 0, 1763712000 + i,
-              1000 + i, '0x' || lpad(to_hex(i), 64, '0'), 0, 1763712000 + i
-       FROM generate_series(1, ${ROWS}) i`,
-    );
+    await insertSeriesPositions(admin, ROWS, t, holder);
     // 200 distributions per token; wallet i % 19 claims and has a leaf in distribution i.
     const id = (i: string) => `'0xf' || lpad(to_hex(${i}), 63, '0')`;
     const d = TOKENS * 200;

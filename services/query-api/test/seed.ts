@@ -127,6 +127,35 @@ export async function insertSeriesTokens(db: pg.ClientBase, count: number, creat
   );
 }
 
+/** The plan tests' wallet address of the SQL integer expression `j` (`0xb` + 39 hex digits). */
+export const walletSql = (j: string) => `'0xb' || lpad(to_hex(${j}), 39, '0')`;
+
+/** The address {@link walletSql} gives for `j`. */
+export const wallet = (j: number) => `0xb${j.toString(16).padStart(39, "0")}`;
+
+/**
+ * Inserts positions i = 1..`count` for the plan tests: token and trader the SQL expressions `token`
+ * and `trader` (over `i`), one buy of 10^21 tokens, volume 10^15 + i (so the volume order is i's),
+ * realized pnl i % 11, first and last trade at block 1000 + i.
+ */
+export async function insertSeriesPositions(
+  db: pg.ClientBase,
+  count: number,
+  token: string,
+  trader: string,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO positions (token_address, trader, bought_tokens, bought_reserve, sold_tokens, sold_reserve, volume,
+                            buy_count, sell_count, open_quantity, cost_basis, realized_pnl,
+                            first_block_number, first_transaction_hash, first_log_index, first_timestamp,
+                            last_block_number, last_transaction_hash, last_log_index, last_timestamp)
+     SELECT ${token}, ${trader}, 10^21, 10^15 + i, 0, i % 7, 10^15 + i, 1, 0, 10^21, 10^15, i % 11,
+            1000 + i, '0x' || lpad(to_hex(i), 64, '0'), 0, 1763712000 + i,
+            1000 + i, '0x' || lpad(to_hex(i), 64, '0'), 0, 1763712000 + i
+     FROM generate_series(1, ${count}) i`,
+  );
+}
+
 export interface SeedTrade {
   token: string;
   block: number;

@@ -67,7 +67,7 @@ export type HoldingPosition = [number, bigint, string];
 // price, so no index orders it: the wallet's held rows are read through the holder index and
 // sorted (cost linear in the wallet's held tokens; none on a page of the closed group). The closed
 // positions are walked in token order through the trader index from the cursor, each checked by a
-// key lookup of its balance (a subplan; `ctid IS NOT NULL` keeps it off an index-only scan of
+// key lookup of its balance (a subplan; without `balance > 0` it cannot take the partial
 // `token_balances_rank_idx`, which reads the token's whole range), and only when the held rows do not fill the page: a page
 // reads about `take` of them beyond the held ones it skips. As joins, the generic plan
 // (estimating the average wallet's few rows) rescanned the wallet's rows per row of the other side,
@@ -89,7 +89,7 @@ page AS (
   WHERE $2::boolean AND (SELECT count(*) FROM held_page) < $6 AND p.trader = $1
     AND p.token_address > (SELECT CASE WHEN $3::int = 1 THEN $5::text ELSE '' END)
     AND coalesce((SELECT b.balance FROM token_balances b
-      WHERE b.token_address = p.token_address AND b.holder = $1 AND b.ctid IS NOT NULL), 0) <= 0
+      WHERE b.token_address = p.token_address AND b.holder = $1), 0) <= 0
   ORDER BY p.token_address
   LIMIT $6))
 SELECT page.grp, page.token_address, page.balance::text AS balance, page.value::text AS value,

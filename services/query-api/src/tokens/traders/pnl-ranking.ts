@@ -63,9 +63,9 @@ export const PNL_RANKING_SQL = `SELECT ${VERSION_SQL} AS version, r.n, r.ranking
  * token. Positions and balances are read by primary key, one lookup per trader: the lateral
  * subqueries (kept apart by their `LIMIT`) leave the generic plan of the prepared statement no
  * other way (it estimates a token's positions from the average token's and would otherwise scan
- * a hot token's positions and balances). `ctid IS NOT NULL` (always true) keeps the balance off an
- * index-only scan of `token_balances_rank_idx` (token, balance, holder), which the generic plan
- * prefers and which reads the token's whole range for one holder.
+ * a hot token's positions and balances). The balance lookup has no `balance > 0`, so it cannot take
+ * the partial `token_balances_rank_idx` (token, balance, holder), which reads the token's whole
+ * range for one holder.
  */
 export const PNL_PAGE_SQL = `SELECT ${VERSION_SQL} AS version, x.*
   FROM ${VERSION_FROM}
@@ -75,7 +75,7 @@ export const PNL_PAGE_SQL = `SELECT ${VERSION_SQL} AS version, x.*
     CROSS JOIN LATERAL (SELECT * FROM positions q WHERE q.token_address = $1 AND q.trader = u.trader LIMIT 1) p
     LEFT JOIN LATERAL (
       SELECT q.balance FROM token_balances q
-      WHERE q.token_address = $1 AND q.holder = u.trader AND q.ctid IS NOT NULL LIMIT 1
+      WHERE q.token_address = $1 AND q.holder = u.trader LIMIT 1
     ) b ON true
   ) x ON true
   WHERE t.address = $1

@@ -44,12 +44,12 @@ export function tokenTradersSource(sort: TraderSort): KeysetSource {
   const k = SORT_EXPR[sort];
   return {
     name: `traders_${sort}`,
-    // The balance by primary key, per row of the page (a subplan): joined, the generic plan
-    // rescanned the token's balances per trader (21 × 2,360 rows for a page of a token with 2,360
-    // holders; `pnpm bench api-plans`). `ctid IS NOT NULL` keeps it off an index-only scan of
-    // `token_balances_rank_idx` (token, balance, holder), which reads the token's whole range.
+    // The balance by key, per row of the page (a subplan): joined, the generic plan rescanned the
+    // token's balances per trader (21 × 2,360 rows for a page of a token with 2,360 holders; `pnpm
+    // bench api-plans`). Without `balance > 0` it cannot take the partial `token_balances_rank_idx`
+    // (token, balance, holder), which would read the token's whole range for one holder.
     select: `p.trader, coalesce((SELECT b.balance FROM token_balances b
-      WHERE b.token_address = p.token_address AND b.holder = p.trader AND b.ctid IS NOT NULL), 0)::text AS balance,
+      WHERE b.token_address = p.token_address AND b.holder = p.trader), 0)::text AS balance,
     ${k} AS sort_key, ${POSITION_COLUMNS()}`,
     from: "positions p",
     where: "p.token_address = $1",
@@ -93,7 +93,7 @@ export function pnlPageSql(order: PageOrder, after: boolean, filterCount: number
   CROSS JOIN LATERAL (SELECT * FROM positions r WHERE r.token_address = t.address AND r.trader = s.trader LIMIT 1) p
   LEFT JOIN LATERAL (
     SELECT q.balance FROM token_balances q
-    WHERE q.token_address = t.address AND q.holder = s.trader AND q.ctid IS NOT NULL LIMIT 1
+    WHERE q.token_address = t.address AND q.holder = s.trader LIMIT 1
   ) b ON true
   ORDER BY s.k ${order === "desc" ? "DESC" : "ASC"}, s.trader ${order === "desc" ? "ASC" : "DESC"}
 ) x ON true WHERE t.address = $1`;
