@@ -97,7 +97,7 @@ describe.each(["force_generic_plan", "force_custom_plan"])("%s", (mode) => {
           cursors: codec,
           route,
         });
-        expect(page.rows).toHaveLength(20);
+        expect(page?.rows).toHaveLength(20);
         const last = statements.at(-1)!;
         const plan = await explainPrepared(client, last.name!, last.values);
         expectKeyLookups(plan, 21);
