@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDb, createPgPool, type Db } from "@tmi/db";
+import { erc20Abi } from "@tmi/shared/chain";
 import { createLogger } from "@tmi/shared/logger";
 import {
   createTestDatabase,
@@ -19,7 +20,9 @@ import {
   testRedisUrl,
 } from "@tmi/testkit";
 import { Redis } from "ioredis";
+import { type PublicClient, TransactionReceiptNotFoundError } from "viem";
 import { buildApp, type MetadataAppDeps } from "../src/app.js";
+import type { ReceiptReader } from "../src/finalize/finalize-service.js";
 import { createImageFetcher, type ImageFetcher, type Resolver } from "../src/images/image-fetcher.js";
 import { createJobProducer, type JobProducer } from "../src/jobs/job-catalog.js";
 import { isPublicAddress } from "../src/net/address-policy.js";
@@ -271,4 +274,27 @@ export const BASE_FIELDS = {
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are untyped JSON
 export function errorOf(body: any): any {
   return body && typeof body === "object" && body.error && typeof body.error === "object" ? body.error : body;
+}
+
+/**
+ * The finalize's chain reads over `client` (a devnet's public client), as the tests use them: the
+ * receipt of a hash (null while the chain has none) and the token's ERC-20 `name()`/`symbol()`.
+ * No wallet-signature check (add `verifyMessage` for smart-wallet signatures).
+ */
+export function chainReceipts(client: PublicClient): ReceiptReader {
+  return {
+    async getReceipt(hash) {
+      try {
+        return await client.getTransactionReceipt({ hash });
+      } catch (error) {
+        if (error instanceof TransactionReceiptNotFoundError) return null;
+        throw error;
+      }
+    },
+    async getTokenNames(token) {
+      const read = (functionName: "name" | "symbol") =>
+        client.readContract({ address: token, abi: erc20Abi, functionName });
+      return { name: await read("name"), symbol: await read("symbol") };
+    },
+  };
 }

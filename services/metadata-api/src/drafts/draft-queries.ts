@@ -211,7 +211,9 @@ export interface BindRequest {
  * reads the launch from `tokens`; releases bindings that are not current and stand in the way
  * (another draft's claim on the token for a launch a reorg removed, this draft's own binding to
  * such a launch); when `signer` is the launch's creator (verified), releases any
- * UNVERIFIED claim of another draft on the token (pending or finalized); then ONE conditional
+ * UNVERIFIED claim of another draft on the token (pending or finalized) except a `pending` one
+ * whose `signer` is that creator (the first creator-signed claim wins: it counts as verified, and
+ * the bind then fails on the token's unique key as for a verified holder); then ONE conditional
  * UPDATE (`updateMany` with the whole condition in its `where`) binds the draft only if it is
  * `draft`, `pending` for this very launch, or (verified only) `finalized` unverified to this
  * launch, and its chain, name, symbol and initial supply equal the launch's, and the launch was
@@ -240,8 +242,15 @@ function bindInTransaction(db: Db, request: BindRequest): Promise<DraftRow | nul
     await releaseStaleBindings(tx, request);
     const verified = request.signer !== null && request.signer === launch.creator;
     if (verified) {
+      // Unverified claims of other drafts, except a pending one signed by this creator: the first
+      // creator-signed claim wins, bound or not yet (its own job binds it verified).
       await tx.metadataDraft.updateMany({
-        where: { tokenAddress, id: { not: id }, verified: false },
+        where: {
+          tokenAddress,
+          id: { not: id },
+          verified: false,
+          OR: [{ status: { not: "pending" } }, { signer: null }, { signer: { not: launch.creator } }],
+        },
         data: RELEASED,
       });
     }
@@ -278,7 +287,8 @@ function bindInTransaction(db: Db, request: BindRequest): Promise<DraftRow | nul
  * Marks a `draft` as `pending` for a launch whose receipt was seen but not yet indexed (claims
  * the token, after releasing bindings that are not current and stand in the way, as
  * {@link bindDraft} does), remembering `signer` (the receipt's creator, when the finalize was signed by it).
- * With a signer, an UNVERIFIED pending claim of another draft on the token is released first.
+ * With a signer, an UNSIGNED pending claim of another draft on the token is released first; a
+ * signed one (or a finalized one) is not: the first creator-signed claim wins.
  * Idempotent for the same launch. Returns the row, or null when the draft is in another state or
  * pending for another launch.
  * @throws the unique violation when another draft holds the token.

@@ -109,7 +109,9 @@ function invalidSignature(): AppError {
  * finalized draft (also on an identical repeat).
  * - indexed canonical launch matching chain, token, creation transaction, name, symbol and
  *   supply: binds it; unsigned → `verified: false`; signed by the indexed creator →
- *   `verified: true`, replacing an unverified binding of another draft (or upgrading this one);
+ *   `verified: true`, replacing an unverified binding of another draft (or upgrading this one),
+ *   but not another draft's `pending` claim signed by the same creator (the first creator-signed
+ *   claim wins: `already_finalized`, as for a verified binding);
  * - not indexed, receipt confirmed with the launch event for the token: marks the draft
  *   `pending`, enqueues the finalize job and throws 409 `not_indexed`;
  * @throws AppError `not_found` (unknown draft), `not_indexed` (no receipt yet, or not indexed

@@ -16,7 +16,7 @@ import {
   type Trader,
   waitForReceipt,
 } from "@tmi/devnet";
-import { erc20Abi, zonkFactoryV3Abi } from "@tmi/shared/chain";
+import { zonkFactoryV3Abi } from "@tmi/shared/chain";
 import { createLogger } from "@tmi/shared/logger";
 import { TOKEN_BY_ADDRESS_SQL } from "@tmi/shared/token";
 import {
@@ -39,12 +39,11 @@ import {
   parseEther,
   parseEventLogs,
   serializeErc6492Signature,
-  TransactionReceiptNotFoundError,
   toHex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createHarness, errorOf, type Harness, multipart } from "../../test/harness.js";
+import { chainReceipts, createHarness, errorOf, type Harness, multipart } from "../../test/harness.js";
 import { bindDraft, markPending } from "../drafts/draft-queries.js";
 import { WORKSPACE_ROOT } from "../env.js";
 import { pngImage } from "../images/test-images.js";
@@ -154,22 +153,7 @@ beforeAll(async () => {
     chainId: devnet.chainId,
     factory: devnet.deployment.contracts.factory,
     backoffDelayMs: 200,
-    receipts: {
-      async getReceipt(hash) {
-        try {
-          return await client.getTransactionReceipt({ hash });
-        } catch (error) {
-          if (error instanceof TransactionReceiptNotFoundError) return null;
-          throw error;
-        }
-      },
-      verifyMessage: (args) => chainVerifier(args),
-      async getTokenNames(token) {
-        const read = (functionName: "name" | "symbol") =>
-          client.readContract({ address: token, abi: erc20Abi, functionName });
-        return { name: await read("name"), symbol: await read("symbol") };
-      },
-    },
+    receipts: { ...chainReceipts(client), verifyMessage: (args) => chainVerifier(args) },
   });
 });
 
