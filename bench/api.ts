@@ -14,6 +14,8 @@
 //          --mix (one run of the traffic mix of api-mix-lib.ts instead of route by route: 200 connections,
 //          tokens by Zipf --zipf=<s> (1.1), the response cache on and a new block every --block-ms=<ms>
 //          (2000, Base's block time); prints req/s, p50/p99, CPU per request and the cache's share)
+//          --mix-kinds (with --mix: then each kind of the mix alone, same settings, --duration each:
+//          req/s, CPU per request and cache share per kind, to see which kinds cost the mix its CPU)
 // CPU per request: query-api's and its PostgreSQL backends' (from /proc) over each route's run.
 import { readFileSync } from "node:fs";
 import os from "node:os";
@@ -36,6 +38,7 @@ const { num } = args;
 const DURATION = num("duration", 10);
 const PG_DURATION = num("pg-duration", 5);
 const MIX = args.has("mix");
+const MIX_KINDS = args.has("mix-kinds");
 const CONNECTIONS = num("connections", MIX ? 200 : 50);
 const POOL = num("pool", 16);
 const ONLY = args.only;
@@ -195,6 +198,25 @@ async function runMix(): Promise<void> {
   } finally {
     await stopBlocks();
   }
+  const kinds: string[] = [];
+  if (MIX_KINDS) {
+    for (const entry of mix) {
+      const stop = await simulateBlocks(data.url, num("block-ms", 2000));
+      try {
+        const alone = await load(mixPaths([entry], seededRandom(3)), DURATION);
+        const total = alone.result.requests.total;
+        const errors = alone.result.errors + alone.result.timeouts + alone.result.non2xx;
+        kinds.push(
+          `  ${entry.kind.padEnd(9)} ${alone.result.requests.average.toFixed(0).padStart(6)} req/s  ` +
+            `CPU ${alone.cpuApiMs.toFixed(3)} + ${alone.cpuPgMs.toFixed(3)} ms/request  ` +
+            `cache ${alone.hitShare === null ? "-" : `${(alone.hitShare * 100).toFixed(1)} %`}  ` +
+            `errors ${errors}/${total}`,
+        );
+      } finally {
+        await stop();
+      }
+    }
+  }
   const { result, peak, cpuApiMs, cpuPgMs, hitShare } = figures;
   const errors = result.errors + result.timeouts + result.non2xx;
   const ok = result.requests.average >= 3000 && result.latency.p99 <= 50 && errors === 0;
@@ -210,6 +232,8 @@ async function runMix(): Promise<void> {
       `CPU ${cpuApiMs.toFixed(3)} + ${cpuPgMs.toFixed(3)} ms/request (query-api + PostgreSQL), cache share ${hitShare === null ? "-" : `${(hitShare * 100).toFixed(1)} %`} — ` +
       `${ok ? "ok" : "MISS"} (goal ≥ 3000 req/s at p99 ≤ 50 ms)`,
   );
+  if (kinds.length > 0)
+    console.log(`each kind alone (${DURATION} s, same connections and blocks):\n${kinds.join("\n")}`);
   console.log(
     JSON.stringify({
       bench: "api-mix",
