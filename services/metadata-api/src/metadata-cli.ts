@@ -18,6 +18,16 @@ const USAGE = `usage:
                                  whether the binding is current (not: its launch was reorged out)
 env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/tmi)`;
 
+/**
+ * Who signed the draft's claim: `verified by <creator>` (bound, signed by the creator), `signed by
+ * <address>` (pending, signed by the receipt's creator: it binds verified once indexed and no
+ * other draft's finalize releases it), else `unverified`.
+ */
+function signature(draft: { verified: boolean; signer: string | null }): string {
+  if (draft.verified) return `verified by ${draft.signer}`;
+  return draft.signer !== null ? `signed by ${draft.signer}` : "unverified";
+}
+
 const cli = operatorCli(USAGE, {});
 const { positionals, databaseUrl, cause } = cli;
 const fail: CliFail = cli.fail;
@@ -51,7 +61,7 @@ try {
             ? "current"
             : "not current (launch removed by a reorg)";
       process.stdout.write(
-        `${token}\tdraft ${draft.id}\t${draft.status}\t${draft.verified ? `verified by ${draft.signer}` : "unverified"}\t${launch}\t${state}\n`,
+        `${token}\tdraft ${draft.id}\t${draft.status}\t${signature(draft)}\t${launch}\t${state}\n`,
       );
     }
   }

@@ -1,12 +1,13 @@
 // Shared harness of metadata-api's integration tests: a fresh migrated database, real Redis with
 // a per-test prefix, fs or s3 (s3rver) storage, a local HTTPS image server with a self-signed
 // certificate made "public" only through the injected resolver and address policy.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { createDb, createPgPool, type Db } from "@tmi/db";
 import { erc20Abi } from "@tmi/shared/chain";
 import { createLogger } from "@tmi/shared/logger";
@@ -22,6 +23,7 @@ import {
 import { Redis } from "ioredis";
 import { type PublicClient, TransactionReceiptNotFoundError } from "viem";
 import { buildApp, type MetadataAppDeps } from "../src/app.js";
+import { WORKSPACE_ROOT } from "../src/env.js";
 import type { ReceiptReader } from "../src/finalize/finalize-service.js";
 import { createImageFetcher, type ImageFetcher, type Resolver } from "../src/images/image-fetcher.js";
 import { createJobProducer, type JobProducer } from "../src/jobs/job-catalog.js";
@@ -297,4 +299,14 @@ export function chainReceipts(client: PublicClient): ReceiptReader {
       return { name: await read("name"), symbol: await read("symbol") };
     },
   };
+}
+
+/** Runs `pnpm metadata <args>` (the operator command) on the database at `databaseUrl`; resolves with its stdout. */
+export async function metadataCli(databaseUrl: string, ...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--conditions=tmi-source", "--import", "tsx", "services/metadata-api/src/metadata-cli.ts", ...args],
+    { cwd: WORKSPACE_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl } },
+  );
+  return stdout;
 }

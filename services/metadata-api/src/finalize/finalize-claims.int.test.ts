@@ -9,7 +9,14 @@ import type { Job } from "bullmq";
 import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { chainReceipts, createHarness, errorOf, type Harness, multipart } from "../../test/harness.js";
+import {
+  chainReceipts,
+  createHarness,
+  errorOf,
+  type Harness,
+  metadataCli,
+  multipart,
+} from "../../test/harness.js";
 import { pngImage } from "../images/test-images.js";
 import { createFinalizeProcessor } from "../jobs/finalize.worker.js";
 import { finalizeMessage } from "./finalize-signature.js";
@@ -159,9 +166,17 @@ describe("finalize: the first creator-signed claim on a token wins", () => {
       body: { code: "already_finalized", message: "the token is already bound to another draft" },
     });
     expect(await claim(b)).toEqual(released);
+    // The operator command names the signer of the pending claim.
+    const creator = trader.address.toLowerCase();
+    expect(await metadataCli(h.database.url, "show", launch.token)).toContain(
+      `\tpending\tsigned by ${creator}\t`,
+    );
     await index();
     expect(await runJob(a, launch)).toBe("finalized");
     expect(await claim(a)).toEqual(creatorBound(launch.token));
+    expect(await metadataCli(h.database.url, "show", launch.token)).toContain(
+      `\tfinalized\tverified by ${creator}\t`,
+    );
   }, 120_000);
 
   test("behavior: an unsigned pending claim is released by the creator's signed finalize, before or after indexing", async () => {

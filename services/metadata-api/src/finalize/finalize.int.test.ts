@@ -1,5 +1,3 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import {
   devnetSmartWalletAbi,
   devnetSmartWalletFactoryAbi,
@@ -43,9 +41,15 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { chainReceipts, createHarness, errorOf, type Harness, multipart } from "../../test/harness.js";
+import {
+  chainReceipts,
+  createHarness,
+  errorOf,
+  type Harness,
+  metadataCli,
+  multipart,
+} from "../../test/harness.js";
 import { bindDraft, markPending } from "../drafts/draft-queries.js";
-import { WORKSPACE_ROOT } from "../env.js";
 import { pngImage } from "../images/test-images.js";
 import { createFinalizeProcessor, NotIndexedYetError } from "../jobs/finalize.worker.js";
 import { type ChainSignatureVerifier, finalizeMessage } from "./finalize-signature.js";
@@ -112,15 +116,8 @@ async function draftRow(id: string) {
   return result.rows[0];
 }
 
-/** Runs `pnpm metadata <args>` (the operator command) on the test database; resolves with its stdout. */
-async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ["--conditions=tmi-source", "--import", "tsx", "services/metadata-api/src/metadata-cli.ts", ...args],
-    { cwd: WORKSPACE_ROOT, env: { ...process.env, DATABASE_URL: h.database.url } },
-  );
-  return stdout;
-}
+/** Runs `pnpm metadata <args>` on the test database; resolves with its stdout. */
+const cli = (...args: string[]) => metadataCli(h.database.url, ...args);
 
 /** The Token object every route serves for `token` (the shared statement), or undefined when not indexed. */
 async function tokenObject(token: string) {
