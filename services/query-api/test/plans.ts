@@ -1,8 +1,10 @@
 // Plans of query-api's prepared statements for the plan tests: the statement as a pooled
 // connection runs it (custom or generic plan), executed under `EXPLAIN (ANALYZE, FORMAT JSON)`,
 // and the rows each of its scans examined.
+import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
 import pg from "pg";
 import { READ_SESSION_SETTINGS } from "../src/db.js";
+import { insertSeriesTokens } from "./seed.js";
 
 /** A node of a JSON plan (the fields the tests read). */
 export interface PlanNode {
@@ -106,4 +108,27 @@ export async function planSession(url: string, mode: string): Promise<pg.Client>
     throw error;
   }
   return client;
+}
+
+/**
+ * A new test database holding tokens 1..`count` of `insertSeriesTokens` (creator: the SQL
+ * expression `creator` over `i`), then `statements` run in order, then `ANALYZE`; the caller
+ * drops it.
+ */
+export async function seriesDatabase(
+  count: number,
+  creator: string,
+  statements: readonly string[],
+): Promise<TestDatabase> {
+  const database = await createTestDatabase();
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  try {
+    await insertSeriesTokens(admin, count, creator);
+    for (const statement of statements) await admin.query(statement);
+    await admin.query("ANALYZE");
+  } finally {
+    await admin.end();
+  }
+  return database;
 }

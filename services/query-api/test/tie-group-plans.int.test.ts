@@ -7,15 +7,14 @@
 // and the rows of the tie group before the cursor were filtered one by one (6,000 here; 450,000
 // index entries for a page at 1M tokens). Asserted for the plain, searched and screened statements,
 // generic and custom plans, through a cursor decoded as query-api decodes it (the address).
-import { createTestDatabase, type TestDatabase } from "@tmi/testkit";
-import pg from "pg";
+import type { TestDatabase } from "@tmi/testkit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { checkKeyset } from "../src/common/keyset-page.js";
 import { TOKEN_ORDERS } from "../src/tokens/token-list-queries.js";
 import { listOrderedTokens } from "../src/tokens/token-list-statements.js";
 import type { TokenFilters } from "../src/tokens/token-orders.js";
-import { explainPrepared, planSession, recordingDb, rowsExaminedOn } from "./plans.js";
-import { addr, insertSeriesTokens } from "./seed.js";
+import { explainPrepared, planSession, recordingDb, rowsExaminedOn, seriesDatabase } from "./plans.js";
+import { addr } from "./seed.js";
 
 /** Tokens, all in one tie group of every value sort (token i's address is `addr(i)`). */
 const COUNT = 12_000;
@@ -25,15 +24,9 @@ const DEEP = 6000;
 let database: TestDatabase;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const admin = new pg.Client({ connectionString: database.url });
-  await admin.connect();
-  await insertSeriesTokens(admin, COUNT, `'0xc' || lpad(to_hex(i % 7), 39, '0')`);
-  await admin.query(
+  database = await seriesDatabase(COUNT, `'0xc' || lpad(to_hex(i % 7), 39, '0')`, [
     "UPDATE tokens SET holder_count = 1, fully_diluted_value = 10^27, latest_trade_timestamp = NULL",
-  );
-  await admin.query("ANALYZE");
-  await admin.end();
+  ]);
 }, 120_000);
 
 afterAll(async () => {

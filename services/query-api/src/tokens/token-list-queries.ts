@@ -25,7 +25,8 @@ export * from "./token-screener.js";
 // lookup. Every order is read from an index (prisma/migrations/*_discovery-indexes.sql): a page
 // walks its index from the cursor and stops after `take` rows; with `search`, a bounded part of
 // the order is filtered, else the prefix matches are collected, bounded, from the three prefix
-// indexes and ordered (a sort of at most a few thousand matches, never of the table); see
+// indexes and ordered (a sort of at most a few thousand matches, never of the table), or, past
+// their cap, a bounded part of the order is walked as a screened page is; see
 // `searchPageSql` (token-page-sql.ts; the orders: token-orders.ts; run by token-list-statements.ts). Trending and `volume_24h` are two parts: the trending snapshot's tokens
 // (by rank, or by window volume), then every other token (newest first, or by address).
 
@@ -85,6 +86,7 @@ export async function twoPartPage(
   let stop: Keyed | undefined;
   let snapshotId = snapshot ?? 0n;
   const window = options.window !== undefined ? { window: options.window } : {};
+  const budget = options.budget !== undefined ? { budget: options.budget } : {};
   if (!inRest) {
     const ranked = await listRankedTokens(db, {
       ranked: sort.ranked,
@@ -112,6 +114,7 @@ export async function twoPartPage(
       take: limit + 1,
       notInSnapshot: snapshotId,
       ...window,
+      ...budget,
     });
     for (const row of rest.rows) rows.push({ row, key: sort.rest.key });
     if (rest.stop !== undefined) stop = { row: rest.stop, key: sort.rest.key };
@@ -132,7 +135,7 @@ export async function twoPartPage(
  */
 export async function orderedPage(
   db: SqlReader,
-  options: TokenPageOptions & { order: TokenOrder; budget?: SearchBudget },
+  options: TokenPageOptions & { order: TokenOrder },
 ): Promise<TokenJsonPage> {
   const { order, filters, limit, cursors, route } = options;
   const after = decodeKeyset(cursors, route, order, options.cursor);
@@ -170,9 +173,11 @@ export async function newestTokenPage(
 
 /**
  * What a page of the token list is asked: filters, size, the cursor and the route it is bound to;
- * `window`: the rows a screened page examines per part of its order (default `SCREENER_WINDOW`).
+ * `window`: the rows a screened page (or a search past its cap) examines per part of its order
+ * (default `SCREENER_WINDOW`); `budget`: a search's bounded reads (default `SEARCH_BUDGET`).
  */
 interface TokenPageOptions {
+  budget?: SearchBudget;
   filters: TokenFilters;
   limit: number;
   cursor: string | undefined;

@@ -124,8 +124,9 @@ function screenedRows(
 
 /**
  * One page of `take` visible tokens in a one-part `order` after `after` (exclusive), filtered by
- * `filters` (with `search`, in bounded work: `budget`; with a screener and no search, at most
- * `window` rows of the order examined: `stop` tells where the walk stopped), leaving out the
+ * `filters` (with `search`, in bounded work: `budget`, and past its cap at most `window` rows of
+ * the order examined; with a screener and no search, at most `window` rows of the order
+ * examined; `stop` tells where such a walk stopped), leaving out the
  * tokens of trending snapshot `notInSnapshot` (the rest of a two-part sort).
  * Source: `tokens`, `excluded_addresses`, `metadata_drafts`, `eth_usd_answers`, `trending_entries`,
  * `token_risk`, `indexer_checkpoints`.
@@ -177,24 +178,24 @@ export async function listOrderedTokens(
     const prefixed = { ...values, term: filters.search };
     if (conditions.filters.length === 0)
       return { rows: await run<TokenPageRow>(db, prefixPageSql(after !== null), prefixed) };
-    const window = options.window ?? PREFIX_WINDOW;
+    const entries = options.window ?? PREFIX_WINDOW;
     return screenedRows(
-      await run(db, screenedPrefixPageSql(conditions.filters, after !== null, window), prefixed),
+      await run(db, screenedPrefixPageSql(conditions.filters, after !== null, entries), prefixed),
+      take,
+      entries,
+    );
+  }
+  const window = options.window ?? SCREENER_WINDOW;
+  // Any other search: exact from the order's window or the prefix indexes' matches, else (past
+  // the budget's cap) a screened walk of at most `window` tokens of the order.
+  if (filters.search !== "")
+    return screenedRows(
+      await run(db, searchPageSql(order, conditions, options.budget ?? SEARCH_BUDGET, window), values),
       take,
       window,
     );
-  }
-  if (filters.search !== "")
-    return {
-      rows: await run<TokenPageRow>(
-        db,
-        searchPageSql(order, conditions, options.budget ?? SEARCH_BUDGET),
-        values,
-      ),
-    };
   if (filters.screener === undefined)
     return { rows: await run<TokenPageRow>(db, orderedPageSql(order, conditions), values) };
-  const window = options.window ?? SCREENER_WINDOW;
   return screenedRows(await run(db, screenedPageSql(order, conditions, window), values), take, window);
 }
 

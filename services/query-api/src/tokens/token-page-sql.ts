@@ -9,7 +9,8 @@ import { firstRows, TOKEN_ITEM_JSON, VISIBLE_TOKEN } from "./token-queries.js";
 // token-list-queries.ts binds: a page of a one-part order walks its index from the cursor and
 // stops after `$take` rows; with `search`, a bounded part of the order is filtered, else the
 // prefix matches are collected, bounded, from the three prefix indexes and ordered (a sort of at
-// most a few thousand matches, never of the table); the snapshot part of a two-part sort reads
+// most a few thousand matches, never of the table), or, past their cap, a bounded part of the
+// order is walked as a screened page is (exact, possibly short); the snapshot part of a two-part sort reads
 // the snapshot's entries. A text depends only on the shape (order, phase, search, cursor), never
 // on a value: one prepared statement per shape (`TOKEN_LIST_STATEMENT_BOUND`).
 
@@ -138,19 +139,30 @@ export function screenedPrefixPageSql(filters: string[], after: boolean, window:
 
 /**
  * A page of `$take` visible prefix matches of [$lo, $hi) in `order` after the position, filtered,
- * in bounded work (`budget`), as {@link TokenPageRow}s. One statement with a generic plan:
+ * in bounded work (`budget`, `window`), exact: every match in order over the walk of the cursors.
+ * One statement with a generic plan:
  *
  * 1. `recent`: the matches among the next `budget.window` tokens of the order's index from the
  *    cursor, stopping at `take` matches: the page when they fill it (frequent prefixes).
  * 2. Else the matches are read from the three prefix indexes, each in its own key order (an index
  *    scan the planner keeps: the `ORDER BY … USING ~<~` is the index's), at most `cap` + 1 of
- *    each, with their sort key; the page is the first `take` of these and of `recent` in the
- *    order (a sort of at most 3 × (`cap` + 1) rows).
+ *    each, with their sort key. When no read reached `cap` + 1 matches they are every match: the
+ *    page is the first `take` of these and of `recent` in the order (a sort of at most
+ *    3 × (`cap` + 1) rows).
+ * 3. Else (`capped`: a prefix index holds more than `cap` matches, the ones read need not be the
+ *    next in the order) the page is a screened walk ({@link screenedPageSql}): at most `window`
+ *    tokens of the order's index from the cursor, the matches among them and, when the walk
+ *    reached its `window`-th token, that token (`n` = `window`: the position to resume from).
  *
- * Exact unless a prefix index holds more than `cap` matches and they are sparse at this point of
- * the order: then the page is taken from the matches read (docs/api.md).
+ * Rows: {@link TokenPageRow} plus `kept` (false only for a window's last token that does not
+ * match; `item` then null) and `n` (null outside the walk).
  */
-export function searchPageSql(order: TokenOrder, conditions: PageConditions, budget: SearchBudget): string {
+export function searchPageSql(
+  order: TokenOrder,
+  conditions: PageConditions,
+  budget: SearchBudget,
+  window: number,
+): string {
   if (
     !Number.isInteger(budget.window) ||
     !Number.isInteger(budget.cap) ||
@@ -197,6 +209,9 @@ export function searchPageSql(order: TokenOrder, conditions: PageConditions, bud
       return { name, sql: `${name} AS MATERIALIZED (\n    ${text})` };
     }),
   );
+  // `capped`: a last read holding `cap` + 1 rows in the range means more than `cap` matches
+  // (fewer: it reached the range's end, every match was read). Its OR stops at the first capped
+  // index, and the next indexes' reads (CTEs run when first read) then do not run at all.
   return `WITH recent AS MATERIALIZED (
     ${firstRows(
       `SELECT t.* FROM (
@@ -210,22 +225,33 @@ export function searchPageSql(order: TokenOrder, conditions: PageConditions, bud
     )}),
   state AS MATERIALIZED (SELECT count(*) < ${limit} AS short FROM recent),
   ${reads.map((r) => r.sql).join(",\n  ")},
+  capped AS MATERIALIZED (SELECT ${PREFIX_COLUMNS.map((_, i) => `(SELECT count(*) FROM read${i}_${tiers.length - 1}) > ${budget.cap}`).join(" OR ")} AS capped),
+  walk AS MATERIALIZED (
+    ${windowRowsSql(
+      order.key,
+      `SELECT ${keyColumns(order.key)}, t.address, (${[SEARCH_MATCH, ...conditions.filters, VISIBLE_TOKEN].join(" AND ")}) AS kept
+      FROM tokens t WHERE ${["(SELECT capped FROM capped)", ...walked].join(" AND ")}
+      ORDER BY ${keysetOrderBy(order.key, "desc")}`,
+      window,
+    )}),
   page AS (
-    SELECT address FROM recent WHERE NOT (SELECT short FROM state)
+    SELECT address, true AS kept, NULL::int8 AS n FROM recent WHERE NOT (SELECT short FROM state)
     UNION ALL
-    SELECT m.address FROM (${firstRows(
+    SELECT address, kept, n FROM walk
+    UNION ALL
+    SELECT m.address, true, NULL FROM (${firstRows(
       `SELECT t.* FROM (
       SELECT ${keyOf(order.key, "r")
         .map((c) => c.sql)
         .join(", ")}, r.address, r.creator, true AS kept
       FROM recent r WHERE (SELECT short FROM state)
       ${reads.map((r) => `UNION SELECT ${rowOf(r.name)} FROM ${r.name}`).join("\n      ")}) t
-      WHERE t.kept AND ${VISIBLE_TOKEN}
+      WHERE t.kept AND ${VISIBLE_TOKEN} AND NOT (SELECT capped FROM capped)
       ORDER BY ${byKey}`,
       limit,
       byPage,
     )}) m)
-  SELECT ${keyColumns(order.key)}, ${TOKEN_ITEM_JSON} AS item
+  SELECT ${keyColumns(order.key)}, p.kept, p.n, CASE WHEN p.kept THEN ${TOKEN_ITEM_JSON} END AS item
   FROM page p, ${TOKEN_FROM_SQL}
   WHERE t.address = p.address
   ORDER BY ${keysetOrderBy(order.key, "desc")}`;
@@ -290,10 +316,21 @@ export const SCREENER_WINDOW = 2000;
  * Token JSON (only for the rows that pass).
  */
 function windowedSql(k: readonly KeysetColumn[], walk: string, window: number): string {
+  return `SELECT ${k.map((c) => `t.${c.column}`).join(", ")}, t.kept, t.n, CASE WHEN t.kept THEN ${TOKEN_ITEM_JSON} END AS item
+  FROM (${windowRowsSql(k, walk, window)}) t
+  ${TOKEN_METADATA_JOIN_SQL}
+  ORDER BY ${keysetOrderBy(keyOf(k, "t"), "desc")}`;
+}
+
+/**
+ * The rows of a windowed walk without their Token JSON: `walk` (a `SELECT` of the key columns
+ * `k0`, `k1`, … and `kept`, ordered by `k`, without `LIMIT`) cut to `window` rows, numbered `n`;
+ * the first `$take` that pass (`kept`) or are the window's last (`n` = `window`), in order.
+ */
+function windowRowsSql(k: readonly KeysetColumn[], walk: string, window: number): string {
   if (!Number.isInteger(window) || window < 1) throw new Error(`invalid screener window ${window}`);
   const byW = keysetOrderBy(keyOf(k, "w"), "desc");
-  return `SELECT ${k.map((c) => `t.${c.column}`).join(", ")}, t.kept, t.n, CASE WHEN t.kept THEN ${TOKEN_ITEM_JSON} END AS item
-  FROM (${firstRows(
+  return firstRows(
     `SELECT w.* FROM (
       SELECT w.*, row_number() OVER (ORDER BY ${byW}) AS n FROM (${walk}
       LIMIT ${window}) w) w
@@ -301,9 +338,7 @@ function windowedSql(k: readonly KeysetColumn[], walk: string, window: number): 
     ORDER BY ${byW}`,
     "$take",
     keysetOrderBy(keyOf(k, "page"), "desc"),
-  )}) t
-  ${TOKEN_METADATA_JOIN_SQL}
-  ORDER BY ${keysetOrderBy(keyOf(k, "t"), "desc")}`;
+  );
 }
 
 /**

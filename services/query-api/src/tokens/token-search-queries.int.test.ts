@@ -10,6 +10,8 @@ import {
   type SearchBudget,
   TOKEN_ORDERS,
   type TokenPhase,
+  TWO_PART_SORTS,
+  twoPartPage,
 } from "./token-list-queries.js";
 import { PROGRESS_BPS_SQL } from "./token-orders.js";
 import { prefixRange, VISIBLE_TOKEN } from "./token-queries.js";
@@ -62,7 +64,21 @@ beforeAll(async () => {
     `INSERT INTO excluded_addresses (kind, address, reason) VALUES ('token', $1, 'test'), ('creator', $2, 'test')`,
     [testAddress(31), excludedCreator],
   );
+  // A trending snapshot (the first part of `trending` and `volume_24h`): token i + 1 at each rank,
+  // window volumes with a tie; 31 is excluded, 13 (i = 12) is the excluded creator's.
+  await writer.query(
+    "INSERT INTO trending_snapshots (id, window_seconds, as_of_block_number, as_of_timestamp) VALUES (1, 86400, 400, 1763800000)",
+  );
+  for (const [rank, i] of SNAPSHOT.entries())
+    await writer.query("INSERT INTO trending_entries VALUES (1, $1, $2, $3, 1, 1)", [
+      rank + 1,
+      testAddress(i + 1),
+      String(((rank * 5) % 4) * 10 ** 18),
+    ]);
 });
+
+/** The snapshot's tokens (index i: `testAddress(i + 1)`), by rank. */
+const SNAPSHOT = [3, 9, 30, 60, 12, 5, 90, 99, 0, 119, 64];
 
 afterAll(async () => {
   await reader?.end();
@@ -97,9 +113,29 @@ async function reference(sort: Sort, prefix: string, phase?: TokenPhase): Promis
   return rows.map((row) => row.address);
 }
 
+/**
+ * Every visible token of two-part `sort` and `phase` starting with `prefix` (the reference): the
+ * snapshot's by rank (`trending`) or window volume, then address (`volume_24h`), then the others
+ * newest first (`trending`) or by address (`volume_24h`).
+ */
+async function twoPartReference(sort: keyof typeof TWO_PART_SORTS, prefix: string, phase?: TokenPhase) {
+  const ranked = sort === "trending" ? "e.rank" : "e.window_volume DESC, e.token_address";
+  const { rows } = await reader.query<{ address: string }>(
+    `SELECT e.token_address AS address FROM trending_entries e JOIN tokens t ON t.address = e.token_address
+     WHERE e.snapshot_id = 1 AND (t.search_name LIKE $1 || '%' OR t.search_symbol LIKE $1 || '%' OR t.address LIKE $1 || '%')
+       AND ${VISIBLE_TOKEN} ${phase ? `AND t.lifecycle = '${phase === "graduated" ? "graduated" : "active"}'` : ""}
+     ORDER BY ${ranked}`,
+    [prefix],
+  );
+  const snapshot = rows.map((row) => row.address);
+  const rest = (await reference("newest", prefix, phase)).filter((a) => !snapshot.includes(a));
+  if (sort === "volume_24h") rest.sort();
+  return [...snapshot, ...rest];
+}
+
 /** Every page of a search in `sort`, followed by its cursors: the addresses of each page. */
 async function walk(
-  sort: Sort,
+  sort: Sort | keyof typeof TWO_PART_SORTS,
   prefix: string,
   limit: number,
   budget: SearchBudget,
@@ -110,8 +146,7 @@ async function walk(
   const pages: string[][] = [];
   let cursor: string | undefined;
   do {
-    const page = await orderedPage(reader, {
-      order: TOKEN_ORDERS[sort],
+    const options = {
       filters: { search: prefix, phase },
       limit,
       cursor,
@@ -119,12 +154,36 @@ async function walk(
       route,
       budget,
       ...(window !== undefined ? { window } : {}),
-    });
+    };
+    const page =
+      sort === "trending" || sort === "volume_24h"
+        ? await twoPartPage(reader, { ...options, sort: TWO_PART_SORTS[sort] })
+        : await orderedPage(reader, { ...options, order: TOKEN_ORDERS[sort] });
     pages.push(page.items.map((item) => JSON.parse(item).address as string));
     cursor = page.nextCursor;
     if (pages.length > COUNT) throw new Error("no end");
   } while (cursor !== undefined);
   return pages;
+}
+
+/**
+ * Walks the search of `prefix` in `sort` past a cap of 2 (a window of 2 of the order), once per
+ * `[limit, window]` (`window`: the tokens of the order a page examines; undefined: the default),
+ * and expects every walk to give `expected` with no page above its limit.
+ */
+async function expectWalksPastCap(
+  sort: Sort | keyof typeof TWO_PART_SORTS,
+  prefix: string,
+  phase: TokenPhase | undefined,
+  expected: string[],
+  cases: [limit: number, window: number | undefined][],
+) {
+  for (const [limit, window] of cases) {
+    const label = `${sort} ${prefix} ${phase} limit ${limit} window ${window}`;
+    const pages = await walk(sort, prefix, limit, { window: 2, cap: 2 }, phase, window);
+    expect(pages.flat(), label).toEqual(expected);
+    for (const page of pages) expect(page.length, label).toBeLessThanOrEqual(limit);
+  }
 }
 
 const SORTS = Object.keys(TOKEN_ORDERS) as Sort[];
@@ -237,22 +296,41 @@ describe("search pages", () => {
     expect(rows[0].n).toBe(0);
   });
 
-  test("behavior: past the cap, pages stay in order without repeats and hold only matches", async () => {
-    // "pepe" has 40 name matches, "0xa" 120 address matches: more than a `cap` of 2 with a
-    // window of 2, so a page may come from the matches read (docs/api.md).
+  test("behavior: past the cap, every sort's walk is exact: every match in order, none twice (pages may be short)", async () => {
+    // "pepe" has 40 name matches, "p" 40 names and 24 symbols, "0xa" 120 addresses, "moon" 12: more than a
+    // `cap` of 2 (a window of 2 of the order holds less than a page), so each page examines at
+    // most `window` tokens of the order from the cursor and returns the matches among them
+    // (possibly none) with a cursor at the last token examined; followed to the end, the cursors
+    // give the brute-force order of every match, with and without a phase.
     for (const sort of SORTS) {
-      for (const prefix of ["pepe", "0xa", "p"]) {
-        const expected = await reference(sort, prefix);
-        const pages = await walk(sort, prefix, 5, { window: 2, cap: 2 });
-        const walked = pages.flat();
-        expect(new Set(walked).size, `${sort} ${prefix}`).toBe(walked.length);
-        const positions = walked.map((address) => expected.indexOf(address));
-        expect(
-          positions.every((p) => p >= 0),
-          `${sort} ${prefix}`,
-        ).toBe(true);
-        expect(positions, `${sort} ${prefix}`).toEqual([...positions].sort((a, b) => a - b));
-        expect(walked.length, `${sort} ${prefix}`).toBeGreaterThan(0);
+      // "0xa000000000": every address, longer than the prefix table's terms (newest first too).
+      for (const prefix of ["pepe", "0xa", "p", "moon", "0xa000000000"]) {
+        for (const phase of [undefined, "graduated", "curve"] as const) {
+          const expected = await reference(sort, prefix, phase);
+          await expectWalksPastCap(sort, prefix, phase, expected, [
+            [1, 3],
+            [3, 7],
+            [20, 7],
+            [5, undefined],
+          ]);
+        }
+      }
+    }
+  });
+
+  test("behavior: past the cap, the two-part sorts' walks are exact too (the snapshot's matches, then the rest's)", async () => {
+    // The rest of `volume_24h` (by address) and of `trending` with a term longer than 8
+    // characters (newest first) are searched past a cap of 2 as the one-part sorts are.
+    for (const sort of ["trending", "volume_24h"] as const) {
+      for (const prefix of ["pepe", "0xa", "0xa000000000"]) {
+        for (const phase of [undefined, "graduated"] as const) {
+          const expected = await twoPartReference(sort, prefix, phase);
+          await expectWalksPastCap(sort, prefix, phase, expected, [
+            [1, 3],
+            [3, 7],
+            [20, undefined],
+          ]);
+        }
       }
     }
   });
