@@ -141,7 +141,7 @@ export const PREFIX_WINDOW = 500;
 export function screenedPrefixPageSql(filters: string[], after: boolean, window: number): string {
   return windowedSql(
     PREFIX_KEY,
-    `SELECT ${keyColumns(PREFIX_KEY)}, t.*, (${[...filters, VISIBLE_TOKEN].join(" AND ")}) AS kept
+    `SELECT ${keyColumns(PREFIX_KEY)}, t.address, (${[...filters, VISIBLE_TOKEN].join(" AND ")}) AS kept
       FROM token_search_prefixes p JOIN tokens t ON t.address = p.address
       WHERE ${["p.prefix = $term", ...(after ? [afterSql(PREFIX_KEY)] : [])].join(" AND ")}
       ORDER BY ${keysetOrderBy(PREFIX_KEY, "desc")}`,
@@ -325,15 +325,18 @@ export const SCREENER_WINDOW = 2000;
 
 /**
  * The windowed walk of a screened page (see {@link screenedPageSql}): `walk` (a `SELECT` of the
- * key columns, `t.*` and `kept`, ordered by `k`, without `LIMIT`) cut to `window` rows; the
- * first `$take` rows that pass (`kept`) or are the window's last (`n` = `window`), with their
- * Token JSON (only for the rows that pass).
+ * key columns, `address` (null: no token) and `kept`, ordered by `k`, without `LIMIT`) cut to
+ * `window` rows; the first `$take` rows that pass (`kept`) or are the window's last
+ * (`n` = `window`), with their Token JSON (only for the rows that pass). The walk carries the
+ * address, not the token's row: the window's rows (all of them, through the window function)
+ * were as wide as `tokens`, and only the page's are read again (a primary-key read each).
  */
 function windowedSql(k: readonly KeysetColumn[], walk: string, window: number): string {
-  return `SELECT ${k.map((c) => `t.${c.column}`).join(", ")}, t.kept, t.n, CASE WHEN t.kept THEN ${TOKEN_ITEM_JSON} END AS item
-  FROM (${windowRowsSql(k, walk, window)}) t
+  return `SELECT ${k.map((c) => `w.${c.column}`).join(", ")}, w.kept, w.n, CASE WHEN w.kept THEN ${TOKEN_ITEM_JSON} END AS item
+  FROM (${windowRowsSql(k, walk, window)}) w
+  LEFT JOIN tokens t ON t.address = w.address
   ${TOKEN_METADATA_JOIN_SQL}
-  ORDER BY ${keysetOrderBy(keyOf(k, "t"), "desc")}`;
+  ORDER BY ${keysetOrderBy(keyOf(k, "w"), "desc")}`;
 }
 
 /**
@@ -367,7 +370,7 @@ export function screenedPageSql(order: TokenOrder, conditions: PageConditions, w
   const kept = [...conditions.filters, VISIBLE_TOKEN].join(" AND ");
   return windowedSql(
     order.key,
-    `SELECT ${keyColumns(order.key)}, t.*, (${kept}) AS kept FROM tokens t
+    `SELECT ${keyColumns(order.key)}, t.address, (${kept}) AS kept FROM tokens t
       WHERE ${walked.length === 0 ? "true" : walked.join(" AND ")}
       ORDER BY ${keysetOrderBy(order.key, "desc")}`,
     window,
@@ -401,7 +404,7 @@ export function screenedRankedPageSql(
   return `SELECT s.id AS snapshot_id, x.* FROM (${snapshot}) s LEFT JOIN LATERAL (
     ${windowedSql(
       ranked,
-      `SELECT ${keyColumns(ranked)}, t.*, (${kept}) AS kept
+      `SELECT ${keyColumns(ranked)}, t.address, (${kept}) AS kept
       FROM (SELECT e.* FROM trending_entries e WHERE ${["e.snapshot_id = s.id", ...position].join(" AND ")}
         ORDER BY ${keysetOrderBy(ranked, "desc")} LIMIT ${window}) e
       LEFT JOIN LATERAL (SELECT * FROM tokens t WHERE t.address = e.token_address OFFSET 0) t ON true
