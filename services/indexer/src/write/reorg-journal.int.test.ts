@@ -2,6 +2,7 @@ import { EXACT_GRADUATION_GROSS, TERMINAL_SQRT_PRICE_X96_TOKEN0, WAD } from "@tm
 import {
   createTestDatabase,
   dumpIndexedTables,
+  insertSyntheticTokens,
   oraclePositions,
   STORED_POSITIONS_SQL,
   type TestDatabase,
@@ -248,6 +249,43 @@ describe("reorg journal", () => {
       }
       const cp = await pool.query("SELECT block_number::int AS n FROM indexer_checkpoints");
       expect(cp.rows[0].n).toBe(3);
+    } finally {
+      await pool.end();
+      await db.drop();
+    }
+  });
+
+  test("behavior: the undo writes rows back without their generated columns (tokens.address_tie)", async () => {
+    // PostgreSQL refuses a value, even NULL, for a generated column: the undo leaves them out of
+    // its INSERT (a deleted row) and UPDATE (an updated row) and PostgreSQL computes them again.
+    const db = await createTestDatabase();
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    try {
+      await insertSyntheticTokens(pool, 2, CHAIN_ID);
+      const rows = () =>
+        pool.query("SELECT row_to_json(t)::text AS r FROM tokens t ORDER BY address").then((r) => r.rows);
+      const before = await rows();
+      expect(before.map((r) => JSON.parse(r.r).address_tie)).toEqual([
+        `fx${"f".repeat(39)}e`,
+        `fx${"f".repeat(39)}d`,
+      ]);
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        await client.query(
+          "SELECT set_config('tmi.journal_block', '7', true), set_config('tmi.journal_to_block', '7', true)",
+        );
+        await client.query(
+          "UPDATE tokens SET holder_count = 5 WHERE address = (SELECT min(address) FROM tokens)",
+        );
+        await client.query("DELETE FROM tokens WHERE address = (SELECT max(address) FROM tokens)");
+        await client.query("COMMIT");
+        // The two rows of `tokens` and the deleted token's search prefixes.
+        await client.query("SELECT tmi_journal_undo(6)");
+      } finally {
+        client.release();
+      }
+      expect(await rows()).toEqual(before);
     } finally {
       await pool.end();
       await db.drop();
