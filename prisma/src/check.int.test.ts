@@ -19,12 +19,14 @@ describe("checkSchemaDrift", () => {
     // Not vacuous: the comparison covers the whole schema.
     const shape = expected();
     expect(shape.size).toBe(35); // api_keys the 19th; eth_usd_buckets, token_cohorts, token_risk, holder_counts the 20th to 23rd; webhooks, webhook_outbox, webhook_deliveries the 24th to 26th; token_fees, token_asset_fees, creator_lp_fees (fee economy) the 27th to 29th; reward_distributions, reward_claims, reward_trees, reward_tree_leaves the 30th to 33rd; token_progress_highs (token.progress webhooks) the 34th; token_search_prefixes (search in launch order) the 35th
-    expect(shape.get("tokens")?.columns.size).toBe(54);
-    // tokens_holders_idx and the other value-sort indexes are sql-only (their tie key is an expression).
+    expect(shape.get("tokens")?.columns.size).toBe(55); // address_tie (generated) the 55th
+    // tokens_holders_idx is two columns (holder_count, address_tie); the other value-sort indexes
+    // are sql-only (their value is an expression).
     expect([...(shape.get("tokens")?.indexes.keys() ?? [])].sort()).toEqual([
       "tokens_address_prefix_idx",
       "tokens_creator_newest_idx",
       "tokens_curve_address_key",
+      "tokens_holders_idx",
       "tokens_lp_fee_vault_idx",
       "tokens_newest_idx",
       "tokens_pkey",
