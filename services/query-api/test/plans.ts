@@ -76,6 +76,25 @@ export async function explainPrepared(
   return (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan;
 }
 
+/**
+ * The plan of the prepared statement `name` on `client` with `values` under
+ * `EXPLAIN (VERBOSE, FORMAT JSON)` (not run): each node with its `Output` columns.
+ */
+export async function explainVerbose(
+  client: pg.ClientBase,
+  name: string,
+  values: readonly unknown[],
+): Promise<Record<string, unknown>> {
+  const { rows } = await client.query(`EXPLAIN (VERBOSE, FORMAT JSON) ${executeText(client, name, values)}`);
+  return (rows[0]["QUERY PLAN"] as { Plan: Record<string, unknown> }[])[0]!.Plan;
+}
+
+/** The columns every node of `plan` (EXPLAIN VERBOSE JSON) outputs, depth first. */
+export function outputsOf(plan: Record<string, unknown>): string[] {
+  const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
+  return [...((plan.Output as string[] | undefined) ?? []), ...children.flatMap(outputsOf)];
+}
+
 /** A `SqlReader` over `client` that keeps the name and values of every prepared statement it runs. */
 export function recordingDb(client: pg.ClientBase) {
   const statements: { name: string | undefined; text: string; values: unknown[] }[] = [];

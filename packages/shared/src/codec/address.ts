@@ -40,18 +40,11 @@ const HEX_DIGITS = "0123456789abcdef";
 /**
  * Every lowercase hex digit d of `value` written 15 − d, other characters kept: for lowercase
  * addresses, ordering the results descending is ordering the addresses ascending. Its own
- * inverse. The JS twin of {@link invertedAddressSql}.
+ * inverse. The JS twin of `tokens.address_tie` (a column PostgreSQL generates as
+ * `translate(address, '0123456789abcdef', 'fedcba9876543210')`, migration
+ * `tokens-address-tie-column`): the tie key of the value sorts, so a key "value desc, address asc"
+ * is one direction and a keyset cursor bounds the index scan (row comparison).
  */
 export function invertHexDigits(value: string): string {
   return value.replace(/[0-9a-f]/g, (d) => HEX_DIGITS[15 - HEX_DIGITS.indexOf(d)] as string);
-}
-
-/**
- * SQL of {@link invertHexDigits} over the text expression `column` (`translate`, immutable, so an
- * index can hold it): the tie key that runs descending with a descending value, so a key
- * "value desc, address asc" is one direction and a keyset cursor bounds the index scan (row
- * comparison). The indexes of migration `value-sort-tie-keys` hold it over `tokens.address`.
- */
-export function invertedAddressSql(column: string): string {
-  return `translate(${column}, '0123456789abcdef', 'fedcba9876543210')`;
 }

@@ -194,7 +194,8 @@ export function searchPageSql(
   const kept = inOrder.length === 0 ? "true" : inOrder.join(" AND ");
   // A read's rows carry the columns of the order's key, not its values: these are computed only
   // when the reads make the page (not capped). Past the cap they are only counted, and the key
-  // (the tie's `translate` of the address: ≈ 7 µs a row at 1M tokens) of their up to 1,235 rows
+  // (an expression: the value's `coalesce`, `progress_bps`; the tie's `translate` of the address
+  // before it was the stored `address_tie`, ≈ 7 µs a row at 1M tokens) of their up to 1,235 rows
   // per index was computed for nothing.
   const columns = keyColumnsOf(order.key);
   const row = `${columns.map((c) => `t.${c}`).join(", ")}, ${kept} AS kept`;
