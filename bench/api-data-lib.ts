@@ -32,6 +32,12 @@ const creatorAddressSql = (i: string) => `('0x' || substr(md5('c' || ${i}) || md
 const traderAddressSql = (i: string) => `('0x' || substr(md5('w' || ${i}) || md5('v' || ${i}), 1, 40))`;
 const hashSql = (seed: string) => `('0x' || md5('h' || ${seed}) || md5('k' || ${seed}))`;
 
+/**
+ * The data set's version: a set built by another version is built again. Not raised for a
+ * migration a kept set takes as it is (applied on reuse, below): one that derives what it adds
+ * from the rows (`tokens-address-tie-column`'s generated `address_tie`, new indexes) leaves the set
+ * equivalent to a new build.
+ */
 const VERSION = "qapi-bench-v7-usd-buckets";
 
 /** The tables filled in bulk (largest first): loaded without indexes (built after), unlogged (no WAL). */
