@@ -15,11 +15,13 @@
 // BENCH_INDEXER_WEBHOOKS=1 subscribes one enabled webhook to every event type before indexing, so
 // the webhook outbox triggers write their rows (without a subscription they return at once): run
 // with and without, alternating, for the triggers' cost; `outbox_events` counts what they wrote.
-import { existsSync } from "node:fs";
+// BENCH_INDEXER_DUMP=<file> writes every read model (testkit's `dumpIndexedTables`, JSON) there after
+// the run: compare two builds' files for identical results.
+import { existsSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { createTrader, rpc } from "@tmi/devnet";
-import { chainHead, createTestDatabase } from "@tmi/testkit";
+import { chainHead, createTestDatabase, dumpIndexedTables } from "@tmi/testkit";
 import pg from "pg";
 import { parseEther } from "viem";
 import {
@@ -214,6 +216,10 @@ try {
   console.log(JSON.stringify(live));
 } finally {
   await indexer?.kill();
+  if (process.env.BENCH_INDEXER_DUMP) {
+    writeFileSync(process.env.BENCH_INDEXER_DUMP, JSON.stringify(await dumpIndexedTables(db.url)));
+    log(`read models dumped to ${process.env.BENCH_INDEXER_DUMP}`);
+  }
   await devnet.stop();
   await db.drop();
 }

@@ -9,6 +9,7 @@ import {
   WAD,
 } from "@tmi/shared/chain";
 import { describe, expect, test } from "vitest";
+import { decodedJsonText } from "../decode/event-decoder.js";
 import { KnownState } from "../model/known-state.js";
 import { buildSyntheticBatch } from "../testing/index-ranges.js";
 import { addr, SyntheticChain } from "../testing/synthetic-chain.js";
@@ -107,7 +108,8 @@ describe("buildBatch", () => {
       "FeesDeposited",
       "TokensSold",
     ]);
-    expect(JSON.parse(batch.events[0]!.decoded)).toEqual({
+    const first = batch.events[0]!;
+    expect(JSON.parse(decodedJsonText(first.args, first.decodedToken))).toEqual({
       token: TOKEN,
       from: addr(0),
       to: CURVE,
@@ -157,7 +159,8 @@ describe("buildBatch", () => {
     // Manager, pool and escrow are not holders; Alice and Bob are.
     expect(batch.balances.map((b) => b.holder).sort()).toEqual([ALICE, BOB].sort());
     expect(batch.events.find((e) => e.eventName === "GraduationReserveForwarded")!.tokenAddress).toBe(TOKEN);
-    expect(JSON.parse(batch.events.find((e) => e.eventName === "Swap")!.decoded).token).toBe(TOKEN);
+    const swapRow = batch.events.find((e) => e.eventName === "Swap")!;
+    expect(JSON.parse(decodedJsonText(swapRow.args, swapRow.decodedToken)).token).toBe(TOKEN);
   });
 
   test("behavior: the LP fee vault is learned from its accrual in the custodian's collection and is no holder", async () => {

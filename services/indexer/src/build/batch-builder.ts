@@ -1,5 +1,4 @@
 import { setImmediate as yieldToIo } from "node:timers/promises";
-import { decodedJsonText } from "../decode/event-decoder.js";
 import type { EventHandler } from "../events/declaration.js";
 import type { BatchContext, EventPosition, RangeBuilder } from "../events/handler-context.js";
 import { type DecodedEvent, EVENTS } from "../events/index.js";
@@ -101,7 +100,8 @@ export async function buildBatch(
         contractAddress: e.address,
         eventName: e.name,
         tokenAddress: token,
-        decoded: decodedJsonText(e.args, withTokenArg && token !== null ? token : undefined),
+        args: e.args,
+        decodedToken: withTokenArg && token !== null ? token : undefined,
       });
     },
   };

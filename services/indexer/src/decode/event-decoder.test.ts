@@ -11,6 +11,7 @@ import {
 import { encodeAbiParameters, encodeEventTopics, getAddress, type Hex, toEventSelector } from "viem";
 import { describe, expect, it } from "vitest";
 import { ALL_TOPIC0, decodeLog, TOPIC0 } from "../events/index.js";
+import { copyValue } from "../sql/sql-text.js";
 import { decodedJson, decodedJsonText, type RpcLog } from "./event-decoder.js";
 
 const TOKEN = "0x00000000000000000000000000000000000000aa";
@@ -239,5 +240,15 @@ describe("decodedJsonText", () => {
     };
     expect(JSON.parse(decodedJsonText(args, { pool: "0xcd" }))).toEqual(decodedJson(args, { pool: "0xcd" }));
     expect(decodedJsonText(args, { pool: "0xcd" })).toBe(JSON.stringify(decodedJson(args, { pool: "0xcd" })));
+  });
+
+  it("as a COPY text field: what copyValue makes of the JSON text", () => {
+    const args = { name: 'quote " back\\slash \t tab \n ünï', plain: "abc", amount: 7n };
+    for (const token of [undefined, "0xab", { pool: 'a\\b "c"' }]) {
+      const copy = decodedJsonText(args, token, true);
+      expect(copy).toBe(copyValue(decodedJsonText(args, token)));
+      expect(copy).not.toBe(decodedJsonText(args, token));
+    }
+    expect(decodedJsonText({ plain: "abc" }, "0xab", true)).toBe('{"token":"0xab","plain":"abc"}');
   });
 });

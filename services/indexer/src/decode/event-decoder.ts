@@ -90,11 +90,23 @@ export interface DecodedLogFields {
   logIndex: number;
 }
 
+/** Decodes one 32-byte word (64 hex chars, no 0x) of a static ABI type. */
+type WordDecoder = (word: string) => string | bigint | number | boolean;
+
+/** A parameter with its name and, for a static one-word type, its word decoder. */
+interface PreparedParam {
+  name: string;
+  param: AbiParameter;
+  word: WordDecoder | null;
+}
+
 interface PreparedEvent {
   name: string;
   topic0: string;
-  indexed: AbiParameter[];
-  data: AbiParameter[];
+  indexed: PreparedParam[];
+  data: PreparedParam[];
+  /** The data parameters as viem takes them (dynamic data). */
+  dataParams: AbiParameter[];
   /** Every data parameter is a static one-word type: decode by slicing words. */
   staticData: boolean;
 }
@@ -103,14 +115,47 @@ const ONE_WORD = /^(u?int\d*|address|bool|bytes32)$/;
 /** Integer types viem decodes to `number` (48 bits or fewer). */
 const SMALL_INT = /^u?int(8|16|24|32|40|48)$/;
 
+const TWO_256 = 1n << 256n;
+const HALF_256 = TWO_256 / 2n;
+
+/**
+ * The word decoder of a static one-word ABI type (null for any other type): addresses and bytes32
+ * lowercase hex, bool from the last digit, integers as `bigint` (signed ones sign-extended to a full
+ * word: two's complement over 256 bits), `number` for 48 bits or fewer.
+ */
+function wordDecoder(type: string): WordDecoder | null {
+  if (!ONE_WORD.test(type)) return null;
+  if (type === "address") return (word) => `0x${word.slice(24)}`.toLowerCase();
+  if (type === "bool") return (word) => word.charCodeAt(63) !== 48; // last hex digit != '0'
+  if (type === "bytes32") return (word) => `0x${word}`.toLowerCase();
+  const small = SMALL_INT.test(type);
+  if (type.startsWith("int")) {
+    return (word) => {
+      const value = BigInt(`0x${word}`);
+      const signed = value >= HALF_256 ? value - TWO_256 : value;
+      return small ? Number(signed) : signed;
+    };
+  }
+  return small ? (word) => Number(BigInt(`0x${word}`)) : (word) => BigInt(`0x${word}`);
+}
+
+/** An indexed argument of a dynamic type (its topic is a hash): the word as an unsigned integer. */
+const topicWord: WordDecoder = (word) => BigInt(`0x${word}`);
+
+function prepareParam(param: AbiParameter, indexed: boolean): PreparedParam {
+  const word = wordDecoder(param.type);
+  return { name: param.name!, param, word: word ?? (indexed ? topicWord : null) };
+}
+
 function prepare(event: AbiEvent): PreparedEvent {
   const indexed = event.inputs.filter((p) => (p as { indexed?: boolean }).indexed);
   const data = event.inputs.filter((p) => !(p as { indexed?: boolean }).indexed);
   return {
     name: event.name,
     topic0: toEventSelector(event),
-    indexed,
-    data,
+    indexed: indexed.map((p) => prepareParam(p, true)),
+    data: data.map((p) => prepareParam(p, false)),
+    dataParams: data,
     staticData: data.every((p) => ONE_WORD.test(p.type)),
   };
 }
@@ -119,19 +164,6 @@ function findEvent(abi: readonly unknown[], name: string): AbiEvent {
   const item = abi.find((i) => (i as AbiEvent).type === "event" && (i as AbiEvent).name === name);
   if (!item) throw new Error(`event ${name} missing from ABI`);
   return item as AbiEvent;
-}
-
-const TWO_256 = 1n << 256n;
-
-/** Decodes one 32-byte word (64 hex chars, no 0x) of a static ABI type. */
-function decodeWord(type: string, word: string): string | bigint | number | boolean {
-  if (type === "address") return `0x${word.slice(24)}`.toLowerCase();
-  if (type === "bool") return word.charCodeAt(63) !== 48; // last hex digit != '0'
-  if (type === "bytes32") return `0x${word}`.toLowerCase();
-  const value = BigInt(`0x${word}`);
-  // Signed ABI values of any width are sign-extended to a full word: two's complement over 256 bits.
-  const signed = type.startsWith("int") && value >= TWO_256 / 2n ? value - TWO_256 : value;
-  return SMALL_INT.test(type) ? Number(signed) : signed;
 }
 
 function hexToNumber(hex: string): number {
@@ -183,24 +215,24 @@ function decodeWith(
   const args: DecodedArgs = {};
   for (let i = 0; i < prepared.indexed.length; i++) {
     const param = prepared.indexed[i]!;
-    args[param.name!] = decodeWord(param.type, log.topics[i + 1]!.slice(2));
+    args[param.name] = param.word!(log.topics[i + 1]!.slice(2));
   }
   const data = log.data;
   if (prepared.staticData) {
     if (data.length < 2 + 64 * prepared.data.length) return null;
     for (let i = 0; i < prepared.data.length; i++) {
       const param = prepared.data[i]!;
-      args[param.name!] = decodeWord(param.type, data.slice(2 + i * 64, 2 + (i + 1) * 64));
+      args[param.name] = param.word!(data.slice(2 + i * 64, 2 + (i + 1) * 64));
     }
   } else {
     let values: readonly unknown[];
     try {
-      values = decodeAbiParameters(prepared.data, data as Hex);
+      values = decodeAbiParameters(prepared.dataParams, data as Hex);
     } catch {
       return null;
     }
     prepared.data.forEach((param, i) => {
-      args[param.name!] = normalise(param.type, values[i]);
+      args[param.name] = normalise(param.param.type, values[i]);
     });
   }
   return {
@@ -234,21 +266,31 @@ export function decodedJson(
 
 const SAFE_STRING = /^[0-9a-zA-Z_.x-]*$/;
 
+/** Escapes the backslashes of JSON text for PostgreSQL COPY text (JSON text has no raw tab, newline or CR). */
+const copyBackslashes = (json: string): string => (json.includes("\\") ? json.replace(/\\/g, "\\\\") : json);
+const jsonCopy = (value: string): string => copyBackslashes(JSON.stringify(value));
+
 /**
  * The same JSON text as `JSON.stringify(decodedJson(args, extra))` (`token` given as a string:
  * `extra` = `{token}`), built directly (no intermediate object): the hot path writes one per event.
+ * With `copy`, the text as a COPY text field (what `copyValue` makes of it: backslashes doubled),
+ * escaped piece by piece instead of scanning the whole text again.
  */
-export function decodedJsonText(args: DecodedArgs, token?: string | Record<string, string>): string {
+export function decodedJsonText(
+  args: DecodedArgs,
+  token?: string | Record<string, string>,
+  copy = false,
+): string {
+  const json = copy ? jsonCopy : JSON.stringify;
   let out = "{";
-  if (typeof token === "string") out += `"token":"${token}"`;
-  else if (token)
-    for (const key in token) out += `${out.length > 1 ? "," : ""}"${key}":${JSON.stringify(token[key])}`;
+  if (typeof token === "string") out += `"token":"${copy ? copyBackslashes(token) : token}"`;
+  else if (token) for (const key in token) out += `${out.length > 1 ? "," : ""}"${key}":${json(token[key]!)}`;
   for (const key in args) {
     const value = args[key]!;
     out += out.length > 1 ? `,"${key}":` : `"${key}":`;
     if (typeof value === "bigint" || typeof value === "number") out += `"${value.toString(10)}"`;
     else if (typeof value === "boolean") out += value ? "true" : "false";
-    else out += SAFE_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
+    else out += SAFE_STRING.test(value) ? `"${value}"` : json(value);
   }
   return `${out}}`;
 }

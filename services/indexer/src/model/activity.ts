@@ -2,7 +2,13 @@
 // Handlers add a row through `RangeBuilder.activity`; the range writes them with one COPY
 // (prepare/activity.ts).
 
-/** One row of `chain_events` (the activity log). `decoded` is the JSON text of the exact arguments. */
+import type { DecodedArgs } from "../decode/event-decoder.js";
+
+/**
+ * One row of `chain_events` (the activity log). `decoded` is the JSON text of `args` (the exact
+ * arguments) with `decodedToken` first as `token` when set (`decodedJsonText`); it is made when the
+ * row's COPY line is, so that the range's JSON texts do not outlive their line.
+ */
 export interface ChainEventRow {
   blockNumber: number;
   logIndex: number;
@@ -13,5 +19,6 @@ export interface ChainEventRow {
   contractAddress: string;
   eventName: string;
   tokenAddress: string | null;
-  decoded: string;
+  args: DecodedArgs;
+  decodedToken: string | undefined;
 }

@@ -40,8 +40,10 @@ export interface WriteOptions {
 export interface PreparedWrite {
   /** Set when the range's changes are journaled: its block range. */
   journal: { fromBlock: number; toBlock: number } | null;
-  events: string[];
-  trades: string[];
+  /** COPY text of `chain_events` (UTF-8 chunks of {@link copyChunks}). */
+  events: Buffer[];
+  /** COPY text of `trades` (UTF-8 chunks). */
+  trades: Buffer[];
   newTokens: { text: string; values: unknown[] } | null;
   readModels: { text: string; values: unknown[] };
   /** Sent after `readModels` (reads what it wrote): the touched tokens' recomputed risk figures (prepare/risk.ts). */

@@ -28,21 +28,29 @@ export interface CopyTable<T> {
 }
 
 /**
- * Formats rows as COPY text of `table` in ~256 kB chunks (done before the write, off the database's
- * critical path), yielding to the event loop after each chunk so that the write in flight keeps moving.
+ * Formats rows as COPY text of `table` in ~256 kB chunks, each encoded (UTF-8) to a `Buffer` as soon
+ * as it is complete (done before the write, off the database's critical path), yielding to the event
+ * loop after each chunk so that the write in flight keeps moving. A chunk's lines are joined into one
+ * flat string and encoded at once: the lines, and the row strings they point to, are garbage before
+ * the next scavenge instead of living in the young generation (as a rope of concatenations) until
+ * the range is written.
  */
-export async function copyChunks<T>(rows: T[], table: CopyTable<T>): Promise<string[]> {
-  const chunks: string[] = [];
-  let chunk = "";
+export async function copyChunks<T>(rows: T[], table: CopyTable<T>): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  let lines: string[] = [];
+  let length = 0;
   for (const row of rows) {
-    chunk += table.line(row);
-    if (chunk.length > 256_000) {
-      chunks.push(chunk);
-      chunk = "";
+    const line = table.line(row);
+    lines.push(line);
+    length += line.length;
+    if (length > 256_000) {
+      chunks.push(Buffer.from(lines.join("")));
+      lines = [];
+      length = 0;
       await yieldToIo();
     }
   }
-  if (chunk) chunks.push(chunk);
+  if (lines.length > 0) chunks.push(Buffer.from(lines.join("")));
   return chunks;
 }
 
@@ -50,7 +58,7 @@ export async function copyChunks<T>(rows: T[], table: CopyTable<T>): Promise<str
  * Sends the chunks of {@link copyChunks} as the COPY of `table`: hands every chunk to the socket at
  * once (no event-loop turn per chunk), then waits for the COPY to complete.
  */
-export async function copyIn<T>(client: PoolClient, table: CopyTable<T>, chunks: string[]): Promise<void> {
+export async function copyIn<T>(client: PoolClient, table: CopyTable<T>, chunks: Buffer[]): Promise<void> {
   if (chunks.length === 0) return;
   const stream = client.query(copyFrom(table.sql));
   const done = finished(stream);
@@ -66,17 +74,18 @@ const SAFE_ELEMENT = /^[0-9A-Za-z_.x-]+$/;
  * and escaping when not needed): `{1,2,NULL}`, `{0xab,"a \"b\""}`.
  */
 export function pgArray(values: readonly (string | number | bigint | boolean | null | undefined)[]): string {
-  let out = "{";
+  // One element string each, then one join: the literal is a single flat string (not a rope of one
+  // concatenation per element that lives until the statement is sent).
+  const out = new Array<string>(values.length);
   for (let i = 0; i < values.length; i++) {
-    if (i > 0) out += ",";
     const v = values[i];
-    if (v === null || v === undefined) out += "NULL";
-    else if (typeof v === "boolean") out += v ? "t" : "f";
-    else if (typeof v !== "string") out += v.toString();
-    else if (SAFE_ELEMENT.test(v) && v.toUpperCase() !== "NULL") out += v;
-    else out += `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+    if (v === null || v === undefined) out[i] = "NULL";
+    else if (typeof v === "boolean") out[i] = v ? "t" : "f";
+    else if (typeof v !== "string") out[i] = v.toString();
+    else if (SAFE_ELEMENT.test(v) && v.toUpperCase() !== "NULL") out[i] = v;
+    else out[i] = `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`;
   }
-  return `${out}}`;
+  return `{${out.join(",")}}`;
 }
 
 /** Decimal text of an optional bigint (null stays null). */
