@@ -188,7 +188,7 @@ export function benchIndexerCompiled(): boolean {
 
 /**
  * Starts the indexer process on `devnet` into the database of `databaseUrl`, as `pnpm --filter
- * @tmi/indexer start` runs it: 256 MB old space, 64 MB semi-spaces (a batch's objects die young
+ * @tmi/indexer start` runs it: 2 GB old space maximum, 64 MB semi-spaces (a batch's objects die young
  * instead of being promoted; docs/benchmarks.md, Indexer), info logs, 250 ms head polls.
  * @param nodeOptions extra Node options (a CPU profiler preload); `BENCH_INDEXER_NODE_OPTIONS` (when
  *   set) comes last, so its flags override these (e.g. another `--max-old-space-size`)
@@ -213,7 +213,7 @@ export function startBenchIndexer(
       POLL_INTERVAL_MS: "250",
       NODE_OPTIONS: [
         process.env.NODE_OPTIONS,
-        "--max-old-space-size=256",
+        "--max-old-space-size=2048",
         "--max-semi-space-size=64",
         ...(options.nodeOptions ?? []),
         process.env.BENCH_INDEXER_NODE_OPTIONS,

@@ -62,4 +62,4 @@ EXPOSE 3004
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=6 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:3004/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=64", "services/indexer/dist/main.js"]
+CMD ["node", "--max-old-space-size=2048", "--max-semi-space-size=64", "services/indexer/dist/main.js"]

@@ -78,9 +78,10 @@ export function startIndexer(options: StartIndexerOptions): IndexerProcess {
       ETH_USD_FEED_ADDRESS: options.ethUsdFeedAddress,
       POLL_INTERVAL_MS: "100",
       TRENDING_REFRESH_MS: "500",
-      // As `pnpm --filter @tmi/indexer start`: a small old space keeps the RSS flat (V8 would otherwise
-      // let garbage grow); larger semi-spaces keep a range's short-lived rows out of the old space.
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, "--max-old-space-size=256", "--max-semi-space-size=64"]
+      // As `pnpm --filter @tmi/indexer start`: larger semi-spaces keep a range's short-lived rows out
+      // of the old space; a 2 GB maximum lets V8 grow the old space's next limit by up to 4× its live
+      // size (at 256 MB, 1.3×: a mark-compact after about each scavenge; docs/indexer.md, Performance).
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, "--max-old-space-size=2048", "--max-semi-space-size=64"]
         .filter(Boolean)
         .join(" "),
       ...options.env,
