@@ -218,6 +218,29 @@ describe("deploy", () => {
     }
   });
 
+  it("behavior: a Deployment's memory limit is above the V8 heap bound its image starts node with", () => {
+    /** MiB of a Kubernetes quantity (Mi or Gi). */
+    const mebibytes = (quantity: string) => {
+      const match = /^(\d+)(Mi|Gi)$/.exec(quantity);
+      expect(match, quantity).not.toBeNull();
+      return Number(match![1]) * (match![2] === "Gi" ? 1024 : 1);
+    };
+    let checked = 0;
+    for (const name of Object.keys(SERVICES)) {
+      const command = read(`deploy/docker/${name}.Dockerfile`).match(/^CMD (.*)$/m)?.[1] ?? "";
+      const oldSpace = /--max-old-space-size=(\d+)/.exec(command);
+      if (oldSpace === null) continue;
+      const semiSpace = Number(/--max-semi-space-size=(\d+)/.exec(command)?.[1] ?? 16);
+      // Old space + the young generation (3 semi-spaces) + 256 MiB for code, stacks and buffers.
+      const bound = Number(oldSpace[1]) + 3 * semiSpace + 256;
+      for (const container of findObject("Deployment", name).spec.template.spec.containers) {
+        expect(mebibytes(container.resources.limits.memory), name).toBeGreaterThanOrEqual(bound);
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(2); // the indexer and query-api set a heap bound
+  });
+
   it("behavior: the indexer runs as a single replica replaced with Recreate, and query-api has an HPA", () => {
     const indexer = findObject("Deployment", "indexer");
     expect(indexer.spec.replicas).toBe(1);
