@@ -18,6 +18,10 @@ export interface PlanNode {
   "Rows Removed by Index Recheck"?: number;
   "Shared Hit Blocks"?: number;
   "Shared Read Blocks"?: number;
+  /** Under VERBOSE: the columns the node outputs. */
+  Output?: string[];
+  /** A CTE's or subplan's name (`CTE walk`). */
+  "Subplan Name"?: string;
   Plans?: PlanNode[];
 }
 
@@ -60,39 +64,37 @@ export function executeText(client: pg.ClientBase, name: string, values: readonl
   return `EXECUTE ${name}${values.length === 0 ? "" : `(${values.map(literal).join(", ")})`}`;
 }
 
-/**
- * Runs the prepared statement `name` (already prepared on `client` by the query function under
- * test) with `values` under `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` and returns its plan; the
- * plan is the generic or a custom one as `client`'s `plan_cache_mode` says.
- */
-export async function explainPrepared(
+/** The plan of `EXPLAIN (<options>, FORMAT JSON) EXECUTE name(values)` on `client`. */
+async function explainExecute(
   client: pg.ClientBase,
+  options: string,
   name: string,
   values: readonly unknown[],
 ): Promise<PlanNode> {
   const { rows } = await client.query(
-    `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${executeText(client, name, values)}`,
+    `EXPLAIN (${options}, FORMAT JSON) ${executeText(client, name, values)}`,
   );
   return (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan;
 }
 
 /**
- * The plan of the prepared statement `name` on `client` with `values` under
- * `EXPLAIN (VERBOSE, FORMAT JSON)` (not run): each node with its `Output` columns.
+ * Runs the prepared statement `name` (already prepared on `client` by the query function under
+ * test) with `values` under `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` and returns its plan; the
+ * plan is the generic or a custom one as `client`'s `plan_cache_mode` says.
  */
-export async function explainVerbose(
-  client: pg.ClientBase,
-  name: string,
-  values: readonly unknown[],
-): Promise<Record<string, unknown>> {
-  const { rows } = await client.query(`EXPLAIN (VERBOSE, FORMAT JSON) ${executeText(client, name, values)}`);
-  return (rows[0]["QUERY PLAN"] as { Plan: Record<string, unknown> }[])[0]!.Plan;
-}
+export const explainPrepared = (client: pg.ClientBase, name: string, values: readonly unknown[]) =>
+  explainExecute(client, "ANALYZE, BUFFERS", name, values);
 
-/** The columns every node of `plan` (EXPLAIN VERBOSE JSON) outputs, depth first. */
-export function outputsOf(plan: Record<string, unknown>): string[] {
-  const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
-  return [...((plan.Output as string[] | undefined) ?? []), ...children.flatMap(outputsOf)];
+/**
+ * The plan of the prepared statement `name` on `client` with `values` under
+ * `EXPLAIN (VERBOSE, FORMAT JSON)` (not run): each node with its `Output` columns (no actual rows).
+ */
+export const explainVerbose = (client: pg.ClientBase, name: string, values: readonly unknown[]) =>
+  explainExecute(client, "VERBOSE", name, values);
+
+/** The columns every node of `plan` (EXPLAIN VERBOSE) outputs, depth first. */
+export function outputsOf(plan: PlanNode): string[] {
+  return planNodes(plan).flatMap((node) => node.Output ?? []);
 }
 
 /** A `SqlReader` over `client` that keeps the name and values of every prepared statement it runs. */

@@ -46,10 +46,10 @@ afterAll(async () => {
 });
 
 /** The subplans of `plan` (EXPLAIN JSON) whose `Subplan Name` matches `name`. */
-function cteNodes(plan: Record<string, unknown>, name: RegExp): Record<string, unknown>[] {
-  const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
-  const own = typeof plan["Subplan Name"] === "string" && name.test(plan["Subplan Name"]) ? [plan] : [];
-  return [...own, ...children.flatMap((child) => cteNodes(child, name))];
+function cteNodes(plan: PlanNode, name: RegExp): PlanNode[] {
+  return planNodes(plan).filter(
+    (node) => node["Subplan Name"] !== undefined && name.test(node["Subplan Name"]),
+  );
 }
 
 /** Every token in the `market_cap` order (brute force): address, market cap, name. */
@@ -108,7 +108,7 @@ describe.each(["force_generic_plan", "force_custom_plan"])("%s", (mode) => {
         expect(outputsOf(verbose).filter((column) => column.includes("translate("))).toEqual([]);
         const [walk] = cteNodes(verbose, /^CTE walk$/);
         expect(
-          planNodes(walk as unknown as PlanNode).map((node) => node["Index Name"]),
+          planNodes(walk!).map((node) => node["Index Name"]),
           "the walk's index",
         ).toContain("tokens_market_cap_idx");
       }

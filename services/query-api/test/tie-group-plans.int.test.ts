@@ -18,7 +18,6 @@ import {
   explainPrepared,
   explainVerbose,
   outputsOf,
-  type PlanNode,
   planNodes,
   planSession,
   recordingDb,
@@ -100,7 +99,7 @@ describe.each(["force_generic_plan", "force_custom_plan"])("%s", (mode) => {
             sort,
           ).toEqual([]);
           expect(
-            planNodes(verbose as unknown as PlanNode).map((node) => node["Index Name"]),
+            planNodes(verbose).map((node) => node["Index Name"]),
             `${sort}'s index`,
           ).toContain(`tokens_${sort}_idx`);
         }
